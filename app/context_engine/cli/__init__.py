@@ -1,0 +1,1 @@
+"""The ``context-engine`` command line (S12)."""

@@ -1,0 +1,69 @@
+"""Shared CLI plumbing: the per-invocation context, JSON/text output and error exits (S12)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import wraps
+from typing import Any, ParamSpec, TypeVar
+
+import click
+
+from ..errors import ContextEngineError
+from ..paths import EnginePaths
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+@dataclass
+class CliContext:
+    """Global options of one invocation (they come before the command)."""
+
+    home: str | None
+    workspace: str | None
+    json: bool
+
+    def paths(self) -> EnginePaths:
+        """Resolve the engine paths for this invocation."""
+        return EnginePaths.resolve(home=self.home, workspace=self.workspace)
+
+    def emit(self, payload: dict[str, Any], text: str | None = None) -> None:
+        """Print one JSON object (``--json``) or the text form."""
+        if self.json:
+            click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+        elif text is not None:
+            click.echo(text, nl=not text.endswith("\n"))
+
+
+pass_cli = click.make_pass_decorator(CliContext)
+
+
+def fail(ctx: CliContext, code: str, message: str) -> None:
+    """Report a refused or failed operation and exit 1."""
+    if ctx.json:
+        click.echo(json.dumps({"error": {"code": code, "message": message}}, ensure_ascii=False))
+    else:
+        click.echo(f"context-engine: {message}", err=True)
+    sys.exit(1)
+
+
+def engine_errors(func: Callable[P, R]) -> Callable[P, R]:
+    """Turn engine errors into exit 1 with a one-line message (S12)."""
+
+    @wraps(func)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return func(*args, **kwargs)
+        except ContextEngineError as exc:
+            ctx = click.get_current_context().find_object(CliContext)
+            fail(ctx or CliContext(None, None, False), exc.code, exc.message)
+            raise AssertionError("unreachable") from exc
+        except OSError as exc:
+            ctx = click.get_current_context().find_object(CliContext)
+            fail(ctx or CliContext(None, None, False), "io_error", str(exc))
+            raise AssertionError("unreachable") from exc
+
+    return wrapper

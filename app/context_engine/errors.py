@@ -1,0 +1,132 @@
+"""One exception tree for the engine.
+
+ContextEngineError                 base; ``code`` is the stable machine-readable name
+├── InvalidName                    a name that slugs to nothing (S3.7)
+├── PathEscape                     a path built from a name/ref/archive path leaves its root (S2.5)
+├── FactNotFound                   an id or ref that resolves to nothing (S4.1)
+├── RevisionConflict               expected_revision differs from the active one (S4.2)
+├── ModifiedExternally             the file changed on disk since it was read (RELIABILITY C6)
+├── AlreadyExists                  create-only write of an active name (S4.2)
+├── NameInUse                      rename onto a name held by another id (S4.2)
+├── ArchiveNotFound                recover of anything but an archive entry of ours (S4.8)
+├── AlreadyActive                  recover of an id or name that is active (S4.8)
+├── FactFormatError                a fact file that cannot be read or parsed (S3.4)
+├── StoreIOError                   an OS error before the commit point; the store is unchanged
+│   └── DurabilityUnknown          committed, but the directory fsync failed (RELIABILITY §1)
+├── LockTimeout                    the store lock could not be taken in time
+└── PolicyRefused                  the write policy refused a write (S10)
+"""
+
+from __future__ import annotations
+
+
+class ContextEngineError(Exception):
+    """Base of every error the engine raises on purpose."""
+
+    code = "error"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class InvalidName(ContextEngineError):
+    """A fact name that slugs to nothing."""
+
+    code = "invalid_name"
+
+
+class PathEscape(ContextEngineError):
+    """A path that would resolve outside its store or boundary."""
+
+    code = "path_escape"
+
+
+class FactNotFound(ContextEngineError):
+    """No active fact for the given id or ref."""
+
+    code = "not_found"
+
+
+class RevisionConflict(ContextEngineError):
+    """The active revision is not the expected one."""
+
+    code = "revision_conflict"
+
+    def __init__(self, expected: int, found: int) -> None:
+        super().__init__(f"memory revision conflict: expected {expected}, found {found}")
+        self.expected = expected
+        self.found = found
+
+
+class ModifiedExternally(ContextEngineError):
+    """The fact file changed on disk after the caller read it."""
+
+    code = "modified_externally"
+
+
+class AlreadyExists(ContextEngineError):
+    """A create-only write found the name already active."""
+
+    code = "already_exists"
+
+
+class NameInUse(ContextEngineError):
+    """A rename onto a name that another id holds."""
+
+    code = "name_in_use"
+
+
+class ArchiveNotFound(ContextEngineError):
+    """The recover path is not an archive entry of this engine's stores."""
+
+    code = "archive_not_found"
+
+
+class AlreadyActive(ContextEngineError):
+    """Recover refused: the id or name is active."""
+
+    code = "already_active"
+
+
+class FactFormatError(ContextEngineError):
+    """A fact file that cannot be decoded or parsed; ``reason`` is a short code."""
+
+    code = "format_error"
+
+    def __init__(self, reason: str, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.line = line
+
+
+class StoreIOError(ContextEngineError):
+    """An OS error before the commit point: nothing changed."""
+
+    code = "io_error"
+
+    def __init__(self, message: str, errno: int | None = None) -> None:
+        super().__init__(message)
+        self.errno = errno
+
+
+class DurabilityUnknown(StoreIOError):
+    """The write is visible but its directory fsync failed."""
+
+    code = "durability_unknown"
+
+    def __init__(self, message: str, revision: int, errno: int | None = None) -> None:
+        super().__init__(message, errno)
+        self.revision = revision
+
+
+class LockTimeout(ContextEngineError):
+    """The per-store lock stayed busy past the timeout."""
+
+    code = "lock_timeout"
+
+
+class PolicyRefused(ContextEngineError):
+    """The write policy refused the operation."""
+
+    code = "refused"

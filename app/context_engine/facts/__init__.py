@@ -1,0 +1,1 @@
+"""Facts: model, codec (S3), store (S4) and migration (S5)."""

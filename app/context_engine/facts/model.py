@@ -1,0 +1,84 @@
+"""Immutable fact values shared by the store, recall, policy, suggestions and the app (S3)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Literal
+
+FactType = Literal["user", "feedback", "project", "reference"]
+Scope = Literal["project", "global"]
+
+FACT_TYPES: tuple[FactType, ...] = ("user", "feedback", "project", "reference")
+SCOPES: tuple[Scope, ...] = ("project", "global")
+
+
+def normalize_key(text: str) -> str:
+    """Lowercase letters and digits only: the equivalence key for titles and descriptions."""
+    return "".join(ch for ch in text.lower() if ch.isalnum())
+
+
+def one_line(text: str) -> str:
+    """Collapse whitespace runs to single spaces and trim (titles, descriptions)."""
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def utc_now() -> datetime:
+    """The current time, UTC-aware, for ``updated_at``."""
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class FileStamp:
+    """Identity of a file as read: lets caches prove a snapshot is still current."""
+
+    device: int
+    inode: int
+    size: int
+    mtime_ns: int
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    """One active (or archived, or snapshotted) fact as read from or written to a store."""
+
+    id: str
+    revision: int
+    name: str
+    title: str
+    description: str
+    type: FactType
+    scope: Scope
+    body: str
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+    path: Path | None = field(default=None, compare=False)
+    stamp: FileStamp | None = field(default=None, compare=False)
+    extra: tuple[tuple[str, object], ...] = ()
+
+    @property
+    def reference(self) -> str:
+        """The provider-visible reference, e.g. ``project/release-target.md``."""
+        return f"{self.scope}/{self.name}.md"
+
+    @property
+    def display_title(self) -> str:
+        """The title, else the name with ``-`` as spaces (S3.8)."""
+        return self.title or self.name.replace("-", " ")
+
+    @property
+    def timestamp(self) -> datetime | None:
+        """``updated_at``, else ``created_at`` (freshness input, S8.7)."""
+        return self.updated_at or self.created_at
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """A local-only problem report about one file (never provider-visible)."""
+
+    code: str
+    path: Path
+    message: str
+    line: int | None = None

@@ -1,0 +1,1 @@
+"""Context Center: the PySide6 desktop app over the context engine."""
