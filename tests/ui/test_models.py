@@ -1,0 +1,60 @@
+"""The generic table and tree models pass Qt's model contract (qtmodeltester)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from context_center.models import roles
+from context_center.models.table import Column, RowTableModel, sort_rows
+from context_center.models.tree import Node, NodeTreeModel
+from PySide6.QtCore import Qt
+
+
+@dataclass(frozen=True)
+class Row:
+    name: str
+    size: int
+
+
+COLUMNS = (
+    Column("Name", lambda r: r.name),
+    Column("Size", lambda r: str(r.size), sort_key=lambda r: r.size),
+)
+
+
+def test_table_model_contract(qtmodeltester):
+    model = RowTableModel(COLUMNS, key=lambda r: r.name)
+    model.set_rows([Row("b", 2), Row("a", 10), Row("c", 1)])
+    qtmodeltester.check(model)
+    assert model.rowCount() == 3
+    assert model.data(model.index(1, 0)) == "a"
+    assert model.data(model.index(1, 1), roles.ROW) == Row("a", 10)
+    assert model.find("c") == 2
+    model.set_rows([])
+    qtmodeltester.check(model)
+
+
+def test_table_sort_is_requested_not_done(qtbot):
+    model = RowTableModel(COLUMNS, key=lambda r: r.name)
+    rows = (Row("b", 2), Row("a", 10), Row("c", 1))
+    model.set_rows(rows)
+    with qtbot.waitSignal(model.sort_requested) as blocker:
+        model.sort(1, Qt.SortOrder.DescendingOrder)
+    assert blocker.args[0] == 1
+    assert model.rows == rows  # untouched until the owner swaps in the sorted snapshot
+    assert [r.size for r in sort_rows(rows, COLUMNS[1], True)] == [10, 2, 1]
+
+
+def test_tree_model_contract(qtmodeltester):
+    model = NodeTreeModel(["Label", "Scope"])
+    root = Node(values=())
+    doc = root.add(Node(("AGENTS.md", "project"), kind="document"))
+    doc.add(Node(("docs/a.md", ""), kind="import")).add(Node(("docs/b.md", ""), kind="import"))
+    root.add(Node(("CLAUDE.md", "user"), kind="document"))
+    model.set_root(root)
+    qtmodeltester.check(model)
+    first = model.index(0, 0)
+    assert model.rowCount(first) == 1
+    child = model.index(0, 0, first)
+    assert model.parent(child) == first
+    assert model.data(child, roles.KIND) == "import"

@@ -1,0 +1,1 @@
+"""Thin Qt item models over immutable snapshots; sorting and filtering happen elsewhere."""

@@ -1,0 +1,143 @@
+"""A read-only table model showing a tuple of rows exactly in the order it is given."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    Qt,
+    Signal,
+)
+from PySide6.QtGui import QBrush, QColor
+
+from . import roles
+
+Index = QModelIndex | QPersistentModelIndex
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    """One column: header, how to show a row, how to sort it, and an optional tooltip."""
+
+    header: str
+    text: Callable[[Any], str]
+    sort_key: Callable[[Any], Any] | None = None
+    tooltip: Callable[[Any], str] | None = None
+    color: Callable[[Any], str | None] | None = None
+
+
+class RowTableModel(QAbstractTableModel):
+    """Adapter over an immutable tuple of rows; sorting is requested, never done here.
+
+    Signals:
+        sort_requested(int, object): the header asked for (column, Qt.SortOrder); the owner
+            sorts the snapshot off the GUI thread and calls :meth:`set_rows`
+    """
+
+    sort_requested = Signal(int, object)
+
+    def __init__(
+        self,
+        columns: Sequence[Column],
+        key: Callable[[Any], object],
+        parent: Any = None,
+    ) -> None:
+        super().__init__(parent)
+        self._columns = tuple(columns)
+        self._key = key
+        self._rows: tuple[Any, ...] = ()
+
+    @property
+    def columns(self) -> tuple[Column, ...]:
+        """The column definitions."""
+        return self._columns
+
+    @property
+    def rows(self) -> tuple[Any, ...]:
+        """The rows currently shown."""
+        return self._rows
+
+    def set_rows(self, rows: Sequence[Any]) -> None:
+        """Swap in a new snapshot (already sorted and filtered)."""
+        self.beginResetModel()
+        self._rows = tuple(rows)
+        self.endResetModel()
+
+    def row_at(self, row: int) -> Any:
+        """The row object at ``row`` (or ``None``)."""
+        return self._rows[row] if 0 <= row < len(self._rows) else None
+
+    def find(self, key: object) -> int:
+        """Row number of the row with ``key`` (-1 when absent)."""
+        for number, row in enumerate(self._rows):
+            if self._key(row) == key:
+                return number
+        return -1
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        """Rows under the invisible root only (a flat table)."""
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        """Number of columns (0 under any real index)."""
+        return 0 if parent.isValid() else len(self._columns)
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        """Cell text, tooltip and the named roles."""
+        if not index.isValid() or not (0 <= index.row() < len(self._rows)):
+            return None
+        if not (0 <= index.column() < len(self._columns)):
+            return None
+        row = self._rows[index.row()]
+        column = self._columns[index.column()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return column.text(row)
+        if role == Qt.ItemDataRole.ToolTipRole and column.tooltip is not None:
+            return column.tooltip(row) or None
+        if role == Qt.ItemDataRole.ForegroundRole and column.color is not None:
+            color = column.color(row)
+            return QBrush(QColor(color)) if color else None
+        if role == roles.ROW:
+            return row
+        if role == roles.KEY:
+            return self._key(row)
+        if role == roles.SORT:
+            return (column.sort_key or column.text)(row)
+        return None
+
+    def headerData(
+        self,
+        section: int,
+        orientation: Qt.Orientation,
+        role: int = Qt.ItemDataRole.DisplayRole,
+    ) -> Any:
+        """Column headers; row numbers are not shown."""
+        if (
+            role == Qt.ItemDataRole.DisplayRole
+            and orientation == Qt.Orientation.Horizontal
+            and 0 <= section < len(self._columns)
+        ):
+            return self._columns[section].header
+        return None
+
+    def roleNames(self) -> dict[int, bytes]:
+        """Qt's default role names plus ours."""
+        names = dict(super().roleNames())
+        names.update({k: v for k, v in roles.NAMES.items()})
+        return names
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        """Ask the owner to sort off the GUI thread (the view calls this on a header click)."""
+        if 0 <= column < len(self._columns):
+            self.sort_requested.emit(column, order)
+
+
+def sort_rows(rows: Sequence[Any], column: Column, descending: bool) -> tuple[Any, ...]:
+    """Sort ``rows`` by ``column`` (pure Python, for the read pool)."""
+    key = column.sort_key or column.text
+    return tuple(sorted(rows, key=key, reverse=descending))

@@ -1,0 +1,1 @@
+"""Services: background tasks, the file watcher bridge and the change hub."""

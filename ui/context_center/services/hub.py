@@ -1,0 +1,41 @@
+"""The one broadcast of "what changed", whether from our own write or from the disk."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import QObject, Signal
+
+AREAS = ("facts", "archive", "instructions", "sessions", "traces")
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeSet:
+    """Areas whose views must refresh, plus the engine's own change value when we wrote."""
+
+    areas: frozenset[str]
+    origin: str = "disk"  # "disk" (watcher/F5) or "app" (our own write)
+    detail: object | None = None
+
+    @classmethod
+    def everything(cls, origin: str = "disk") -> ChangeSet:
+        """A change that refreshes every view (F5, watcher overflow)."""
+        return cls(frozenset(AREAS), origin)
+
+    def touches(self, area: str) -> bool:
+        """Whether views of ``area`` must refresh."""
+        return area in self.areas
+
+
+class Hub(QObject):
+    """Broadcasts changes once to every tab.
+
+    Signals:
+        changes_applied(object): a :class:`ChangeSet` after a write or a debounced disk change
+    """
+
+    changes_applied = Signal(object)
+
+    def publish(self, changes: ChangeSet) -> None:
+        """Broadcast ``changes`` (GUI thread)."""
+        self.changes_applied.emit(changes)
