@@ -1,0 +1,198 @@
+"""``context-engine mcp``: the memory tools over the Model Context Protocol (stdio, official SDK).
+
+The server is a headless controller that owns the workspace's project store (S1, S10.4). Every
+tool call runs first with a fail-closed confirmation. When the write policy wants a person, the
+server asks the client through MCP elicitation — a server-to-client request on handshake-era
+connections, an ``InputRequiredResult`` round on 2026-07-28 connections — and only on an
+explicit approval runs the call again with a one-time approval bound to the same arguments
+(the policy re-checks everything, and writes stay create-only). A client that cannot answer an
+elicitation gets the refusal reason and nothing is written.
+
+The elicitation message carries the tool name and the policy's fixed reason only, never a fact's
+content (S7.4): the client already shows the person the tool call's arguments.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from mcp.server.context import ServerRequestContext
+    from mcp.server.lowlevel import Server
+
+SERVER_NAME = "context-engine"
+CONFIRM_KEY = "confirm-memory-write"
+APPROVE_FIELD = "approve"
+CONFIRM_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        APPROVE_FIELD: {
+            "type": "boolean",
+            "title": "Approve this memory write",
+            "description": "Approve only if you want this exact change saved.",
+        }
+    },
+    "required": [APPROVE_FIELD],
+}
+NO_PERSON = "no person can confirm this write (the client does not support elicitation)"
+DECLINED = "the person declined the write"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolDef:
+    """One tool as listed: fixed name, description and argument schema (S9.2)."""
+
+    name: str
+    description: str
+    input_schema: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolReply:
+    """What one tool call produced; ``needs_person`` holds the reason when a person must confirm."""
+
+    text: str
+    is_error: bool = False
+    needs_person: str | None = None
+
+
+class ToolHost(Protocol):
+    """The engine side of the server: lists the tools and runs one call."""
+
+    def tool_defs(self) -> Sequence[ToolDef]:
+        """The three tools with their fixed descriptions and schemas."""
+        ...
+
+    def call(self, name: str, args: Mapping[str, Any], approved: bool) -> ToolReply:
+        """Run one call; ``approved`` grants one confirmation for exactly these arguments."""
+        ...
+
+
+def request_digest(name: str, args: Mapping[str, Any]) -> str:
+    """Binds an elicitation round to the exact tool and arguments it was asked for."""
+    canonical = json.dumps([name, args], sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def confirmation_message(tool: str, reason: str) -> str:
+    """The elicitation text: tool name and the policy reason, never the content (S7.4)."""
+    return (
+        f"The agent's `{tool}` call needs your confirmation before memory is changed: {reason}. "
+        "Review the call's arguments in your client, then approve or decline."
+    )
+
+
+def refused_text(reason: str) -> str:
+    """The tool result when nothing was written."""
+    return f"Refused: {reason}. Nothing was written."
+
+
+def client_can_elicit(ctx: ServerRequestContext[Any, Any]) -> bool:
+    """True when the client declared form elicitation (an empty object means form, 2025-06-18)."""
+    caps = ctx.session.client_capabilities
+    elicitation = caps.elicitation if caps is not None else None
+    if elicitation is None:
+        return False
+    return elicitation.form is not None or elicitation.url is None
+
+
+def _accepted(result: Any) -> bool:
+    """True only for an explicit accept whose content approves."""
+    action = getattr(result, "action", None)
+    content = getattr(result, "content", None) or {}
+    return action == "accept" and content.get(APPROVE_FIELD) is True
+
+
+def build_server(host: ToolHost, *, version: str = "") -> Server[Any]:
+    """The low-level MCP server over ``host`` (exact schemas, so not the decorator API)."""
+    import anyio
+    import mcp_types as types
+    from mcp.server.lowlevel import Server
+    from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+    defs = {tool.name: tool for tool in host.tool_defs()}
+
+    def listed() -> list[types.Tool]:
+        return [
+            types.Tool(name=t.name, description=t.description, input_schema=dict(t.input_schema))
+            for t in defs.values()
+        ]
+
+    def result(reply: ToolReply) -> types.CallToolResult:
+        return types.CallToolResult(
+            content=[types.TextContent(text=reply.text)], is_error=reply.is_error
+        )
+
+    async def run(name: str, args: Mapping[str, Any], approved: bool) -> ToolReply:
+        return await anyio.to_thread.run_sync(lambda: host.call(name, args, approved))
+
+    async def on_list_tools(
+        ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=listed())
+
+    async def on_call_tool(
+        ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        name = params.name
+        args = dict(params.arguments or {})
+        if name not in defs:
+            return result(ToolReply(f"unknown tool: {name}", is_error=True))
+        digest = request_digest(name, args)
+        responses = params.input_responses or {}
+        if CONFIRM_KEY in responses:
+            # Retry round of a 2026-07-28 elicitation: only the round we asked for counts.
+            if params.request_state == digest and _accepted(responses[CONFIRM_KEY]):
+                return result(await run(name, args, True))
+            return result(ToolReply(refused_text(DECLINED), is_error=True))
+        reply = await run(name, args, False)
+        if reply.needs_person is None:
+            return result(reply)
+        if not client_can_elicit(ctx):
+            return result(ToolReply(refused_text(f"{reply.needs_person}; {NO_PERSON}"), is_error=True))
+        message = confirmation_message(name, reply.needs_person)
+        if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            request = types.ElicitRequest(
+                params=types.ElicitRequestFormParams(message=message, requested_schema=CONFIRM_SCHEMA)
+            )
+            return types.InputRequiredResult(input_requests={CONFIRM_KEY: request}, request_state=digest)
+        try:
+            answer = await ctx.session.elicit_form(
+                message, CONFIRM_SCHEMA, related_request_id=ctx.request_id
+            )
+        except Exception:  # noqa: BLE001 - any failure to ask is "no person": fail closed
+            return result(ToolReply(refused_text(f"{reply.needs_person}; {NO_PERSON}"), is_error=True))
+        if not _accepted(answer):
+            return result(ToolReply(refused_text(DECLINED), is_error=True))
+        return result(await run(name, args, True))
+
+    return Server(
+        SERVER_NAME,
+        version=version,
+        instructions=(
+            "Project and global memory for this workspace: search and read facts with `memory`, "
+            "save durable facts with `remember`, archive wrong ones with `forget`."
+        ),
+        on_list_tools=on_list_tools,
+        on_call_tool=on_call_tool,
+    )
+
+
+async def serve_stdio(host: ToolHost) -> None:
+    """Serve ``host`` on stdin/stdout until the client closes the pipe."""
+    from mcp.server.stdio import stdio_server
+
+    server = build_server(host)
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+def run_stdio(host: ToolHost) -> None:
+    """Blocking entry point for the CLI."""
+    import anyio
+
+    anyio.run(serve_stdio, host)

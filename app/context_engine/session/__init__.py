@@ -1,0 +1,1 @@
+"""Session context (S7): the stable prefix, turn-tail notes and one user turn end to end."""

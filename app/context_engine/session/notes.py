@@ -1,0 +1,140 @@
+"""Turn-tail notes (S7.3): what changed since the prefix was built, told once on the next user turn.
+
+The session keeps a *baseline* — what the provider has already been told about each fact and
+instruction document. Each turn compares the stores and instructions against it; every
+difference becomes one ``- `` line and the baseline moves forward, so a change rides exactly one
+turn. Comparing states (rather than listening for our own writes) also catches writes made by
+other processes: the CLI, the app, an MCP server, a text editor.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from ..facts.model import Fact, one_line
+from .prefix import masked_global_ids
+
+NOTES_OPEN = "<memory-update>"
+NOTES_CLOSE = "</memory-update>"
+NOTES_LEAD = "The following project-memory changes were just made and apply from now on:"
+
+
+@dataclass(frozen=True, slots=True)
+class FactMark:
+    """What the provider was last told about one fact."""
+
+    id: str
+    revision: int
+    reference: str
+
+
+@dataclass(frozen=True, slots=True)
+class Baseline:
+    """Facts (by id) and instruction documents (label → digest) the provider knows about."""
+
+    facts: Mapping[str, FactMark] = field(default_factory=dict)
+    instructions: Mapping[str, str] = field(default_factory=dict)
+    masked: frozenset[str] = frozenset()
+
+    @classmethod
+    def capture(cls, facts: Iterable[Fact], instructions: Mapping[str, str]) -> Baseline:
+        """The state right after building a prefix from ``facts`` and ``instructions``."""
+        facts = list(facts)
+        return cls(
+            facts={fact.id: FactMark(fact.id, fact.revision, fact.reference) for fact in facts},
+            instructions={label: digest(body) for label, body in instructions.items()},
+            masked=masked_global_ids(facts),
+        )
+
+    def to_json(self) -> dict[str, object]:
+        """A JSON-ready form (hooks keep the baseline between processes)."""
+        return {
+            "facts": [[m.id, m.revision, m.reference] for m in self.facts.values()],
+            "instructions": dict(self.instructions),
+            "masked": sorted(self.masked),
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, object]) -> Baseline:
+        """Inverse of :meth:`to_json`; raises ``ValueError`` on a malformed document."""
+        try:
+            raw_facts = data["facts"]
+            raw_instructions = data["instructions"]
+            raw_masked = data["masked"]
+            assert isinstance(raw_facts, list)
+            assert isinstance(raw_instructions, dict)
+            assert isinstance(raw_masked, list)
+            facts = {str(i): FactMark(str(i), int(r), str(ref)) for i, r, ref in raw_facts}
+            instructions = {str(k): str(v) for k, v in raw_instructions.items()}
+            return cls(facts, instructions, frozenset(str(m) for m in raw_masked))
+        except (KeyError, TypeError, ValueError, AssertionError) as exc:
+            raise ValueError("malformed session baseline") from exc
+
+
+def digest(text: str) -> str:
+    """A short content digest of an instruction document."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+def _text(value: str) -> str:
+    """One line, HTML-escaped so no body can close the wrapper (as S8.9 does for recall)."""
+    return html.escape(one_line(value), quote=False)
+
+
+def _fact_line(verb: str, fact: Fact, extra: str = "") -> str:
+    head = f"- {verb} {fact.reference}{extra} ({fact.scope}/{fact.type}, revision {fact.revision})"
+    title = _text(fact.display_title)
+    body = _text(fact.body)
+    return f"{head}: {title}" + (f" — {body}" if body else "")
+
+
+def diff_notes(
+    baseline: Baseline, facts: Sequence[Fact], instructions: Mapping[str, str]
+) -> tuple[list[str], Baseline]:
+    """Note lines for every change since ``baseline``, and the baseline that follows."""
+    lines: list[str] = []
+    current = {fact.id: fact for fact in facts}
+    for fact in sorted(facts, key=lambda f: (f.scope != "project", f.name, f.id)):
+        old = baseline.facts.get(fact.id)
+        if old is None:
+            lines.append(_fact_line("saved", fact))
+        elif old.revision != fact.revision or old.reference != fact.reference:
+            renamed = f" (was {old.reference})" if old.reference != fact.reference else ""
+            lines.append(_fact_line("updated", fact, renamed))
+    for mark in sorted(baseline.facts.values(), key=lambda m: m.reference):
+        if mark.id not in current:
+            lines.append(
+                f"- forgot {mark.reference}: disregard its loaded guidance and index entry "
+                "for the rest of the session."
+            )
+    masked = masked_global_ids(facts)
+    for fact_id in sorted(masked - baseline.masked):
+        shadowed = current.get(fact_id)
+        if shadowed is not None and fact_id in baseline.facts:
+            lines.append(
+                f"- {shadowed.reference} is now overridden by an equivalent project fact: "
+                "disregard its loaded guidance for the rest of the session and follow the "
+                "project fact instead."
+            )
+    for label in sorted(instructions):
+        if baseline.instructions.get(label) != digest(instructions[label]):
+            verb = "changed" if label in baseline.instructions else "added"
+            lines.append(
+                f"- standing instructions {label} {verb}; their current text applies: "
+                f"{_text(instructions[label])}"
+            )
+    for label in sorted(set(baseline.instructions) - set(instructions)):
+        lines.append(
+            f"- standing instructions {label} removed: disregard them for the rest of the session."
+        )
+    return lines, Baseline.capture(facts, instructions)
+
+
+def render_notes(lines: Sequence[str]) -> str:
+    """The ``<memory-update>`` block for ``lines``; empty when nothing changed."""
+    if not lines:
+        return ""
+    return "\n".join([NOTES_OPEN, NOTES_LEAD, *lines, NOTES_CLOSE])
