@@ -152,20 +152,22 @@ def build_server(host: ToolHost, *, version: str = "") -> Server[Any]:
         reply = await run(name, args, False)
         if reply.needs_person is None:
             return result(reply)
+        no_person = ToolReply(refused_text(f"{reply.needs_person}; {NO_PERSON}"), is_error=True)
         if not client_can_elicit(ctx):
-            return result(ToolReply(refused_text(f"{reply.needs_person}; {NO_PERSON}"), is_error=True))
+            return result(no_person)
         message = confirmation_message(name, reply.needs_person)
         if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
-            request = types.ElicitRequest(
-                params=types.ElicitRequestFormParams(message=message, requested_schema=CONFIRM_SCHEMA)
+            form = types.ElicitRequestFormParams(message=message, requested_schema=CONFIRM_SCHEMA)
+            return types.InputRequiredResult(
+                input_requests={CONFIRM_KEY: types.ElicitRequest(params=form)}, request_state=digest
             )
-            return types.InputRequiredResult(input_requests={CONFIRM_KEY: request}, request_state=digest)
         try:
             answer = await ctx.session.elicit_form(
                 message, CONFIRM_SCHEMA, related_request_id=ctx.request_id
             )
-        except Exception:  # noqa: BLE001 - any failure to ask is "no person": fail closed
-            return result(ToolReply(refused_text(f"{reply.needs_person}; {NO_PERSON}"), is_error=True))
+        except Exception:
+            # Any failure to ask (no back channel, client error, bad reply) means no person.
+            return result(no_person)
         if not _accepted(answer):
             return result(ToolReply(refused_text(DECLINED), is_error=True))
         return result(await run(name, args, True))

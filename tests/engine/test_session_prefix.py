@@ -13,7 +13,9 @@ from context_engine.session.prefix import (
 )
 
 
-def fact(name: str, scope: str = "project", type_: str = "project", body: str = "Body.", **kw: object) -> Fact:
+def fact(
+    name: str, scope: str = "project", type_: str = "project", body: str = "Body.", **kw: object
+) -> Fact:
     values: dict[str, object] = {
         "id": f"mem-{scope}-{name}",
         "revision": 1,

@@ -1,4 +1,4 @@
-"""The stable prefix (S7.1–S7.2): memory block, then the instruction block, built once per session."""
+"""The stable prefix (S7.1–S7.2): the memory block, then the instruction block, built once."""
 
 from __future__ import annotations
 
@@ -45,7 +45,9 @@ def masked_global_ids(facts: Iterable[Fact]) -> frozenset[str]:
         if fact.scope == "project":
             project_keys |= equivalence_keys(fact)
     return frozenset(
-        fact.id for fact in facts if fact.scope == "global" and equivalence_keys(fact) & project_keys
+        fact.id
+        for fact in facts
+        if fact.scope == "global" and equivalence_keys(fact) & project_keys
     )
 
 
@@ -73,7 +75,8 @@ def build_memory_block(facts: Sequence[Fact]) -> str:
     if guidance:
         parts.append(GLOBAL_HEADING)
         for fact in guidance:
-            parts.append(f"### {one_line(fact.display_title)} (global/{fact.type})\n\n{fact.body.strip()}")
+            heading = f"### {one_line(fact.display_title)} (global/{fact.type})"
+            parts.append(f"{heading}\n\n{fact.body.strip()}")
     lines = [
         index_line(fact)
         for fact in sorted(visible, key=lambda fact: (fact.scope != "project", fact.name, fact.id))
