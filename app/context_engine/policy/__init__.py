@@ -1,0 +1,1 @@
+"""Write policy: sensitive-content detection, the S10 decision, permissions, confirmation."""

@@ -1,0 +1,110 @@
+"""Token-shaped samples built at run time, so the repository holds no token-shaped literal.
+
+Shared by the sensitive-content, policy and tool tests (RELIABILITY §3 D1/D2).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import random
+import string
+import uuid
+
+_RNG = random.Random(20260701)
+
+
+def _rand(n: int, alphabet: str = string.ascii_letters + string.digits) -> str:
+    """A deterministic random run; always holds a digit and a letter when the alphabet has both."""
+    text = "".join(_RNG.choice(alphabet) for _ in range(n))
+    if any(c.isdigit() for c in alphabet) and not any(c.isdigit() for c in text):
+        text = "7" + text[1:]
+    if any(c.isalpha() for c in alphabet) and not any(c.isalpha() for c in text):
+        text = text[:-1] + "q"
+    return text
+
+
+def _b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).decode().rstrip("=")
+
+
+def _jwt() -> str:
+    header = _b64url(json.dumps({"alg": "HS256", "typ": "JWT"}).encode())
+    payload = _b64url(json.dumps({"sub": "1234567890", "name": "Alice"}).encode())
+    return f"{header}.{payload}.{_rand(43, string.ascii_letters + string.digits + '_-')}"
+
+
+UPPER = string.ascii_uppercase + string.digits
+HEX = "0123456789abcdef"
+
+# rule id -> samples that must each yield that rule.
+POSITIVES: dict[str, list[str]] = {
+    "url_credentials": [
+        "postgres://admin:" + _rand(14) + "@db.internal:5432/app",
+        "clone https://deploy:" + _rand(20) + "@git.example.org/x.git",
+    ],
+    "keyword_assignment": [
+        "OPENAI_" + "API_KEY=" + _rand(32),
+        "DB_" + "PASSWORD: hunter2",
+        "aws_secret_" + "access_key = " + _rand(40),
+        '{"client_secret": "' + _rand(24) + '"}',
+        "MYSQL" + "_PWD=" + _rand(12),
+    ],
+    "authorization_header": [
+        "Authorization: Basic " + base64.b64encode(b"user:" + _rand(10).encode()).decode(),
+    ],
+    "cookie_header": ["Cookie: sid=" + _rand(20) + "; theme=dark"],
+    "session_cookie": ["curl -b JSESSION" + "ID=" + _rand(32, UPPER) + " https://x.test"],
+    "bearer_token": ["curl -H 'Authorization: Bearer " + _rand(40) + "'"],
+    "sk_key": ["s" + "k-proj-" + _rand(48, string.ascii_letters + string.digits + "_-"),
+               "r" + "k-" + _rand(32)],
+    "stripe_key": ["s" + "k_live_" + _rand(24), "r" + "k_test_" + _rand(24)],
+    "github_token": ["g" + "hp_" + _rand(36), "g" + "hs_" + _rand(36)],
+    "github_pat": ["github" + "_pat_" + _rand(22) + "_" + _rand(59)],
+    "gitlab_token": ["gl" + "pat-" + _rand(20)],
+    "slack_token": ["xo" + "xb-" + _rand(11, string.digits) + "-" + _rand(13, string.digits)
+                    + "-" + _rand(24)],
+    "slack_webhook": ["https://hooks.slack.com/services/T" + _rand(8, UPPER) + "/B"
+                      + _rand(8, UPPER) + "/" + _rand(24)],
+    "aws_access_key_id": ["AK" + "IA" + "IOSFODNN7" + "EXAMPLE", "AS" + "IA" + _rand(16, UPPER)],
+    "google_api_key": ["AI" + "za" + _rand(35)],
+    "npm_token": ["np" + "m_" + _rand(36)],
+    "pypi_token": ["py" + "pi-AgEIcHlwaS5vcmc" + _rand(70)],
+    "huggingface_token": ["h" + "f_" + _rand(34, string.ascii_letters)],
+    "jwt": [_jwt()],
+    "private_key": [
+        "-----" + "BEGIN RSA PRIVATE KEY-----\nMIIE...",
+        "-----" + "BEGIN OPENSSH PRIVATE KEY-----",
+        "-----" + "BEGIN PRIVATE KEY-----",
+        "-----" + "BEGIN PGP PRIVATE KEY BLOCK-----",
+    ],
+    "email": ["alice.smith" + "@" + "example.com", "mailto:ops+alerts" + "@" + "corp.example.io"],
+}
+
+NEGATIVES: list[str] = [
+    hashlib.sha1(b"commit").hexdigest(),
+    "fixed in " + hashlib.sha1(b"x").hexdigest()[:7],
+    "sha256:" + hashlib.sha256(b"layer").hexdigest(),
+    hashlib.sha256(b"digest").hexdigest(),
+    "sha512-" + base64.b64encode(hashlib.sha512(b"pkg").digest()).decode(),
+    str(uuid.UUID(int=_RNG.getrandbits(128), version=4)),
+    base64.b64encode(b"The quick brown fox jumps over the lazy dog").decode(),
+    'api_key = os.environ["OPENAI_API_KEY"]',
+    'TOKEN = os.getenv("TOKEN")',
+    "password: ${DB_PASSWORD}",
+    "token: <your-token-here>",
+    'SECRET_KEY = "********"',
+    "const apiKey = process.env.API_KEY",
+    "PWD=/home/u/x",
+    "OLDPWD=/home/u/x",
+    "git@github.com:org/repo.git",
+    "ssh://git@github.com/org/repo.git",
+    "npm install @scope/pkg@1.2.3",
+    "docker pull ghcr.io/org/image@sha256:" + hashlib.sha256(b"img").hexdigest(),
+    "The token is refreshed every hour; the password: required field is validated.",
+    "Use bearer tokens for the public API.",
+    "risk-assessment-for-the-release-2024 and task-force-alpha-bravo-charlie-9",
+    "Release artifacts are published from main-v2.",
+    "AKIA" + "X" * 16,
+]
