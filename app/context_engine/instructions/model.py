@@ -1,0 +1,82 @@
+"""Immutable values of one instruction resolution (S6): documents, imports, diagnostics."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from ..facts.model import FileStamp
+
+InstructionScope = Literal["user", "workspace"]
+
+NORMAL_NAMES: tuple[str, ...] = ("REASONIX.md", "AGENTS.md", "CLAUDE.md")
+LOCAL_NAMES: tuple[str, ...] = ("REASONIX.local.md", "AGENTS.local.md", "CLAUDE.local.md")
+
+MAX_IMPORT_DEPTH = 5
+
+# Diagnostic codes. The S6.5 set first, then our own extras (docs/decisions.md).
+TARGET_OUTSIDE_WORKSPACE = "target_outside_workspace"
+IMPORT_OUTSIDE_SOURCE = "import_outside_source"
+IMPORT_SYMLINK_ESCAPE = "import_symlink_escape"
+IMPORT_UNREADABLE = "import_unreadable"
+IMPORT_CYCLE = "import_cycle"
+IMPORT_DEPTH_EXCEEDED = "import_depth_exceeded"
+DOCUMENT_SYMLINK_ESCAPE = "document_symlink_escape"
+IMPORT_INVALID_PATH = "import_invalid_path"
+DOCUMENT_UNREADABLE = "document_unreadable"
+DOCUMENT_DUPLICATE = "document_duplicate"
+WORKSPACE_UNREADABLE = "workspace_unreadable"
+RESOLVER_ERROR = "resolver_error"
+
+
+@dataclass(frozen=True, slots=True)
+class ImportRecord:
+    """One expanded import: the file it loaded, the file and 1-based line that asked for it."""
+
+    path: Path
+    source: Path
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class InstructionDiagnostic:
+    """A local-only problem report (S6.6); ``path`` is the import text as written or a file."""
+
+    code: str
+    source: Path | None
+    line: int | None
+    path: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class InstructionDocument:
+    """One loaded top-level instruction file with its imports expanded."""
+
+    order: int
+    scope: InstructionScope
+    label: str
+    path: Path
+    directory: Path
+    dir_label: str
+    local: bool
+    body: str
+    raw: str
+    imports: tuple[ImportRecord, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    """Documents in precedence order (low → high), diagnostics, and every file probed.
+
+    ``watched`` pairs each path read with the stamp of the opened file, and each candidate
+    instruction file that was absent with ``None``: enough to notice an edit later
+    (:func:`context_engine.instructions.changed_paths`).
+    """
+
+    root: Path
+    target: Path
+    documents: tuple[InstructionDocument, ...]
+    diagnostics: tuple[InstructionDiagnostic, ...]
+    watched: tuple[tuple[Path, FileStamp | None], ...] = ()

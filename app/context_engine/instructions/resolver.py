@@ -1,0 +1,293 @@
+"""Resolve the instruction documents for a target: load, expand imports, dedupe (S6.2–S6.5).
+
+Imports expand depth-first in document order. Cycles and repeated imports are recognised by
+the ``(st_dev, st_ino)`` of the file actually opened, never by path strings, so symlink and
+hard-link aliases and case or normalisation twins are all caught. The resolver never raises.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..facts.model import FileStamp
+from ..paths import EnginePaths
+from .discovery import ChainDir, candidate_names, open_chain, target_parts
+from .import_lines import FenceTracker, LexicalError, check_import_path, import_target
+from .model import (
+    DOCUMENT_DUPLICATE,
+    DOCUMENT_SYMLINK_ESCAPE,
+    DOCUMENT_UNREADABLE,
+    IMPORT_CYCLE,
+    IMPORT_DEPTH_EXCEEDED,
+    IMPORT_SYMLINK_ESCAPE,
+    IMPORT_UNREADABLE,
+    MAX_IMPORT_DEPTH,
+    RESOLVER_ERROR,
+    WORKSPACE_UNREADABLE,
+    ImportRecord,
+    InstructionDiagnostic,
+    InstructionDocument,
+    InstructionScope,
+    Resolution,
+)
+from .opener import FileSystem, Opened, Opener
+
+Identity = tuple[int, int]
+DUPLICATE_NOTE = "<!-- skipped: duplicate import -->"
+CYCLE_NOTE = "<!-- skipped: import cycle -->"
+
+
+def rejected_note(code: str) -> str:
+    """The note appended to a rejected import line (S6.5)."""
+    return f"<!-- rejected: {code} -->"
+
+
+@dataclass
+class _Boundary:
+    """The directory that owns a top-level document: imports stay inside it (S6.4)."""
+
+    path: Path
+    fd: int
+    real: str | None
+
+
+@dataclass
+class _Expansion:
+    """Per-document state of one expansion."""
+
+    boundary: _Boundary
+    opener: Opener
+    diagnostics: list[InstructionDiagnostic]
+    watched: list[tuple[Path, FileStamp | None]]
+    imports: list[ImportRecord] = field(default_factory=list)
+    expanded: set[Identity] = field(default_factory=set)
+    stack: list[Identity] = field(default_factory=list)
+
+    def diagnose(self, code: str, source: Path, line: int, path: str, message: str) -> None:
+        self.diagnostics.append(InstructionDiagnostic(code, source, line, path, message))
+
+    def expand(self, text: str, base: tuple[str, ...], depth: int, source: Path) -> str:
+        """Expand every import line of ``text`` (a file at ``depth`` whose directory is
+        ``base`` below the boundary)."""
+        pieces = text.split("\n")
+        fence = FenceTracker()
+        for index, piece in enumerate(pieces):
+            if fence.feed(piece):
+                continue
+            written = import_target(piece)
+            if written is not None:
+                pieces[index] = self._expand_line(piece, written, base, depth, source, index + 1)
+        return "\n".join(pieces)
+
+    def _expand_line(
+        self, piece: str, written: str, base: tuple[str, ...], depth: int, source: Path, line: int
+    ) -> str:
+        cr = "\r" if piece.endswith("\r") else ""
+        kept = piece[:-1] if cr else piece
+        if depth >= MAX_IMPORT_DEPTH:
+            message = f"import is more than {MAX_IMPORT_DEPTH} levels below the top-level document"
+            self.diagnose(IMPORT_DEPTH_EXCEEDED, source, line, written, message)
+            return f"{kept} {rejected_note(IMPORT_DEPTH_EXCEEDED)}{cr}"
+        parts = check_import_path(written, base)
+        if isinstance(parts, LexicalError):
+            self.diagnose(parts.code, source, line, written, parts.message)
+            return f"{kept} {rejected_note(parts.code)}{cr}"
+        opened = self.opener.read_file(self.boundary.fd, self.boundary.real, parts)
+        if not isinstance(opened, Opened):
+            code = IMPORT_SYMLINK_ESCAPE if opened.kind == "escape" else IMPORT_UNREADABLE
+            self.diagnose(code, source, line, written, opened.message.replace("target", "import"))
+            return f"{kept} {rejected_note(code)}{cr}"
+        identity = (opened.stamp.device, opened.stamp.inode)
+        if identity in self.stack:
+            self.diagnose(IMPORT_CYCLE, source, line, written, "import cycle: file is already open")
+            return f"{kept} {CYCLE_NOTE}{cr}"
+        if identity in self.expanded:
+            return f"{DUPLICATE_NOTE}{cr}"
+        target = self.boundary.path.joinpath(*parts)
+        self.watched.append((target, opened.stamp))
+        self.expanded.add(identity)
+        self.imports.append(ImportRecord(target, source, line))
+        self.stack.append(identity)
+        inner = self.expand(opened.text, parts[:-1], depth + 1, target)
+        self.stack.pop()
+        if not inner.endswith("\n"):
+            inner += "\n"
+        rel = html.escape("/".join(parts), quote=True)
+        return f'<instruction-import path="{rel}">\n{inner}</instruction-import>{cr}'
+
+
+@dataclass
+class _Loader:
+    """Loads top-level documents for one resolution."""
+
+    opener: Opener
+    diagnostics: list[InstructionDiagnostic] = field(default_factory=list)
+    watched: list[tuple[Path, FileStamp | None]] = field(default_factory=list)
+    documents: list[InstructionDocument] = field(default_factory=list)
+
+    def load_dir(
+        self,
+        scope: InstructionScope,
+        boundary: _Boundary,
+        confine_real: str | None,
+        label_prefix: str,
+        dir_label: str,
+        include_local: bool,
+    ) -> None:
+        """Load each instruction file of one directory, in S6.1 order."""
+        for name, local in candidate_names(include_local=include_local):
+            path = boundary.path / name
+            opened = self.opener.read_file(boundary.fd, confine_real, (name,))
+            if not isinstance(opened, Opened):
+                self.watched.append((path, None))
+                if opened.kind == "escape":
+                    self._diagnose(DOCUMENT_SYMLINK_ESCAPE, path, _escape_message(scope))
+                elif opened.kind == "unreadable":
+                    message = opened.message.replace("target", "instruction file")
+                    self._diagnose(DOCUMENT_UNREADABLE, path, message)
+                continue
+            self.watched.append((path, opened.stamp))
+            expansion = _Expansion(boundary, self.opener, self.diagnostics, self.watched)
+            identity = (opened.stamp.device, opened.stamp.inode)
+            expansion.stack.append(identity)
+            expansion.expanded.add(identity)
+            body = expansion.expand(opened.text, (), 0, path)
+            label = f"{label_prefix}/{name}"
+            self.documents.append(
+                InstructionDocument(
+                    order=0,
+                    scope=scope,
+                    label=label,
+                    path=path,
+                    directory=boundary.path,
+                    dir_label=dir_label,
+                    local=local,
+                    body=body,
+                    raw=opened.text,
+                    imports=tuple(expansion.imports),
+                )
+            )
+
+    def _diagnose(self, code: str, path: Path, message: str) -> None:
+        self.diagnostics.append(InstructionDiagnostic(code, path, None, str(path), message))
+
+
+def _escape_message(scope: InstructionScope) -> str:
+    where = "the home directory" if scope == "user" else "the workspace root"
+    return f"instruction file is a symlink out of {where}; not loaded"
+
+
+def _dedupe(
+    documents: list[InstructionDocument], diagnostics: list[InstructionDiagnostic]
+) -> tuple[InstructionDocument, ...]:
+    """Keep one document per byte-identical expanded body, at its most specific source (S6.3)."""
+    kept: list[InstructionDocument] = []
+    seen: dict[str, InstructionDocument] = {}
+    for doc in reversed(documents):
+        winner = seen.get(doc.body)
+        if winner is not None:
+            diagnostics.append(
+                InstructionDiagnostic(
+                    DOCUMENT_DUPLICATE,
+                    doc.path,
+                    None,
+                    str(doc.path),
+                    f"same expanded body as {winner.label}; shown once, at the more specific "
+                    "source",
+                )
+            )
+            continue
+        seen[doc.body] = doc
+        kept.append(doc)
+    kept.reverse()
+    return tuple(
+        InstructionDocument(
+            order=index,
+            scope=doc.scope,
+            label=doc.label,
+            path=doc.path,
+            directory=doc.directory,
+            dir_label=doc.dir_label,
+            local=doc.local,
+            body=doc.body,
+            raw=doc.raw,
+            imports=doc.imports,
+        )
+        for index, doc in enumerate(kept, start=1)
+    )
+
+
+def _load_user(loader: _Loader, home: Path) -> None:
+    fd = loader.opener.open_root(str(home))
+    if not isinstance(fd, int):
+        names = candidate_names(include_local=False)
+        loader.watched.extend((home / name, None) for name, _ in names)
+        return
+    try:
+        real = loader.opener.real_path(fd)
+        boundary = _Boundary(home, fd, real)
+        loader.load_dir("user", boundary, real, "user", "user", include_local=False)
+    finally:
+        loader.opener.fs.close(fd)
+
+
+def _load_workspace(loader: _Loader, root: Path, parts: tuple[str, ...]) -> None:
+    root_fd = loader.opener.open_root(str(root))
+    if not isinstance(root_fd, int):
+        loader.diagnostics.append(
+            InstructionDiagnostic(
+                WORKSPACE_UNREADABLE,
+                None,
+                None,
+                str(root),
+                root_fd.message.replace("directory", "workspace root"),
+            )
+        )
+        return
+    chain: list[ChainDir] = []
+    try:
+        root_real = loader.opener.real_path(root_fd)
+        chain = open_chain(loader.opener, root, root_fd, root_real, parts, loader.diagnostics)
+        for directory in chain:
+            boundary = _Boundary(directory.path, directory.fd, directory.real)
+            prefix = "/".join(("workspace", *directory.rel))
+            loader.load_dir(
+                "workspace", boundary, root_real, prefix, directory.label, include_local=True
+            )
+    finally:
+        for directory in chain[1:]:
+            loader.opener.fs.close(directory.fd)
+        loader.opener.fs.close(root_fd)
+
+
+def resolve_instructions(
+    paths: EnginePaths, target: Path | None = None, *, fs: FileSystem | None = None
+) -> Resolution:
+    """Resolve the standing instructions that govern ``target`` (default: the workspace)."""
+    try:
+        return _resolve(paths, target, fs)
+    except Exception as exc:  # the resolver never raises (S14.1): report, load nothing
+        diagnostic = InstructionDiagnostic(
+            RESOLVER_ERROR, None, None, str(paths.root), f"instructions not resolved: {exc!r}"
+        )
+        return Resolution(paths.root, paths.root, (), (diagnostic,), ())
+
+
+def _resolve(paths: EnginePaths, target: Path | None, fs: FileSystem | None) -> Resolution:
+    opener = Opener(fs)
+    loader = _Loader(opener)
+    root = paths.root
+    wanted = target if target is not None else paths.workspace
+    parts, used = target_parts(root, wanted, loader.diagnostics)
+    _load_user(loader, paths.home)
+    _load_workspace(loader, root, parts)
+    documents = _dedupe(loader.documents, loader.diagnostics)
+    return Resolution(
+        root=root,
+        target=used,
+        documents=documents,
+        diagnostics=tuple(loader.diagnostics),
+        watched=tuple(loader.watched),
+    )
