@@ -1,0 +1,253 @@
+"""The file-system seam of the store: every open/write/fsync/link/replace/unlink uses ``FS``.
+
+Tests monkeypatch an ``FS`` instance (or subclass it) to inject ENOSPC, short writes and crashes
+at any step (RELIABILITY §1); ``os`` itself is never patched because buffered I/O bypasses it.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import secrets
+import stat
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+
+from ..errors import AlreadyExists, DurabilityUnknown, LockTimeout, StoreIOError
+
+TEMP_PREFIX = ".tmp-"
+TEMP_SUFFIX = ".partial"
+LOCK_NAME = ".lock"
+READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
+_CHUNK = 1 << 20
+
+
+class FS:
+    """Thin, patchable wrappers over the OS calls the store makes."""
+
+    def open(
+        self, path: str | Path, flags: int, mode: int = 0o644, *, dir_fd: int | None = None
+    ) -> int:
+        """``os.open``."""
+        return os.open(path, flags, mode, dir_fd=dir_fd)
+
+    def write(self, fd: int, data: bytes | memoryview) -> int:
+        """``os.write``: may write fewer bytes than given."""
+        return os.write(fd, data)
+
+    def read(self, fd: int, size: int) -> bytes:
+        """``os.read``."""
+        return os.read(fd, size)
+
+    def fstat(self, fd: int) -> os.stat_result:
+        """``os.fstat``."""
+        return os.fstat(fd)
+
+    def fsync(self, fd: int) -> None:
+        """``os.fsync``."""
+        os.fsync(fd)
+
+    def close(self, fd: int) -> None:
+        """``os.close``."""
+        os.close(fd)
+
+    def replace(self, src: str | Path, dst: str | Path) -> None:
+        """``os.replace``: the commit point of an update."""
+        os.replace(src, dst)
+
+    def rename(self, src: str | Path, dst: str | Path) -> None:
+        """``os.rename`` (archiving inside one store)."""
+        os.rename(src, dst)
+
+    def link(self, src: str | Path, dst: str | Path) -> None:
+        """``os.link``: the no-clobber commit point of a create."""
+        os.link(src, dst)
+
+    def unlink(self, path: str | Path, *, dir_fd: int | None = None) -> None:
+        """``os.unlink``."""
+        os.unlink(path, dir_fd=dir_fd)
+
+    def mkdir(self, path: str | Path) -> None:
+        """``os.mkdir`` with parents; an existing directory is fine."""
+        os.makedirs(path, mode=0o755, exist_ok=True)
+
+    def flock(self, fd: int, operation: int) -> None:
+        """``fcntl.flock``."""
+        fcntl.flock(fd, operation)
+
+
+def write_all(fs: FS, fd: int, data: bytes) -> None:
+    """Write every byte, looping over short writes."""
+    view = memoryview(data)
+    while view:
+        written = fs.write(fd, view[:_CHUNK])
+        if written <= 0:
+            raise OSError(errno.EIO, "write returned no progress")
+        view = view[written:]
+
+
+def read_file(
+    fs: FS, path: str | Path, *, dir_fd: int | None = None
+) -> tuple[bytes, os.stat_result]:
+    """Read a regular file without following a final symlink; returns bytes and its fstat."""
+    fd = fs.open(path, READ_FLAGS, dir_fd=dir_fd)
+    try:
+        st = fs.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        chunks: list[bytes] = []
+        remaining = st.st_size + 1
+        while True:
+            chunk = fs.read(fd, max(remaining, 65536))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            remaining -= len(chunk)
+        return b"".join(chunks), st
+    finally:
+        fs.close(fd)
+
+
+def fsync_dir(fs: FS, directory: Path) -> None:
+    """fsync a directory so a rename/link inside it survives a power loss."""
+    fd = fs.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        fs.fsync(fd)
+    finally:
+        fs.close(fd)
+
+
+def _temp_path(directory: Path) -> Path:
+    return directory / f"{TEMP_PREFIX}{secrets.token_hex(8)}{TEMP_SUFFIX}"
+
+
+def _write_temp(fs: FS, temp_dir: Path, data: bytes) -> Path:
+    """Create, fill and fsync a fresh temp file; removes it again on failure."""
+    temp = _temp_path(temp_dir)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = fs.open(temp, flags, 0o644)
+    try:
+        write_all(fs, fd, data)
+        fs.fsync(fd)
+    except BaseException:
+        fs.close(fd)
+        _discard(fs, temp)
+        raise
+    fs.close(fd)
+    return temp
+
+
+def _discard(fs: FS, path: Path) -> None:
+    """Best-effort removal of our own temp file."""
+    with suppress(OSError):
+        fs.unlink(path)
+
+
+def _io_error(action: str, path: Path, exc: OSError) -> StoreIOError:
+    reason = exc.strerror or str(exc)
+    return StoreIOError(f"could not {action} {path}: {reason}", exc.errno)
+
+
+def atomic_write(
+    fs: FS,
+    target: Path,
+    data: bytes,
+    *,
+    create_only: bool = False,
+    temp_dir: Path | None = None,
+    revision: int = 0,
+) -> None:
+    """Write ``target`` atomically and durably (S4.4).
+
+    Temp file in ``temp_dir`` (default: the target's directory; must be the same file system),
+    short-write loop, fsync, then ``os.replace`` (update) or ``os.link`` (create-only: an existing
+    target raises ``AlreadyExists`` and is never touched), then fsync the directory. Errors before
+    the commit point raise ``StoreIOError`` with nothing changed; a failing directory fsync after
+    it raises ``DurabilityUnknown(revision)``.
+    """
+    directory = target.parent
+    try:
+        temp = _write_temp(fs, temp_dir or directory, data)
+    except OSError as exc:
+        raise _io_error("write", target, exc) from exc
+    try:
+        if create_only:
+            fs.link(temp, target)
+        else:
+            fs.replace(temp, target)
+    except FileExistsError as exc:
+        _discard(fs, temp)
+        raise AlreadyExists(f"{target.name} already exists") from exc
+    except OSError as exc:
+        _discard(fs, temp)
+        raise _io_error("write", target, exc) from exc
+    if create_only:
+        _discard(fs, temp)
+    try:
+        fsync_dir(fs, directory)
+    except OSError as exc:
+        raise DurabilityUnknown(
+            f"{target} was written but its directory could not be synced: {exc.strerror or exc}",
+            revision,
+            exc.errno,
+        ) from exc
+
+
+def is_temp_name(name: str) -> bool:
+    """True for our temp files (``.tmp-*.partial``)."""
+    return name.startswith(TEMP_PREFIX) and name.endswith(TEMP_SUFFIX)
+
+
+def sweep_temps(fs: FS, directory: Path) -> int:
+    """Remove stale ``.tmp-*.partial`` files; only safe while holding the store lock."""
+    removed = 0
+    try:
+        names = os.listdir(directory)
+    except FileNotFoundError:
+        return 0
+    for name in names:
+        if is_temp_name(name):
+            try:
+                fs.unlink(directory / name)
+                removed += 1
+            except FileNotFoundError:
+                continue
+    return removed
+
+
+@contextmanager
+def store_lock(fs: FS, root: Path, *, timeout: float = 10.0) -> Iterator[None]:
+    """Hold the OS lock of one store (S4.5); sweeps stale temp files once acquired.
+
+    ``.lock`` is opened with O_NOFOLLOW (a planted symlink fails with ELOOP and its target is
+    untouched) and is never unlinked: unlinking would let two holders lock different inodes.
+    """
+    try:
+        fs.mkdir(root)
+        fd = fs.open(root / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    except OSError as exc:
+        raise _io_error("open the lock of", root, exc) from exc
+    try:
+        _acquire(fs, fd, root, timeout)
+        sweep_temps(fs, root)
+        yield
+    finally:
+        fs.close(fd)
+
+
+def _acquire(fs: FS, fd: int, root: Path, timeout: float) -> None:
+    """flock with LOCK_NB in a loop so a stuck holder surfaces as ``LockTimeout``."""
+    deadline = time.monotonic() + timeout
+    delay = 0.001
+    while True:
+        try:
+            fs.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                raise LockTimeout(f"memory store is locked by another writer: {root}") from None
+            time.sleep(delay)
+            delay = min(delay * 2, 0.05)

@@ -1,0 +1,82 @@
+"""MEMORY.md as derived data (S4.9): managed lines rewritten, hand-written lines kept verbatim.
+
+The engine never reads facts from MEMORY.md (S5.2); it only rewrites the managed lines here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+from .fs import FS, atomic_write, read_file
+from .model import Fact, one_line
+from .store import INDEX_NAME
+
+HEADER = "# Memory"
+# A managed line as we write it: `- [title](name.md) — [scope/type] description`.
+_MANAGED = re.compile(
+    r"^- \[.*\]\([^()\s]+\.md\) — \[(?:project|global)/(?:user|feedback|project|reference)\]"
+)
+
+
+def managed_line(fact: Fact) -> str:
+    """`- [<display title>](<name>.md) — [<scope>/<type>] <one-line description>`."""
+    title = one_line(fact.display_title)
+    text = f"- [{title}]({fact.name}.md) — [{fact.scope}/{fact.type}] {one_line(fact.description)}"
+    return text.rstrip()
+
+
+def is_managed(line: str) -> bool:
+    """True for a line the engine owns (it is regenerated on every write)."""
+    return _MANAGED.match(line.rstrip("\r\n")) is not None
+
+
+def render_index(existing: str, facts: Iterable[Fact]) -> str:
+    """The new MEMORY.md text: hand-written lines in place, managed lines regenerated.
+
+    The managed block goes where the first managed line was; with none yet it is appended
+    after the hand-written text. ``# Memory`` is written only into an otherwise empty file.
+    """
+    managed = [managed_line(f) + "\n" for f in sorted(facts, key=lambda f: (f.name, f.id))]
+    lines = existing.splitlines(keepends=True)
+    if lines and not lines[-1].endswith(("\n", "\r")):
+        lines[-1] += "\n"
+    kept: list[str] = []
+    insert_at: int | None = None
+    for line in lines:
+        if is_managed(line):
+            if insert_at is None:
+                insert_at = len(kept)
+            continue
+        kept.append(line)
+    if insert_at is not None:
+        return "".join(kept[:insert_at] + managed + kept[insert_at:])
+    if not any(line.strip() for line in kept):
+        if not managed:
+            return "".join(kept) if kept else ""
+        return f"{HEADER}\n\n" + "".join(managed)
+    tail = kept if kept[-1].strip() == "" else [*kept, "\n"]
+    return "".join(tail + managed)
+
+
+def update_index(fs: FS, store_root: Path, facts: Iterable[Fact]) -> bool:
+    """Rewrite the managed lines of ``<store>/MEMORY.md`` (under the store lock); True if changed.
+
+    Undecodable bytes survive through ``surrogateescape``; a symlinked MEMORY.md is never read
+    through (it is replaced by a regular file).
+    """
+    path = store_root / INDEX_NAME
+    try:
+        raw, _ = read_file(fs, path)
+    except OSError:
+        raw = b""
+    existing = raw.decode("utf-8", errors="surrogateescape")
+    text = render_index(existing, facts)
+    data = text.encode("utf-8", errors="surrogateescape")
+    if data == raw and path.exists():
+        return False
+    if not data and not path.exists():
+        return False
+    atomic_write(fs, path, data)
+    return True

@@ -1,0 +1,210 @@
+"""``Memory``: the two stores of one workspace behind one object (S4, S5.1).
+
+Reads return immutable snapshots and never write or lock. Every mutation takes the OS locks of
+both stores (project, then global: one fixed order, so two writers never deadlock), upgrades a
+store not yet migrated by this object (S5.1, "on open"), runs its checks and writes under those
+locks, and returns a ``Changes`` value. OS errors before a commit point surface as
+``StoreIOError``; the store is then unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from ..errors import ContextEngineError, StoreIOError
+from ..paths import EnginePaths
+from .archive import ArchivedEntry
+from .changes import Changes
+from .fs import FS, store_lock
+from .migration import migrate_store
+from .model import Diagnostic, Fact, FactType, Scope, utc_now
+from .recovery import forget, list_archived, recover
+from .resolve import Stores, resolve_loaded
+from .revisions import history
+from .saving import SaveRequest, refresh_indexes, restore, save
+from .store import LoadedFile, Store
+
+
+@dataclass(frozen=True, slots=True)
+class MemorySnapshot:
+    """Active facts of both stores sorted by (name, scope, id) (S4.10), plus file diagnostics."""
+
+    facts: tuple[Fact, ...]
+    diagnostics: tuple[Diagnostic, ...]
+
+
+class Memory:
+    """The project and global stores of a workspace: list, resolve, save, forget, recover."""
+
+    def __init__(
+        self,
+        paths: EnginePaths,
+        *,
+        fs: FS | None = None,
+        clock: Callable[[], datetime] = utc_now,
+        lock_timeout: float = 10.0,
+    ) -> None:
+        self.paths = paths
+        self.fs = fs or FS()
+        self.clock = clock
+        self.lock_timeout = lock_timeout
+        self.stores = Stores(
+            Store(paths.project_store, "project", self.fs),
+            Store(paths.global_store, "global", self.fs),
+        )
+        self._migrated: set[Scope] = set()
+
+    @classmethod
+    def open(cls, paths: EnginePaths, **kwargs: object) -> Memory:
+        """A ``Memory`` whose stores were upgraded on open (S5.1)."""
+        memory = cls(paths, **kwargs)  # type: ignore[arg-type]
+        memory.migrate()
+        return memory
+
+    # -- reads (never lock, never write) ------------------------------------------------------
+
+    def snapshot(self) -> MemorySnapshot:
+        """Both stores read now: facts sorted by (name, scope, id), diagnostics by path."""
+        facts: list[Fact] = []
+        diagnostics: list[Diagnostic] = []
+        for store in self.stores.all():
+            snap = store.snapshot()
+            facts.extend(snap.facts)
+            diagnostics.extend(snap.diagnostics)
+        facts.sort(key=lambda f: (f.name, f.scope, f.id))
+        return MemorySnapshot(tuple(facts), tuple(diagnostics))
+
+    def list_all(self) -> tuple[Fact, ...]:
+        """ListAll (S4.10): both stores, sorted by (name, scope, id)."""
+        return self.snapshot().facts
+
+    def list_legacy(self) -> tuple[Fact, ...]:
+        """List (S4.10, legacy view): one fact per name, project first."""
+        chosen: dict[str, Fact] = {}
+        for fact in self.list_all():
+            current = chosen.get(fact.name)
+            if current is None or (current.scope == "global" and fact.scope == "project"):
+                chosen[fact.name] = fact
+        return tuple(chosen[name] for name in sorted(chosen))
+
+    def list_archived(self) -> tuple[ArchivedEntry, ...]:
+        """ListArchived (S4.10): archive entries of both stores, newest first."""
+        return tuple(list_archived(self.stores))
+
+    def load(self, ref: str) -> LoadedFile:
+        """The active file a ref names, with its exact bytes and ``digest`` (for C6 checks)."""
+        return resolve_loaded(self.stores, ref)
+
+    def resolve(self, ref: str) -> Fact:
+        """The active fact for an id, a reference (``project/x.md``) or a bare name."""
+        return self.load(ref).fact
+
+    def revisions(self, ref: str) -> tuple[Fact, ...]:
+        """History of the fact ``ref`` names from both stores, newest first, active excluded."""
+        active = self.resolve(ref)
+        order = (self.stores.get(active.scope), self.stores.other(active.scope))
+        return tuple(
+            f for f in history(order, active.id, active.name) if f.revision != active.revision
+        )
+
+    # -- mutations (both locks held) ----------------------------------------------------------
+
+    def save(
+        self,
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        body: str | None = None,
+        type: FactType | None = None,
+        scope: Scope | None = None,
+        id: str | None = None,
+        expected_revision: int | None = None,
+        expected_digest: str | None = None,
+        create_only: bool = False,
+    ) -> Changes:
+        """Create or update one fact (S4.1, S4.2, S4.11); ``None`` inherits on update.
+
+        ``name`` may be a reference (``global/x.md``): then the other scope's copy is kept.
+        ``expected_digest`` is the sha256 of the bytes the caller read (``load(ref).digest``).
+        """
+        request = SaveRequest(
+            name=name,
+            title=title,
+            description=description,
+            body=body,
+            type=type,
+            scope=scope,
+            id=id,
+            expected_revision=expected_revision,
+            expected_digest=expected_digest,
+            create_only=create_only,
+        )
+        with self._writing():
+            return save(self.stores, request, self.clock())
+
+    def restore(self, ref: str, revision: int, expected_revision: int | None = None) -> Changes:
+        """Make snapshot ``revision`` a new revision (S4.6); the active revision is a no-op."""
+        with self._writing():
+            return restore(self.stores, ref, revision, expected_revision, self.clock())
+
+    def forget(self, ref: str) -> Changes:
+        """Archive what ``ref`` names (S4.7); a missing fact is not an error."""
+        with self._writing():
+            return forget(self.stores, ref, self.clock())
+
+    def recover(self, archive_path: str | Path) -> Changes:
+        """Bring an archive entry back at a new revision, keeping its id (S4.8)."""
+        with self._writing():
+            return recover(self.stores, archive_path, self.clock())
+
+    def migrate(self) -> int:
+        """Upgrade legacy files of both stores (S5.1); returns how many were rewritten."""
+        count = 0
+        for store in self.stores.all():
+            if not store.root.is_dir():
+                self._migrated.add(store.scope)
+                continue
+            with self._guard(), store_lock(self.fs, store.root, timeout=self.lock_timeout):
+                count += self._migrate_locked(store)
+        return count
+
+    def rebuild_indexes(self) -> Changes:
+        """Rewrite the managed lines of both MEMORY.md files from the fact files (S4.9)."""
+        with self._writing():
+            refresh_indexes(self.stores, {"project", "global"})
+        return Changes()
+
+    def _migrate_locked(self, store: Store) -> int:
+        rewritten = migrate_store(store)
+        self._migrated.add(store.scope)
+        if rewritten:
+            refresh_indexes(self.stores, {store.scope})
+        return len(rewritten)
+
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """Both store locks (project first), migration on first use, OS errors as StoreIOError."""
+        with self._guard(), ExitStack() as stack:
+            for store in self.stores.all():
+                stack.enter_context(store_lock(self.fs, store.root, timeout=self.lock_timeout))
+            for store in self.stores.all():
+                if store.scope not in self._migrated:
+                    self._migrate_locked(store)
+            yield
+
+    @contextmanager
+    def _guard(self) -> Iterator[None]:
+        try:
+            yield
+        except ContextEngineError:
+            raise
+        except OSError as exc:
+            where = f": {exc.filename}" if exc.filename else ""
+            raise StoreIOError(
+                f"memory store I/O error{where}: {exc.strerror or exc}", exc.errno
+            ) from exc

@@ -1,0 +1,161 @@
+"""Forget (archive, S4.7), recover (S4.8) and the archive listing (S4.10) over both stores.
+
+Forget and recover run with both store locks held (``Memory`` takes them).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import stat
+from datetime import datetime
+from pathlib import Path
+
+from ..errors import AlreadyActive, AlreadyExists, FactFormatError
+from ..paths import slugify
+from .archive import (
+    ArchivedEntry,
+    archived_time,
+    list_entries,
+    move_to_archive,
+    open_entry,
+    original_name,
+    owning_store,
+)
+from .changes import Changes
+from .codec import parse_fact, render_fact
+from .fs import atomic_write, read_file
+from .model import Diagnostic
+from .resolve import Stores, find_by_id, looks_like_id, parse_reference
+from .revisions import highest_revision, write_snapshot
+from .saving import refresh_indexes
+from .store import Store, mtime_of, stamp_of
+
+
+def _regular_file(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _targets(stores: Stores, ref: str) -> list[tuple[Store, Path, str]]:
+    """What ``forget(ref)`` archives: an id → that identity; a reference → that scope only;
+    a bare name → that name in every store. Names are slugged first (``../x`` → ``x``)."""
+    text = ref.strip()
+    if looks_like_id(text):
+        by_id = find_by_id(stores, text)
+        if by_id:
+            return [(stores.owner(item.path), item.path, item.path.stem) for item in by_id]
+    reference = parse_reference(text)
+    candidates = (stores.get(reference[0]),) if reference else stores.all()
+    name = slugify(reference[1] if reference else text)
+    targets = []
+    for store in candidates:
+        path = store.fact_path(name)
+        if _regular_file(path):
+            targets.append((store, path, name))
+    return targets
+
+
+def forget(stores: Stores, ref: str, now: datetime) -> Changes:
+    """Archive what ``ref`` names by a rename inside its store; a missing fact is not an error."""
+    archived: list[Path] = []
+    removed: list[Path] = []
+    ids: list[str] = []
+    touched = set()
+    for store, path, name in _targets(stores, ref):
+        touched.add(store.scope)
+        try:
+            loaded = store.load(path)
+            if loaded is not None:
+                ids.append(loaded.fact.id)
+        except FactFormatError:
+            pass
+        archived.append(move_to_archive(store.fs, store.root, path, name, now))
+        removed.append(path)
+    refresh_indexes(stores, touched)
+    return Changes(removed=tuple(removed), archived=tuple(archived), ids=tuple(ids))
+
+
+def recover(stores: Stores, archive_path: str | Path, now: datetime) -> Changes:
+    """Bring an archive entry back as a fresh file at a new revision (S4.8).
+
+    Only a regular, non-symlink, single-link ``.md`` directly inside ``.archive/`` of one of our
+    stores (``.archive`` not a symlink) is accepted. The entry is re-read through a descriptor
+    and a fresh file is written create-only — never renamed or linked — then the entry is removed.
+    """
+    root, entry = owning_store(archive_path, [s.root for s in stores.all()])
+    store = stores.global_ if root == stores.global_.root else stores.project
+    archive_fd, data, st = open_entry(store.fs, store.root, entry)
+    try:
+        fact = store.parse(data, store.root / original_name(entry), st).fact
+        name = slugify(fact.name)
+        active = find_by_id(stores, fact.id)
+        if active:
+            raise AlreadyActive(
+                f'memory id "{fact.id}" is already active as {active[0].fact.reference}'
+            )
+        target = store.fact_path(name)
+        if os.path.lexists(target):
+            raise AlreadyActive(f'memory "{name}" is already active in the {store.scope} store')
+        write_snapshot(store.fs, store.root, fact.id, fact.revision, data)
+        revision = max(fact.revision, highest_revision(stores.all(), fact.id)) + 1
+        fresh = dataclasses.replace(
+            fact,
+            name=name,
+            scope=store.scope,
+            revision=revision,
+            updated_at=now,
+            path=None,
+            stamp=None,
+        )
+        rendered = render_fact(fresh)
+        try:
+            atomic_write(store.fs, target, rendered, create_only=True, revision=revision)
+        except AlreadyExists as exc:
+            raise AlreadyActive(
+                f'memory "{name}" is already active in the {store.scope} store'
+            ) from exc
+        store.fs.unlink(entry, dir_fd=archive_fd)
+        store.fs.fsync(archive_fd)
+    finally:
+        store.fs.close(archive_fd)
+    refresh_indexes(stores, {store.scope})
+    written = parse_fact(rendered, path=target, store_scope=store.scope, mtime=now).fact
+    return Changes(
+        fact=written,
+        written=(target,),
+        recovered=(Path(os.path.abspath(archive_path)),),
+        ids=(fact.id,),
+    )
+
+
+def list_archived(stores: Stores) -> list[ArchivedEntry]:
+    """Archive entries of both stores, newest first (time from the name prefix, else mtime)."""
+    found: list[ArchivedEntry] = []
+    for store in stores.all():
+        for path, st in list_entries(store.root):
+            when = archived_time(path.name, mtime_of(st))
+            try:
+                data, fst = read_file(store.fs, path)
+                parsed = parse_fact(
+                    data,
+                    path=store.root / original_name(path.name),
+                    store_scope=store.scope,
+                    mtime=mtime_of(fst),
+                    stamp=stamp_of(fst),
+                )
+                found.append(ArchivedEntry(path, when, dataclasses.replace(parsed.fact, path=path)))
+            except FactFormatError as exc:
+                found.append(
+                    ArchivedEntry(
+                        path, when, None, Diagnostic(exc.reason, path, exc.message, exc.line)
+                    )
+                )
+            except OSError as exc:
+                found.append(
+                    ArchivedEntry(path, when, None, Diagnostic("unreadable", path, str(exc)))
+                )
+    found.sort(key=lambda e: (e.archived_at, str(e.path)), reverse=True)
+    return found

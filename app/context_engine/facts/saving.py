@@ -1,0 +1,261 @@
+"""Save (create, update, rename, move) and restore, with every check of S4.1–S4.3, S4.6, S4.11.
+
+Every function here runs with both store locks held (``Memory`` takes them); the checks and the
+writes therefore see one consistent state and no update is lost (S4.5).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from ..errors import (
+    AlreadyExists,
+    FactFormatError,
+    FactNotFound,
+    InvalidName,
+    ModifiedExternally,
+    NameInUse,
+    RevisionConflict,
+)
+from ..paths import slugify
+from .archive import move_to_archive
+from .changes import Changes
+from .codec import new_id, parse_fact, render_fact
+from .fs import atomic_write, fsync_dir
+from .index_file import update_index
+from .model import Fact, FactType, Scope, one_line
+from .resolve import Stores, find_by_id, parse_reference, resolve_loaded
+from .revisions import history, write_snapshot
+from .store import LoadedFile, Store
+
+
+@dataclass(frozen=True, slots=True)
+class SaveRequest:
+    """The arguments of one save (None = not given: inherit on update, default on create)."""
+
+    name: str | None = None
+    title: str | None = None
+    description: str | None = None
+    body: str | None = None
+    type: FactType | None = None
+    scope: Scope | None = None
+    id: str | None = None
+    expected_revision: int | None = None
+    expected_digest: str | None = None
+    create_only: bool = False
+
+
+def _load_or_refuse(store: Store, name: str) -> LoadedFile | None:
+    """Load ``name``; a file that exists but cannot be parsed is never overwritten."""
+    try:
+        return store.load_name(name)
+    except FactFormatError as exc:
+        raise AlreadyExists(
+            f'memory "{name}" exists but cannot be read ({exc.message}); it is left untouched'
+        ) from exc
+
+
+def _target(req: SaveRequest) -> tuple[str | None, Scope | None, bool]:
+    """The slugged name, the scope asked for, and whether the name was a reference."""
+    if req.name is None:
+        return None, req.scope, False
+    reference = parse_reference(req.name)
+    if reference is None:
+        return slugify(req.name), req.scope, False
+    if req.scope and req.scope != reference[0]:
+        raise InvalidName(f'memory reference "{req.name}" does not match scope "{req.scope}"')
+    return slugify(reference[1]), reference[0], True
+
+
+def _existing(
+    stores: Stores, req: SaveRequest, name: str | None, scope: Scope | None
+) -> LoadedFile | None:
+    if req.id is not None:
+        found = find_by_id(stores, req.id)
+        if not found:
+            raise FactNotFound(f'memory id "{req.id}" not found')
+        return found[0]
+    if name is None:
+        raise InvalidName("memory name needs at least one letter or digit")
+    if scope is not None:
+        return _load_or_refuse(stores.get(scope), name)
+    for store in stores.all():
+        loaded = _load_or_refuse(store, name)
+        if loaded is not None:
+            return loaded
+    return None
+
+
+def _check_preconditions(
+    stores: Stores, req: SaveRequest, existing: LoadedFile | None, name: str | None
+) -> None:
+    """S4.2 and RELIABILITY C6: create-only, expected revision, expected digest."""
+    if req.create_only and name is not None:
+        active = existing is not None or any(
+            _load_or_refuse(store, name) is not None for store in stores.all()
+        )
+        if active:
+            raise AlreadyExists(f'memory "{name}" already exists; automatic writes are create-only')
+    found = existing.fact.revision if existing else 0
+    if req.expected_revision is not None and req.expected_revision != found:
+        raise RevisionConflict(req.expected_revision, found)
+    if req.expected_digest is not None and (
+        existing is None or existing.digest != req.expected_digest.lower()
+    ):
+        label = existing.fact.name if existing else name
+        raise ModifiedExternally(f'memory "{label}" changed on disk since it was read')
+
+
+def _build(
+    req: SaveRequest,
+    existing: LoadedFile | None,
+    name: str | None,
+    scope: Scope | None,
+    now: datetime,
+) -> Fact:
+    def pick(value: str | None, old: str) -> str:
+        return old if value is None else value
+
+    if existing is not None:
+        old = existing.fact
+        return dataclasses.replace(
+            old,
+            revision=old.revision + 1,
+            name=name or old.name,
+            title=one_line(pick(req.title, old.title)),
+            description=one_line(pick(req.description, old.description)),
+            body=pick(req.body, old.body),
+            type=req.type or old.type,
+            scope=scope or old.scope,
+            updated_at=now,
+            path=None,
+            stamp=None,
+        )
+    assert name is not None
+    return Fact(
+        id=new_id(),
+        revision=1,
+        name=name,
+        title=one_line(req.title or ""),
+        description=one_line(req.description or ""),
+        type=req.type or "project",
+        scope=scope or "project",
+        body=req.body or "",
+        created_at=now,
+        updated_at=now,
+    )
+
+
+def save(stores: Stores, req: SaveRequest, now: datetime) -> Changes:
+    """Create or update one fact (S4.1); see ``SaveRequest``."""
+    name, scope, by_reference = _target(req)
+    existing = _existing(stores, req, name, scope)
+    _check_preconditions(stores, req, existing, name)
+    fact = _build(req, existing, name, scope, now)
+    store = stores.get(fact.scope)
+    target = store.fact_path(fact.name)
+    if existing is not None and existing.path != target:
+        occupant = _load_or_refuse(store, fact.name)
+        if occupant is not None:
+            raise NameInUse(f'memory name "{fact.name}" is already used by id "{occupant.fact.id}"')
+    written, removed = write_fact(stores, existing, fact, target)
+    archived: list[Path] = []
+    if req.id is None and not by_reference:
+        archived += _archive_other_copy(stores, fact, now)
+    touched = {fact.scope}
+    if existing is not None:
+        touched.add(existing.fact.scope)
+    if archived:
+        touched.add(stores.other(fact.scope).scope)
+    refresh_indexes(stores, touched)
+    return Changes(
+        fact=written,
+        written=(target,),
+        removed=tuple(removed),
+        archived=tuple(archived),
+        ids=(fact.id,),
+    )
+
+
+def write_fact(
+    stores: Stores, existing: LoadedFile | None, fact: Fact, target: Path
+) -> tuple[Fact, list[Path]]:
+    """Snapshot the old bytes (S4.3), write ``fact`` to ``target``, drop a renamed-away file.
+
+    Returns the fact as a reader will see it and the active paths that went away.
+    """
+    store = stores.get(fact.scope)
+    data = render_fact(fact)
+    removed: list[Path] = []
+    if existing is None:
+        atomic_write(store.fs, target, data, create_only=True, revision=fact.revision)
+    else:
+        old_store = stores.owner(existing.path)
+        write_snapshot(store.fs, old_store.root, fact.id, existing.fact.revision, existing.data)
+        if existing.path == target:
+            atomic_write(store.fs, target, data, revision=fact.revision)
+        else:
+            # Rename or move: create the new name first, so a crash never loses the fact.
+            atomic_write(store.fs, target, data, create_only=True, revision=fact.revision)
+            store.fs.unlink(existing.path)
+            fsync_dir(store.fs, existing.path.parent)
+            removed.append(existing.path)
+    read_back = parse_fact(
+        data, path=target, store_scope=store.scope, mtime=fact.updated_at or datetime.now(UTC)
+    ).fact
+    return read_back, removed
+
+
+def _archive_other_copy(stores: Stores, fact: Fact, now: datetime) -> list[Path]:
+    """S4.11: one active copy per name — an unqualified save archives the other scope's copy."""
+    other = stores.other(fact.scope)
+    try:
+        copy = other.load_name(fact.name)
+    except FactFormatError:
+        return []
+    if copy is None or copy.fact.id == fact.id:
+        return []
+    return [move_to_archive(other.fs, other.root, copy.path, fact.name, now)]
+
+
+def refresh_indexes(stores: Stores, scopes: set[Scope]) -> None:
+    """Rewrite the managed lines of MEMORY.md in the stores of ``scopes`` (S4.9)."""
+    for store in stores.all():
+        if store.scope in scopes:
+            update_index(store.fs, store.root, store.snapshot().facts)
+
+
+def restore(
+    stores: Stores, ref: str, revision: int, expected_revision: int | None, now: datetime
+) -> Changes:
+    """Make snapshot ``revision`` the content of a new revision (S4.6); the active one is a no-op.
+
+    Title, description, type and body come from the snapshot; id, name and scope stay.
+    """
+    active = resolve_loaded(stores, ref)
+    if expected_revision is not None and expected_revision != active.fact.revision:
+        raise RevisionConflict(expected_revision, active.fact.revision)
+    if revision == active.fact.revision:
+        return Changes(fact=active.fact)
+    order = (stores.get(active.fact.scope), stores.other(active.fact.scope))
+    chosen = [f for f in history(order, active.fact.id, active.fact.name) if f.revision == revision]
+    if not chosen:
+        raise FactNotFound(f'memory revision {revision} of "{ref}" not found')
+    snapshot = chosen[0]
+    fact = dataclasses.replace(
+        active.fact,
+        revision=active.fact.revision + 1,
+        title=snapshot.title,
+        description=snapshot.description,
+        type=snapshot.type,
+        body=snapshot.body,
+        updated_at=now,
+        path=None,
+        stamp=None,
+    )
+    written, _ = write_fact(stores, active, fact, active.path)
+    refresh_indexes(stores, {fact.scope})
+    return Changes(fact=written, written=(active.path,), ids=(fact.id,))

@@ -1,0 +1,188 @@
+"""One store directory: read every active fact into an immutable snapshot (S2.3, S3.4).
+
+Reads never take the lock and never write. A file that cannot be read or parsed becomes a
+``Diagnostic`` and is left exactly as it is. Parsed files are cached by their ``FileStamp``
+(device, inode, size, mtime): an atomic replace always changes the inode, so a cached entry is
+re-read whenever the file changed.
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import os
+import stat
+import threading
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from ..errors import FactFormatError
+from ..paths import safe_join, slugify
+from .codec import ParsedFact, parse_fact
+from .fs import FS, read_file
+from .model import Diagnostic, Fact, FileStamp, Scope
+
+INDEX_NAME = "MEMORY.md"
+ARCHIVE_DIR = ".archive"
+REVISIONS_DIR = ".revisions"
+
+
+@dataclass(frozen=True, slots=True)
+class StoreSnapshot:
+    """Every active fact of one store (sorted by name) and the files that could not be read."""
+
+    scope: Scope
+    root: Path
+    facts: tuple[Fact, ...]
+    diagnostics: tuple[Diagnostic, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedFile:
+    """One fact file as read: its exact bytes (for snapshots and digests) and the parse."""
+
+    path: Path
+    data: bytes
+    parsed: ParsedFact
+
+    @property
+    def fact(self) -> Fact:
+        """The parsed fact."""
+        return self.parsed.fact
+
+    @property
+    def digest(self) -> str:
+        """sha256 (hex) of the exact bytes read: the full-value check of RELIABILITY C6."""
+        return hashlib.sha256(self.data).hexdigest()
+
+
+def is_fact_file_name(name: str) -> bool:
+    """True for ``<name>.md`` directly in a store, excluding MEMORY.md and dot/temp/lock files."""
+    return name.endswith(".md") and name != INDEX_NAME and not name.startswith(".")
+
+
+def stamp_of(st: os.stat_result) -> FileStamp:
+    """The identity of a file as read."""
+    return FileStamp(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def mtime_of(st: os.stat_result) -> datetime:
+    """The file's mtime as an aware UTC datetime."""
+    return datetime.fromtimestamp(st.st_mtime_ns / 1e9, UTC)
+
+
+class Store:
+    """One store directory (project or global) read through the ``FS`` seam."""
+
+    def __init__(self, root: Path, scope: Scope, fs: FS) -> None:
+        self.root = root
+        self.scope = scope
+        self.fs = fs
+        self._cache: dict[str, tuple[FileStamp, ParsedFact]] = {}
+        self._cache_lock = threading.Lock()
+
+    def fact_path(self, name: str) -> Path:
+        """``<root>/<slug(name)>.md`` through the one safe-join (S2.5)."""
+        return safe_join(self.root, f"{slugify(name)}.md")
+
+    def parse(self, data: bytes, path: Path, st: os.stat_result) -> ParsedFact:
+        """Parse bytes read from ``path`` in this store; raises ``FactFormatError``."""
+        return parse_fact(
+            data, path=path, store_scope=self.scope, mtime=mtime_of(st), stamp=stamp_of(st)
+        )
+
+    def load(self, path: Path) -> LoadedFile | None:
+        """Read and parse one fact file; ``None`` when it does not exist.
+
+        Raises ``FactFormatError`` when it exists but cannot be read or parsed.
+        """
+        try:
+            data, st = read_file(self.fs, path)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise _unreadable(path, exc) from exc
+        return LoadedFile(path, data, self.parse(data, path, st))
+
+    def load_name(self, name: str) -> LoadedFile | None:
+        """The active fact file of a name in this store, if any."""
+        return self.load(self.fact_path(name))
+
+    def snapshot(self) -> StoreSnapshot:
+        """Read every active fact of this store (a missing directory is an empty store)."""
+        facts: list[Fact] = []
+        diagnostics: list[Diagnostic] = []
+        seen: set[str] = set()
+        try:
+            entries = list(os.scandir(self.root))
+        except (FileNotFoundError, NotADirectoryError):
+            entries = []
+        for entry in entries:
+            if not is_fact_file_name(entry.name):
+                continue
+            seen.add(entry.name)
+            path = Path(entry.path)
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except FileNotFoundError:
+                continue
+            except OSError as exc:
+                diagnostics.append(_diagnostic(_unreadable(path, exc), path))
+                continue
+            if stat.S_ISDIR(st.st_mode):
+                continue
+            if stat.S_ISLNK(st.st_mode):
+                diagnostics.append(
+                    Diagnostic("symlink", path, f"{path.name}: symlinks are not read")
+                )
+                continue
+            try:
+                parsed = self._cached_or_read(entry.name, path, st)
+            except FileNotFoundError:
+                continue
+            except FactFormatError as exc:
+                diagnostics.append(_diagnostic(exc, path))
+                continue
+            if parsed is not None:
+                facts.append(parsed.fact)
+        self._forget_missing(seen)
+        facts.sort(key=lambda f: (f.name, f.id))
+        diagnostics.sort(key=lambda d: str(d.path))
+        return StoreSnapshot(self.scope, self.root, tuple(facts), tuple(diagnostics))
+
+    def _cached_or_read(self, name: str, path: Path, st: os.stat_result) -> ParsedFact | None:
+        stamp = stamp_of(st)
+        with self._cache_lock:
+            hit = self._cache.get(name)
+        if hit is not None and hit[0] == stamp:
+            return hit[1]
+        # lstat came first, so the bytes read are at least as new as the stamp: a later change
+        # always shows up as a different stamp and forces a re-read.
+        try:
+            data, _ = read_file(self.fs, path)
+        except FileNotFoundError:
+            raise
+        except OSError as exc:
+            raise _unreadable(path, exc) from exc
+        parsed = parse_fact(
+            data, path=path, store_scope=self.scope, mtime=mtime_of(st), stamp=stamp
+        )
+        with self._cache_lock:
+            self._cache[name] = (stamp, parsed)
+        return parsed
+
+    def _forget_missing(self, seen: set[str]) -> None:
+        with self._cache_lock:
+            for name in [n for n in self._cache if n not in seen]:
+                del self._cache[name]
+
+
+def _unreadable(path: Path, exc: OSError) -> FactFormatError:
+    if exc.errno == errno.ELOOP:
+        return FactFormatError("symlink", f"{path.name}: symlinks are not read")
+    return FactFormatError("unreadable", f"{path.name}: {exc.strerror or exc}")
+
+
+def _diagnostic(exc: FactFormatError, path: Path) -> Diagnostic:
+    return Diagnostic(exc.reason, path, exc.message, exc.line)
