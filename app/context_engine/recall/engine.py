@@ -1,0 +1,508 @@
+"""The recall engine: one ``Recaller`` per workspace holds the index and answers every turn (S8)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+
+from ..facts.freshness import WINDOWS, freshness
+from ..facts.model import Diagnostic, Fact
+from .block import BlockHit, build_block, clamp_budget, clamp_limit
+from .index import NO_TIME, OLDEST, DocMeta, Scored, SparseIndex, weights_for
+from .pool import POOL, PREFIX, SHADOWED, Membership, PoolTracker
+from .query import EMPTY_POOL, NO_MATCH, NO_TERMS, OVER_BUDGET, Query, parse_query, suppression
+from .snippet import make_snippet
+from .tokenize import term_counts
+from .trace import (
+    DROPPED_DETAIL,
+    LOST_BUDGET,
+    LOST_LIMIT,
+    LOST_OVERRIDE,
+    LOST_RELATIVE,
+    RecallTrace,
+    TraceDrop,
+    TraceHit,
+    TraceSkip,
+)
+
+RELATIVE_FLOOR = 0.24
+PROJECT_BOOST = 1.08
+STALE_PENALTY = 0.92
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_ZERO_BEFORE = datetime(1971, 1, 1, tzinfo=UTC)
+_US = timedelta(microseconds=1)
+
+
+def _micros(value: datetime | None) -> int | None:
+    """Microseconds since the epoch (naive = UTC); ``None`` for unset or zero times."""
+    if value is None:
+        return None
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    if value < _ZERO_BEFORE:
+        return None
+    return (value - _EPOCH) // _US
+
+
+def doc_meta(fact: Fact) -> DocMeta:
+    """Per-fact scoring inputs: scope boost, freshness clock, stale window, tie order."""
+    fresh = _micros(fact.updated_at or fact.created_at)
+    updated = _micros(fact.updated_at)
+    window = WINDOWS.get(fact.type, WINDOWS["project"])[1]
+    return DocMeta(
+        project=fact.scope == "project",
+        fresh_us=NO_TIME if fresh is None else fresh,
+        stale_after_us=window // _US,
+        updated_us=OLDEST if updated is None else updated,
+    )
+
+
+def _is_archived(fact: Fact) -> bool:
+    """Archived or snapshot copies never enter recall or search."""
+    return fact.path is not None and any(p in (".archive", ".revisions") for p in fact.path.parts)
+
+
+def _same(old: Fact, new: Fact) -> bool:
+    """Whether a re-read fact is the one already indexed (id, revision and file stamp)."""
+    if old is new:
+        return True
+    if old.stamp is not None and old.stamp == new.stamp and old.revision == new.revision:
+        return old.id == new.id
+    return old == new
+
+
+@dataclass(frozen=True, slots=True)
+class RecallResult:
+    """The provider-visible block (possibly empty) and the local trace explaining it."""
+
+    block: str
+    trace: RecallTrace
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    """One explicit-search result (memory tool)."""
+
+    fact: Fact
+    score: float
+
+
+@dataclass(slots=True)
+class RecallerStats:
+    """Counters that let tests and benchmarks see what work an update did."""
+
+    full_builds: int = 0
+    fact_updates: int = 0
+    tokenized: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class _Ranked:
+    """A scored pool candidate after boosts."""
+
+    reference: str
+    score: float
+    stale: bool
+
+
+class Recaller:
+    """Holds the incremental index over both stores and runs S8 recall on each turn.
+
+    Build it from a snapshot's facts, then keep it current with :meth:`sync` (diff by
+    reference, revision and file stamp) or :meth:`upsert`/:meth:`remove` per changed fact.
+    Thread-safe; recall never writes a store and never raises.
+    """
+
+    def __init__(
+        self, facts: Iterable[Fact] = (), *, diagnostics: Iterable[Diagnostic] = ()
+    ) -> None:
+        self._lock = threading.RLock()
+        self._tracker = PoolTracker()
+        self._indexes: dict[Membership, SparseIndex] = {
+            POOL: SparseIndex(),
+            SHADOWED: SparseIndex(),
+            PREFIX: SparseIndex(),
+        }
+        self._skipped: tuple[TraceSkip, ...] = ()
+        self._failed: dict[str, TraceSkip] = {}
+        self.stats = RecallerStats()
+        self.sync(facts, diagnostics)
+
+    # ----------------------------------------------------------------- maintenance
+
+    @property
+    def pool(self) -> SparseIndex:
+        """The index of recallable facts (S8.3)."""
+        return self._indexes[POOL]
+
+    def facts(self) -> list[Fact]:
+        """Every tracked active fact (both stores), project first, then by name."""
+        with self._lock:
+            return sorted(
+                self._tracker.facts.values(), key=lambda f: (f.scope != "project", f.name)
+            )
+
+    def membership(self, reference: str) -> Membership | None:
+        """Whether a fact is in the pool, shadowed by a project fact, or in the prefix."""
+        return self._tracker.membership.get(reference)
+
+    def sync(self, facts: Iterable[Fact], diagnostics: Iterable[Diagnostic] = ()) -> int:
+        """Bring the index up to a new snapshot; only changed facts are re-tokenized."""
+        with self._lock:
+            first = not self._tracker.facts
+            seen: set[str] = set()
+            changes = 0
+            for fact in facts:
+                if _is_archived(fact):
+                    continue
+                reference = fact.reference
+                seen.add(reference)
+                old = self._tracker.facts.get(reference)
+                if old is not None and _same(old, fact):
+                    continue
+                self.upsert(fact)
+                changes += 1
+            for reference in [r for r in self._tracker.facts if r not in seen]:
+                self.remove(reference)
+                changes += 1
+            for reference in [r for r in self._failed if r not in seen]:
+                del self._failed[reference]
+            self._skipped = tuple(
+                TraceSkip(code=d.code, file=d.path.name, message=d.message) for d in diagnostics
+            )
+            if first and changes:
+                self.stats.full_builds += 1
+            return changes
+
+    def upsert(self, fact: Fact) -> None:
+        """Index a new or changed fact (and re-decide the globals it may shadow)."""
+        with self._lock:
+            reference = fact.reference
+            old = self._tracker.facts.get(reference)
+            try:
+                for move in self._tracker.upsert(fact):
+                    current = self._tracker.facts[move.reference]
+                    previous = old if move.reference == reference else current
+                    self._move(move.reference, move.before, move.after, previous, current)
+                self._failed.pop(reference, None)
+            except Exception as exc:  # an unusable fact is skipped and reported, never fatal
+                self._failed[reference] = TraceSkip(
+                    code="unusable", file=f"{fact.name}.md", message=type(exc).__name__
+                )
+            self.stats.fact_updates += 1
+
+    def remove(self, reference: str) -> None:
+        """Forget a fact that left its store (forgotten, deleted, renamed)."""
+        with self._lock:
+            old = self._tracker.facts.get(reference)
+            for move in self._tracker.remove(reference):
+                current = self._tracker.facts.get(move.reference, old)
+                if current is not None:
+                    self._move(move.reference, move.before, move.after, current, current)
+            self.stats.fact_updates += 1
+
+    def _move(
+        self,
+        reference: str,
+        before: Membership | None,
+        after: Membership | None,
+        previous: Fact | None,
+        current: Fact,
+    ) -> None:
+        """Take ``reference`` out of its old index and put its current text in the new one."""
+        if before is not None and previous is not None:
+            self.stats.tokenized += 1
+            self._indexes[before].remove(reference, term_counts(previous))
+        if after is not None:
+            self.stats.tokenized += 1
+            self._indexes[after].add(reference, term_counts(current), doc_meta(current))
+
+    # ----------------------------------------------------------------- recall
+
+    def recall(
+        self,
+        message: str,
+        *,
+        limit: int = 4,
+        budget: int = 2400,
+        now: datetime | None = None,
+    ) -> RecallResult:
+        """Run S8 for one user turn; never raises (a failure yields no block and a reason)."""
+        moment = now if now is not None else datetime.now(UTC)
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=UTC)
+        limit = clamp_limit(limit)
+        budget = clamp_budget(budget)
+        try:
+            with self._lock:
+                return self._recall(message, limit, budget, moment)
+        except Exception as exc:  # recall must never fail the turn (S8.11)
+            trace = RecallTrace(
+                query=message.strip(),
+                char_budget=budget,
+                limit=limit,
+                suppressed=f"recall failed: {type(exc).__name__}",
+                at=moment.isoformat(),
+            )
+            return RecallResult(block="", trace=trace)
+
+    def _empty(
+        self, query: str, reason: str, limit: int, budget: int, at: datetime
+    ) -> RecallResult:
+        """A result with no block and the S8.2 reason."""
+        trace = RecallTrace(
+            query=query,
+            char_budget=budget,
+            limit=limit,
+            suppressed=reason,
+            skipped=self._all_skipped(),
+            pool_size=len(self.pool),
+            at=at.isoformat(),
+        )
+        return RecallResult(block="", trace=trace)
+
+    def _all_skipped(self) -> tuple[TraceSkip, ...]:
+        """Diagnostics of the snapshot plus facts that failed to index."""
+        return self._skipped + tuple(self._failed.values())
+
+    def _recall(self, message: str, limit: int, budget: int, now: datetime) -> RecallResult:
+        """The S8 pipeline under the lock."""
+        text = message.strip()
+        reason = suppression(text)
+        if reason is not None:
+            return self._empty(text, reason, limit, budget, now)
+        if len(self.pool) == 0:
+            return self._empty(text, EMPTY_POOL, limit, budget, now)
+        query = parse_query(text)
+        if not query.terms:
+            return self._empty(text, NO_TERMS, limit, budget, now)
+        now_us = _micros(now) or 0
+        pool = self.pool
+        weights, avgdl, _ = weights_for(query.terms, [pool])
+        scored = pool.score(query.terms, weights, avgdl, query.strong)
+        drops: dict[str, list[TraceDrop]] = {}
+        counts: dict[str, int] = {}
+        self._override_drops(query, weights, avgdl, now_us, drops, counts)
+        if len(scored.slots) == 0:
+            return self._finish(text, "", [], 0, limit, budget, NO_MATCH, drops, counts, 0, now)
+        ranked, below, below_total = self._rank(pool, scored, now_us, limit)
+        counts[LOST_RELATIVE] = below_total
+        drops[LOST_RELATIVE] = [self._drop(r, LOST_RELATIVE) for r in below[:DROPPED_DETAIL]]
+        chosen, rest = ranked[:limit], ranked[limit:]
+        counts[LOST_LIMIT] = len(rest)
+        drops[LOST_LIMIT] = [self._drop(r, LOST_LIMIT) for r in rest[:DROPPED_DETAIL]]
+        hits = [self._block_hit(r, query, now) for r in chosen]
+        block = build_block([h for h, _ in hits], budget, omitted=len(rest))
+        by_id = {id(h): fact for h, fact in hits}
+        by_hit = {id(h): r for (h, _), r in zip(hits, chosen, strict=True)}
+        lost = [self._drop(by_hit[id(h)], LOST_BUDGET) for h in block.dropped]
+        if lost:
+            counts[LOST_BUDGET] = len(lost)
+            drops[LOST_BUDGET] = lost
+        trace_hits = []
+        for hit, snippet in block.shown:
+            fact = by_id[id(hit)]
+            trace_hits.append(
+                TraceHit(
+                    id=fact.id,
+                    revision=fact.revision,
+                    name=fact.name,
+                    scope=fact.scope,
+                    type=fact.type,
+                    score=hit.score,
+                    freshness=hit.freshness,
+                    reason=hit.reason,
+                    snippet=snippet,
+                )
+            )
+        suppressed = None if block.shown else OVER_BUDGET
+        return self._finish(
+            text,
+            block.text,
+            trace_hits,
+            block.omitted,
+            limit,
+            budget,
+            suppressed,
+            drops,
+            counts,
+            len(scored.slots),
+            now,
+        )
+
+    def _finish(
+        self,
+        query: str,
+        block: str,
+        hits: list[TraceHit],
+        omitted: int,
+        limit: int,
+        budget: int,
+        suppressed: str | None,
+        drops: dict[str, list[TraceDrop]],
+        counts: dict[str, int],
+        candidates: int,
+        now: datetime,
+    ) -> RecallResult:
+        """Assemble the trace; ``used_chars`` is exactly the block length."""
+        order = (LOST_OVERRIDE, LOST_BUDGET, LOST_LIMIT, LOST_RELATIVE)
+        trace = RecallTrace(
+            query=query,
+            hits=tuple(hits),
+            omitted=omitted,
+            char_budget=budget,
+            used_chars=len(block),
+            suppressed=suppressed,
+            limit=limit,
+            dropped=tuple(d for reason in order for d in drops.get(reason, [])),
+            dropped_counts={k: v for k, v in counts.items() if v},
+            skipped=self._all_skipped(),
+            candidates=candidates,
+            pool_size=len(self.pool),
+            at=now.isoformat(),
+        )
+        return RecallResult(block=block, trace=trace)
+
+    def _rank(
+        self, pool: SparseIndex, scored: Scored, now_us: int, limit: int
+    ) -> tuple[list[_Ranked], list[_Ranked], int]:
+        """Boost, apply the relative floor and order: score, newer ``updated_at``, id (S8.6)."""
+        adjusted, stale = pool.adjusted(scored, now_us)
+        top = float(adjusted.max())
+        keep = adjusted >= RELATIVE_FLOOR * top
+        kept = np.flatnonzero(keep)
+        updated = pool.updated(scored.slots)
+        order = kept[np.lexsort((-updated[kept], -adjusted[kept]))]
+        # Exact order (with the id tie-break) is only needed for what the trace shows.
+        need = min(len(order), limit + DROPPED_DETAIL)
+        while need < len(order) and (
+            adjusted[order[need]] == adjusted[order[need - 1]]
+            and updated[order[need]] == updated[order[need - 1]]
+        ):
+            need += 1
+        head = sorted(
+            order[:need].tolist(),
+            key=lambda i: (-adjusted[i], -updated[i], self._fact(pool, scored, i).id),
+        )
+        ranked = [self._ranked(pool, scored, i, adjusted, stale) for i in head]
+        ranked += [self._ranked(pool, scored, int(i), adjusted, stale) for i in order[need:]]
+        below_idx = np.flatnonzero(~keep)
+        below_idx = below_idx[np.argsort(-adjusted[below_idx], kind="stable")][:DROPPED_DETAIL]
+        below = [self._ranked(pool, scored, int(i), adjusted, stale) for i in below_idx]
+        return ranked, below, int(len(adjusted) - len(kept))
+
+    def _fact(self, pool: SparseIndex, scored: Scored, i: int) -> Fact:
+        """The fact behind candidate ``i``."""
+        return self._tracker.facts[pool.key(int(scored.slots[i]))]
+
+    def _ranked(
+        self, pool: SparseIndex, scored: Scored, i: int, adjusted: np.ndarray, stale: np.ndarray
+    ) -> _Ranked:
+        """Candidate ``i`` as a ranked record."""
+        return _Ranked(pool.key(int(scored.slots[i])), float(adjusted[i]), bool(stale[i]))
+
+    def _drop(self, ranked: _Ranked, reason: str, detail: str = "") -> TraceDrop:
+        """A trace record for a candidate that lost."""
+        fact = self._tracker.facts[ranked.reference]
+        return TraceDrop(
+            id=fact.id,
+            revision=fact.revision,
+            name=fact.name,
+            scope=fact.scope,
+            type=fact.type,
+            score=ranked.score,
+            reason=reason,
+            detail=detail,
+        )
+
+    def _override_drops(
+        self,
+        query: Query,
+        weights: dict[str, float],
+        avgdl: float,
+        now_us: int,
+        drops: dict[str, list[TraceDrop]],
+        counts: dict[str, int],
+    ) -> None:
+        """Shadowed globals that would have matched: reported with the project fact that won."""
+        shadow = self._indexes[SHADOWED]
+        if len(shadow) == 0:
+            return
+        scored = shadow.score(query.terms, weights, avgdl, query.strong)
+        if len(scored.slots) == 0:
+            return
+        adjusted, stale = shadow.adjusted(scored, now_us)
+        order = np.argsort(-adjusted, kind="stable")
+        counts[LOST_OVERRIDE] = len(order)
+        out: list[TraceDrop] = []
+        for i in order[:DROPPED_DETAIL].tolist():
+            reference = shadow.key(int(scored.slots[i]))
+            winner = self._tracker.overrider(reference)
+            detail = f"overridden by {winner[0]} (same {winner[1]})" if winner else ""
+            ranked = _Ranked(reference, float(adjusted[i]), bool(stale[i]))
+            out.append(self._drop(ranked, LOST_OVERRIDE, detail))
+        drops[LOST_OVERRIDE] = out
+
+    def _block_hit(self, ranked: _Ranked, query: Query, now: datetime) -> tuple[BlockHit, Fact]:
+        """Entry values for one chosen fact: matched terms, freshness, snippet."""
+        fact = self._tracker.facts[ranked.reference]
+        present = term_counts(fact)
+        matched = [t for t in query.terms if t in present][:4]
+        reason = "matched " + ", ".join(matched)
+        if fact.scope == "project":
+            reason += "; project scope"
+        source = "\n".join(part for part in (fact.description, fact.body) if part.strip())
+        hit = BlockHit(
+            id=fact.id,
+            revision=fact.revision,
+            scope=fact.scope,
+            type=fact.type,
+            freshness=freshness(fact, now),
+            score=ranked.score,
+            reason=reason,
+            title=fact.display_title,
+            snippet=make_snippet(source or fact.display_title, query.text, query.terms),
+        )
+        return hit, fact
+
+    # ----------------------------------------------------------------- search (memory tool)
+
+    def search(
+        self,
+        text: str,
+        *,
+        fact_type: str | None = None,
+        scope: str | None = None,
+        limit: int = 8,
+        floor: float = 0.15,
+    ) -> list[SearchHit]:
+        """Explicit BM25 search over every active fact (S9.1): no gate, a relative floor."""
+        with self._lock:
+            query = parse_query(text)
+            if not query.terms:
+                return []
+            indexes = list(self._indexes.values())
+            weights, avgdl, n = weights_for(query.terms, indexes)
+            if n == 0:
+                return []
+            found: list[SearchHit] = []
+            for index in indexes:
+                scored = index.score(query.terms, weights, avgdl, None)
+                for slot, score in zip(scored.slots.tolist(), scored.scores.tolist(), strict=True):
+                    fact = self._tracker.facts[index.key(slot)]
+                    if fact_type and fact.type != fact_type:
+                        continue
+                    if scope and fact.scope != scope:
+                        continue
+                    found.append(SearchHit(fact, score))
+            if not found:
+                return []
+            top = max(h.score for h in found)
+            kept = [h for h in found if h.score >= floor * top]
+            kept.sort(key=lambda h: (-h.score, -(_micros(h.fact.updated_at) or OLDEST), h.fact.id))
+            return kept[:limit]

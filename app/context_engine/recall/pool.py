@@ -1,0 +1,133 @@
+"""The recall pool (S8.3): active facts minus global user/feedback and overridden globals.
+
+Membership is tracked incrementally: a change to one fact re-decides only the facts that
+share one of its equivalence keys (same id, same name slug, same normalized title — S7.2).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from ..errors import InvalidName
+from ..facts.model import Fact, normalize_key
+from ..paths import slugify
+
+Membership = Literal["pool", "shadowed", "prefix"]
+
+POOL: Membership = "pool"
+SHADOWED: Membership = "shadowed"
+PREFIX: Membership = "prefix"
+
+
+def equivalence_keys(fact: Fact) -> tuple[str, ...]:
+    """The keys that make a global fact equivalent to a project fact (S7.2)."""
+    try:
+        name = slugify(fact.name)
+    except InvalidName:
+        name = fact.name.strip().lower()
+    keys = [f"id:{fact.id.strip()}", f"name:{name}"]
+    title = normalize_key(fact.title)
+    if title:
+        keys.append(f"title:{title}")
+    return tuple(k for k in keys if not k.endswith(":"))
+
+
+@dataclass(frozen=True, slots=True)
+class Transition:
+    """One fact's membership before and after a change (``None`` = not tracked)."""
+
+    reference: str
+    before: Membership | None
+    after: Membership | None
+
+
+class PoolTracker:
+    """Which active facts are recallable, shadowed by a project fact, or already in the prefix."""
+
+    def __init__(self) -> None:
+        self.facts: dict[str, Fact] = {}
+        self.membership: dict[str, Membership] = {}
+        self._keys: dict[str, tuple[str, ...]] = {}
+        self._project_by_key: dict[str, set[str]] = {}
+        self._global_by_key: dict[str, set[str]] = {}
+
+    def overrider(self, reference: str) -> tuple[str, str] | None:
+        """The project fact shadowing the global fact ``reference`` and the shared key kind."""
+        for key in self._keys.get(reference, ()):
+            holders = self._project_by_key.get(key)
+            if holders:
+                return min(holders), key.split(":", 1)[0]
+        return None
+
+    def _decide(self, reference: str) -> Membership:
+        """Membership of a tracked fact given the current project facts."""
+        fact = self.facts[reference]
+        if fact.scope != "global":
+            return POOL
+        if fact.type in ("user", "feedback"):
+            return PREFIX
+        return SHADOWED if self.overrider(reference) is not None else POOL
+
+    def _index_keys(self, reference: str, fact: Fact, add: bool) -> None:
+        """Add or remove ``reference`` under each of its equivalence keys."""
+        table = self._project_by_key if fact.scope != "global" else self._global_by_key
+        keys = equivalence_keys(fact) if add else self._keys.pop(reference, ())
+        if add:
+            self._keys[reference] = keys
+        for key in keys:
+            holders = table.setdefault(key, set())
+            if add:
+                holders.add(reference)
+            else:
+                holders.discard(reference)
+                if not holders:
+                    del table[key]
+
+    def _affected_globals(self, keys: tuple[str, ...]) -> set[str]:
+        """Global facts sharing any of ``keys``."""
+        out: set[str] = set()
+        for key in keys:
+            out |= self._global_by_key.get(key, set())
+        return out
+
+    def upsert(self, fact: Fact) -> list[Transition]:
+        """Track a new or changed fact; return every membership that moved."""
+        reference = fact.reference
+        old_keys = self._keys.get(reference, ())
+        before = self.membership.get(reference)
+        old = self.facts.get(reference)
+        if old is not None:
+            self._index_keys(reference, old, add=False)
+        self.facts[reference] = fact
+        self._index_keys(reference, fact, add=True)
+        touched = {reference}
+        if fact.scope != "global" or (old is not None and old.scope != "global"):
+            touched |= self._affected_globals(old_keys + self._keys[reference])
+        return self._redecide(touched, {reference: before})
+
+    def remove(self, reference: str) -> list[Transition]:
+        """Stop tracking a fact (forgotten or deleted); return every membership that moved."""
+        old = self.facts.pop(reference, None)
+        if old is None:
+            return []
+        old_keys = self._keys.get(reference, ())
+        self._index_keys(reference, old, add=False)
+        before = self.membership.pop(reference)
+        moved = [Transition(reference, before, None)]
+        if old.scope != "global":
+            moved += self._redecide(self._affected_globals(old_keys), {})
+        return moved
+
+    def _redecide(
+        self, references: set[str], known: dict[str, Membership | None]
+    ) -> list[Transition]:
+        """Recompute membership of ``references``; report the ones that changed."""
+        moved: list[Transition] = []
+        for reference in sorted(references):
+            before = known.get(reference, self.membership.get(reference))
+            after = self._decide(reference)
+            self.membership[reference] = after
+            if before != after or reference in known:
+                moved.append(Transition(reference, before, after))
+        return moved

@@ -1,0 +1,85 @@
+"""The recall query: generic turns, distinct terms and distinctive terms (S8.1–S8.2, S8.5)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .tokenize import spans
+
+GENERIC_TURNS: frozenset[str] = frozenset(
+    {
+        "continue",
+        "please continue",
+        "go on",
+        "next",
+        "ok",
+        "okay",
+        "yes",
+        "no",
+        "继续",
+        "好的",
+        "好",
+        "是",
+        "否",
+        "下一步",
+    }
+)
+
+NO_TERMS = "no searchable terms"
+GENERIC = "generic user turn"
+EMPTY_POOL = "memory store is empty"
+NO_MATCH = "no sufficiently distinctive match"
+OVER_BUDGET = "matched facts exceeded recall budget"
+
+_WS = re.compile(r"\s+")
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    """A parsed user message: distinct terms in first-seen order and the distinctive subset."""
+
+    text: str
+    terms: tuple[str, ...]
+    distinctive: frozenset[str]
+
+    @property
+    def strong(self) -> frozenset[str]:
+        """Terms that pass the gate on their own (S8.5)."""
+        long_alone = {t for t in self.terms if len(t) >= 6} if len(self.terms) <= 2 else set()
+        return frozenset(long_alone | self.distinctive)
+
+
+def _has_inner_capital(typed: str) -> bool:
+    """An uppercase letter after the first character, as typed (``AuthHandler``)."""
+    return any(ch.isupper() for ch in typed[1:])
+
+
+def parse_query(message: str) -> Query:
+    """Trim the message and extract its distinct terms and distinctive terms."""
+    text = message.strip()
+    terms: dict[str, None] = {}
+    distinctive: set[str] = set()
+    for span in spans(text):
+        terms.setdefault(span.term, None)
+        typed = span.typed
+        if not span.cjk and (
+            any(ch.isdigit() for ch in typed) or "_" in typed or _has_inner_capital(typed)
+        ):
+            distinctive.add(span.term)
+        before = text[span.start - 1] if span.start > 0 else ""
+        after = text[span.end] if span.end < len(text) else ""
+        # For CJK bigrams only the run's edges touch the marker characters.
+        if before == "#" or after == ".":
+            distinctive.add(span.term)
+    return Query(text=text, terms=tuple(terms), distinctive=frozenset(distinctive))
+
+
+def suppression(message: str) -> str | None:
+    """The S8.2 reason a message never triggers recall, or ``None``."""
+    text = message.strip()
+    if not any(ch.isalnum() for ch in text):
+        return NO_TERMS
+    if _WS.sub(" ", text.lower()) in GENERIC_TURNS:
+        return GENERIC
+    return None

@@ -1,0 +1,53 @@
+"""Snippets centred on the query, with home directories hidden (S7.4, S8.8)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from ..paths import redact_home
+
+SNIPPET_CHARS = 520
+_WS = re.compile(r"\s+")
+ELLIPSIS = "..."
+
+
+def compact(text: str) -> str:
+    """Collapse whitespace runs to one space and trim (a snippet is one line)."""
+    return _WS.sub(" ", text).strip()
+
+
+def anchor(text: str, query: str, terms: Sequence[str]) -> int:
+    """Offset of the first occurrence of the whole query, else of the first multi-char term."""
+    lower = text.lower()
+    whole = compact(query).lower()
+    if whole:
+        found = lower.find(whole)
+        if found >= 0:
+            return found
+    for term in terms:
+        if len(term) < 2:
+            continue
+        found = lower.find(term)
+        if found >= 0:
+            return found
+    return 0
+
+
+def make_snippet(text: str, query: str, terms: Sequence[str], limit: int = SNIPPET_CHARS) -> str:
+    """At most ``limit`` characters of ``text`` around the query, home prefixes redacted.
+
+    Redaction happens on the whole text before the window is cut, so a window can never
+    start in the middle of a home path and leak the user name.
+    """
+    text = redact_home(compact(text))
+    if len(text) <= limit:
+        return text
+    width = max(limit - 2 * len(ELLIPSIS), 1)
+    at = anchor(text, query, terms)
+    start = max(0, at - width // 2)
+    end = min(len(text), start + width)
+    start = max(0, end - width)
+    head = ELLIPSIS if start > 0 else ""
+    tail = ELLIPSIS if end < len(text) else ""
+    return head + text[start:end] + tail

@@ -1,0 +1,86 @@
+"""Tokens for recall and search (S8.4).
+
+Runs of letters, digits and ``_`` are one lowercased token; CJK text (Han, kana, Hangul) is
+split into overlapping two-character tokens (a lone CJK character is one token); everything
+else separates.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from ..facts.model import Fact
+
+# Han (radicals, CJK ideographs and extensions, compatibility), kana, Hangul.
+CJK_CLASS = (
+    "\u2e80-\u2fdf\u3005-\u3007\u3021-\u3029\u3038-\u303b"
+    "\u3040-\u309f\u30a0-\u30ff\u31f0-\u31ff"
+    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
+    "\u1100-\u11ff\u3130-\u318f\ua960-\ua97f\uac00-\ud7af\ud7b0-\ud7ff\uffa0-\uffdc"
+    "\U00020000-\U0003134f"
+)
+# Group 1: a CJK run; group 2: a run of word characters that are not CJK.
+_TOKEN_RE = re.compile(f"([{CJK_CLASS}]+)|([^\\W{CJK_CLASS}]+)")
+_CJK_RE = re.compile(f"[{CJK_CLASS}]")
+
+
+def is_cjk(text: str) -> bool:
+    """True when ``text`` contains a CJK character."""
+    return _CJK_RE.search(text) is not None
+
+
+@dataclass(frozen=True, slots=True)
+class TokenSpan:
+    """One token with the text as typed and where it sits in the source string."""
+
+    term: str
+    typed: str
+    start: int
+    end: int
+    cjk: bool
+
+
+def _cjk_terms(run: str) -> list[str]:
+    """Overlapping bigrams of a CJK run; a lone character is its own token."""
+    if len(run) == 1:
+        return [run]
+    return [run[i : i + 2] for i in range(len(run) - 1)]
+
+
+def tokens(text: str) -> list[str]:
+    """All tokens of ``text`` in order, duplicates kept (document length counts them)."""
+    out: list[str] = []
+    for cjk, word in _TOKEN_RE.findall(text):
+        if word:
+            out.append(word.lower())
+        else:
+            out.extend(_cjk_terms(cjk))
+    return out
+
+
+def spans(text: str) -> Iterator[TokenSpan]:
+    """Tokens with their as-typed form and offsets (the query gate needs both)."""
+    for match in _TOKEN_RE.finditer(text):
+        cjk, word = match.group(1), match.group(2)
+        if word:
+            yield TokenSpan(word.lower(), word, match.start(), match.end(), False)
+            continue
+        base = match.start()
+        if len(cjk) == 1:
+            yield TokenSpan(cjk, cjk, base, base + 1, True)
+            continue
+        for i in range(len(cjk) - 1):
+            yield TokenSpan(cjk[i : i + 2], cjk[i : i + 2], base + i, base + i + 2, True)
+
+
+def document_text(fact: Fact) -> str:
+    """The searchable text of a fact: name, title, description, body (S8.4)."""
+    return "\n".join((fact.name, fact.title, fact.description, fact.body))
+
+
+def term_counts(fact: Fact) -> Counter[str]:
+    """Term frequencies of a fact's document text."""
+    return Counter(tokens(document_text(fact)))

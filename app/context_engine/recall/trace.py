@@ -1,0 +1,232 @@
+"""The recall trace (S8.10) and its per-workspace persistence (S2.4).
+
+The trace is local-only (CLI, app, ``/memory recall``); it never enters a provider request.
+The last trace and a bounded history (200) live under the workspace's own data directory,
+never inside a store; every write is atomic (temp file + rename) or a single append.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+HISTORY_LIMIT = 200
+
+# Why a candidate that passed the gate did not make it into the block.
+LOST_BUDGET = "budget"
+LOST_LIMIT = "limit"
+LOST_RELATIVE = "relative score"
+LOST_OVERRIDE = "project override"
+
+# Per reason, the trace lists at most this many candidates (best first) plus a total count.
+DROPPED_DETAIL = 20
+
+
+@dataclass(frozen=True, slots=True)
+class TraceHit:
+    """One recalled fact as shown in the block."""
+
+    id: str
+    revision: int
+    name: str
+    scope: str
+    type: str
+    score: float
+    freshness: str
+    reason: str
+    snippet: str
+
+
+@dataclass(frozen=True, slots=True)
+class TraceDrop:
+    """A candidate that passed the gate but lost, and why."""
+
+    id: str
+    revision: int
+    name: str
+    scope: str
+    type: str
+    score: float
+    reason: str
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class TraceSkip:
+    """A fact file recall could not use (unreadable, quarantined); file name only."""
+
+    code: str
+    file: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class RecallTrace:
+    """Everything needed to explain one recall decision."""
+
+    query: str
+    hits: tuple[TraceHit, ...] = ()
+    omitted: int = 0
+    char_budget: int = 0
+    used_chars: int = 0
+    suppressed: str | None = None
+    limit: int = 0
+    dropped: tuple[TraceDrop, ...] = ()
+    dropped_counts: dict[str, int] = field(default_factory=dict)
+    skipped: tuple[TraceSkip, ...] = ()
+    candidates: int = 0
+    pool_size: int = 0
+    at: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (S12 ``recall`` → ``trace``), plus the extra explanation keys."""
+        data = asdict(self)
+        data["hits"] = [asdict(h) for h in self.hits]
+        data["dropped"] = [asdict(d) for d in self.dropped]
+        data["skipped"] = [asdict(s) for s in self.skipped]
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RecallTrace:
+        """Inverse of :meth:`to_dict` (unknown keys ignored)."""
+        return cls(
+            query=str(data.get("query", "")),
+            hits=tuple(TraceHit(**h) for h in data.get("hits", ())),
+            omitted=int(data.get("omitted", 0)),
+            char_budget=int(data.get("char_budget", 0)),
+            used_chars=int(data.get("used_chars", 0)),
+            suppressed=data.get("suppressed"),
+            limit=int(data.get("limit", 0)),
+            dropped=tuple(TraceDrop(**d) for d in data.get("dropped", ())),
+            dropped_counts={
+                str(k): int(v) for k, v in dict(data.get("dropped_counts", {})).items()
+            },
+            skipped=tuple(TraceSkip(**s) for s in data.get("skipped", ())),
+            candidates=int(data.get("candidates", 0)),
+            pool_size=int(data.get("pool_size", 0)),
+            at=str(data.get("at", "")),
+        )
+
+    def to_text(self) -> str:
+        """Human-readable trace for ``/memory recall`` and the CLI."""
+        lines = [f"query: {self.query}"]
+        if self.at:
+            lines.append(f"at: {self.at}")
+        lines.append(
+            f"pool: {self.pool_size} fact(s); candidates passing the gate: {self.candidates}"
+        )
+        lines.append(f"budget: {self.used_chars}/{self.char_budget} chars; limit {self.limit}")
+        if self.suppressed:
+            lines.append(f"suppressed: {self.suppressed}")
+        lines.append(f"hits: {len(self.hits)}; omitted: {self.omitted}")
+        for hit in self.hits:
+            lines.append(
+                f"  + {hit.scope}/{hit.name}.md id={hit.id} revision={hit.revision} "
+                f"type={hit.type} freshness={hit.freshness} score={hit.score:.3f} ({hit.reason})"
+            )
+        if self.dropped:
+            lines.append("dropped:")
+            for drop in self.dropped:
+                extra = f" — {drop.detail}" if drop.detail else ""
+                lines.append(
+                    f"  - {drop.scope}/{drop.name}.md id={drop.id} score={drop.score:.3f}: "
+                    f"{drop.reason}{extra}"
+                )
+            shown: dict[str, int] = {}
+            for drop in self.dropped:
+                shown[drop.reason] = shown.get(drop.reason, 0) + 1
+            for reason, total in sorted(self.dropped_counts.items()):
+                if total > shown.get(reason, 0):
+                    lines.append(f"  … {total - shown.get(reason, 0)} more lost on {reason}")
+        for skip in self.skipped:
+            lines.append(f"skipped: {skip.file} ({skip.code}): {skip.message}")
+        return "\n".join(lines) + "\n"
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temp file and a rename."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+class TraceLog:
+    """Last trace and bounded history of one workspace, under its own data directory."""
+
+    def __init__(
+        self, directory: Path, *, stores: tuple[Path, ...] = (), limit: int = HISTORY_LIMIT
+    ):
+        resolved = directory.resolve()
+        for store in stores:
+            store_real = store.resolve()
+            if resolved == store_real or store_real in resolved.parents:
+                raise ValueError("recall traces must not live inside a store")
+        self.directory = directory
+        self.limit = limit
+
+    @property
+    def last_path(self) -> Path:
+        """``recall-last.json``."""
+        return self.directory / "recall-last.json"
+
+    @property
+    def history_path(self) -> Path:
+        """``recall-history.jsonl`` (one trace a line, newest last)."""
+        return self.directory / "recall-history.jsonl"
+
+    def record(self, trace: RecallTrace) -> None:
+        """Persist ``trace`` as the last one and append it to the history."""
+        data = trace.to_dict()
+        _atomic_write(self.last_path, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+        line = json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
+        self.directory.mkdir(parents=True, exist_ok=True)
+        with open(self.history_path, "a", encoding="utf-8") as handle:
+            handle.write(line)
+        self._compact_if_needed()
+
+    def _compact_if_needed(self) -> None:
+        """Keep the newest ``limit`` lines; rewrite atomically once the file holds twice that."""
+        lines = self._lines()
+        # Rewriting on every turn would cost the whole history per turn; twice the limit
+        # bounds the file while amortising the rewrite.
+        if len(lines) > 2 * self.limit:
+            _atomic_write(self.history_path, "".join(line + "\n" for line in lines[-self.limit :]))
+
+    def _lines(self) -> list[str]:
+        """Complete history lines (a torn last line is ignored)."""
+        try:
+            text = self.history_path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return []
+        return [line for line in text.split("\n") if line.strip()]
+
+    def last(self) -> RecallTrace | None:
+        """The most recent trace, ``None`` before the first recall."""
+        try:
+            data = json.loads(self.last_path.read_text(encoding="utf-8"))
+        except (FileNotFoundError, json.JSONDecodeError):
+            return None
+        return RecallTrace.from_dict(data)
+
+    def history(self) -> list[RecallTrace]:
+        """Up to ``limit`` traces, oldest first."""
+        out: list[RecallTrace] = []
+        for line in self._lines()[-self.limit :]:
+            try:
+                out.append(RecallTrace.from_dict(json.loads(line)))
+            except (json.JSONDecodeError, TypeError):
+                continue
+        return out
