@@ -1,0 +1,159 @@
+"""``suggest`` and ``accept <candidate-id>`` (S11, S12)."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from ..facts.freshness import freshness
+from ..facts.memory import Memory
+from ..facts.model import FACT_TYPES, SCOPES, Fact, FactType, Scope
+from ..facts.timestamps import format_timestamp
+from ..suggestions.accept import Edits, accept_memory, accept_skill, find_candidate
+from ..suggestions.model import MemoryCandidate, Suggestions
+from ..suggestions.scanner import scan
+from .output import CliContext, engine_errors, pass_cli
+
+_SERIALIZER_NAMES = ("fact_json", "fact_to_json", "fact_payload")
+_SERIALIZER_MODULES = ("facts_cmds", "fact_json", "output")
+
+
+def _shared_serializer() -> Callable[[Fact], dict[str, Any]] | None:
+    """The store CLI's S12 fact serializer when it exists (one shape for every command)."""
+    for module_name in _SERIALIZER_MODULES:
+        try:
+            module = importlib.import_module(f"{__package__}.{module_name}")
+        except ImportError:
+            continue
+        for name in _SERIALIZER_NAMES:
+            func = getattr(module, name, None)
+            if callable(func):
+                return func  # type: ignore[no-any-return]
+    return None
+
+
+def fact_json(fact: Fact) -> dict[str, Any]:
+    """The S12 *fact* object."""
+    shared = _shared_serializer()
+    if shared is not None:
+        return shared(fact)
+    return {
+        "id": fact.id,
+        "revision": fact.revision,
+        "name": fact.name,
+        "title": fact.title,
+        "description": fact.description,
+        "type": fact.type,
+        "scope": fact.scope,
+        "reference": fact.reference,
+        "created_at": format_timestamp(fact.created_at) if fact.created_at else None,
+        "updated_at": format_timestamp(fact.updated_at) if fact.updated_at else None,
+        "freshness": freshness(fact),
+    }
+
+
+def suggestions_json(result: Suggestions) -> dict[str, Any]:
+    """The S12 ``suggest`` object."""
+    return {
+        "available": result.available,
+        "memories": [
+            {
+                "id": m.id,
+                "name": m.name,
+                "title": m.title,
+                "description": m.description,
+                "type": m.type,
+                "scope": m.scope,
+                "reason": m.reason,
+                "evidence": list(m.evidence),
+                "body": m.body,
+            }
+            for m in result.memories
+        ],
+        "skills": [
+            {
+                "id": s.id,
+                "name": s.name,
+                "description": s.description,
+                "evidence": list(s.evidence),
+                "body": s.body,
+            }
+            for s in result.skills
+        ],
+    }
+
+
+def suggestions_text(result: Suggestions) -> str:
+    """Human-readable candidates with their evidence."""
+    if not result.available:
+        return "suggestions unavailable for this workspace\n"
+    lines: list[str] = []
+    if not result.memories and not result.skills:
+        lines.append("no suggestions from recent sessions")
+    for m in result.memories:
+        lines.append(f"{m.id}  memory {m.name}  [{m.scope}/{m.type}]  ({m.reason})")
+        lines.append(f"    {m.body}")
+        lines.extend(f"    · {e}" for e in m.evidence)
+    for s in result.skills:
+        lines.append(f"{s.id}  skill {s.name}  {s.description}")
+        lines.extend(f"    · {e}" for e in s.evidence)
+    for d in result.diagnostics:
+        lines.append(f"note: {d.path}: {d.message}")
+    return "\n".join(lines) + "\n"
+
+
+@click.command("suggest")
+@pass_cli
+@engine_errors
+def suggest_cmd(ctx: CliContext) -> None:
+    """Memory and skill candidates from the workspace's recent sessions (never writes)."""
+    result = scan(ctx.paths())
+    ctx.emit(suggestions_json(result), suggestions_text(result))
+
+
+@click.command("accept")
+@click.argument("candidate_id")
+@click.option("--name", default=None, help="Edited name.")
+@click.option("--title", default=None, help="Edited title (memory candidates).")
+@click.option("--description", default=None, help="Edited description.")
+@click.option("--type", "fact_type", type=click.Choice(FACT_TYPES), default=None)
+@click.option("--scope", type=click.Choice(SCOPES), default=None)
+@click.option("--body", default=None, help="Edited body.")
+@click.option("--body-file", type=click.File("r", encoding="utf-8"), default=None)
+@pass_cli
+@engine_errors
+def accept_cmd(
+    ctx: CliContext,
+    candidate_id: str,
+    name: str | None,
+    title: str | None,
+    description: str | None,
+    fact_type: FactType | None,
+    scope: Scope | None,
+    body: str | None,
+    body_file: Any,
+) -> None:
+    """Accept one candidate of a fresh scan: a fact, or a project SKILL.md (S11.5)."""
+    if body is not None and body_file is not None:
+        raise click.UsageError("give --body or --body-file, not both")
+    if body_file is not None:
+        body = body_file.read() if body_file is not sys.stdin else sys.stdin.read()
+    paths = ctx.paths()
+    candidate = find_candidate(scan(paths), candidate_id)
+    edits = Edits(name, title, description, fact_type, scope, body)
+    if isinstance(candidate, MemoryCandidate):
+        fact = accept_memory(Memory(paths), candidate, edits)
+        ctx.emit({"fact": fact_json(fact)}, f"saved {fact.reference} ({fact.id})")
+    else:
+        path = accept_skill(paths, candidate, edits)
+        ctx.emit({"path": str(path)}, f"created {path}")
+
+
+def register(group: click.Group) -> None:
+    """Attach ``suggest`` and ``accept``."""
+    group.add_command(suggest_cmd)
+    group.add_command(accept_cmd)

@@ -1,0 +1,214 @@
+"""Memory candidates from user statements holding a marker (S11.3; rules in decisions.md)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from ..errors import InvalidName
+from ..facts.model import FactType
+from ..paths import slugify
+from .model import MemoryCandidate, UserTurn
+from .similarity import CoverageIndex, similar_tokens, tokens
+from .text import sentences, shorten, stable_hash, statement_key
+
+MAX_MEMORIES = 6
+MIN_CHARS, MAX_CHARS = 8, 420
+EVIDENCE_CHARS = 160
+MAX_EVIDENCE = 5
+MAX_CLUSTERS = 256  # distinct statements kept for ranking; later ones only add evidence
+NAME_CHARS = 48
+
+CJK_MARKERS: tuple[str, ...] = (
+    "记住",
+    "以后",
+    "始终",
+    "总是",
+    "每次",
+    "默认",
+    "不要",
+    "偏好",
+    "规则",
+    "约定",
+)
+_EN_MARKER = re.compile(
+    r"\b(remember|always|never|by default|preference|prefer(?:s|red|ably)?)\b", re.IGNORECASE
+)
+_QUESTION = re.compile(
+    r"[?？]\s*$|^(?:do|does|did|can|could|would|should|is|are|why|how|what)\b", re.I
+)
+_CODEY = re.compile(r"[{}();=<>\[\]|`]")
+
+_URL = re.compile(r"https?://|\bwww\.", re.IGNORECASE)
+_REFERENCE = re.compile(
+    r"\b(see|docs? (?:are|is|live|lives) (?:at|in)|documented (?:at|in)|tracked in|dashboard|"
+    r"runbook|wiki|ticket|jira|linear|confluence)\b|文档在|参见|见文档|看板",
+    re.IGNORECASE,
+)
+_USER = re.compile(
+    r"^(?:i|i'm|i am|my|as a)\b|\bi (?:prefer|like|usually|always|never|am|work|use)\b|"
+    r"我(?:是|喜欢|更喜欢|偏好|习惯|通常|一般)|我的",
+    re.IGNORECASE,
+)
+_PROJECT = re.compile(
+    r"\b(?:this|the|our) (?:project|repo|repository|codebase|service|app|package|team)\b|"
+    r"\b(?:we|our|convention|conventions|rule|rules)\b|项目|仓库|代码库|规则|约定|团队",
+    re.IGNORECASE,
+)
+_IMPERATIVE = re.compile(
+    r"\b(?:you|please|don't|do not|make sure)\b|^(?:always|never)\b|请|你|不要|别|务必",
+    re.IGNORECASE,
+)
+
+
+def find_marker(statement: str) -> str | None:
+    """The earliest S11.3 marker in ``statement``, as written, or ``None``."""
+    best: tuple[int, str] | None = None
+    for marker in CJK_MARKERS:
+        at = statement.find(marker)
+        if at >= 0 and (best is None or at < best[0]):
+            best = (at, marker)
+    match = _EN_MARKER.search(statement)
+    if match is not None and (best is None or match.start() < best[0]):
+        best = (match.start(), match.group(1).lower())
+    return best[1] if best else None
+
+
+def infer_type(statement: str) -> FactType:
+    """reference > user > project > feedback (the order and cues are in decisions.md)."""
+    if _URL.search(statement) or _REFERENCE.search(statement):
+        return "reference"
+    if _USER.search(statement) and not _IMPERATIVE.search(statement):
+        return "user"
+    if _PROJECT.search(statement):
+        return "project"
+    if not _IMPERATIVE.search(statement) and re.search(r"\bby default\b|默认", statement, re.I):
+        return "project"  # a description of how the project behaves, not an instruction
+    return "feedback"
+
+
+def is_statement(sentence: str) -> bool:
+    """One-line, 8–420 characters, not a question, not code."""
+    if not MIN_CHARS <= len(sentence) <= MAX_CHARS:
+        return False
+    if _QUESTION.search(sentence):
+        return False
+    return len(_CODEY.findall(sentence)) * 10 <= len(sentence)
+
+
+def candidate_name(statement: str, taken: set[str]) -> str:
+    """A fact name from the statement: stable for the same statement and store state."""
+    try:
+        slug = slugify(statement)
+    except InvalidName:
+        slug = "suggestion"
+    cut = slug
+    if len(slug) > NAME_CHARS:
+        cut = slug[:NAME_CHARS]
+        if "-" in cut[NAME_CHARS // 2 :]:
+            cut = cut[: cut.rindex("-")]
+        cut = cut.rstrip("-")
+    # A cut name could collide with another statement's: the hash keeps them apart.
+    name = cut if cut == slug else f"{cut}-{stable_hash(statement_key(statement))[:6]}"
+    if name in taken:
+        name = f"{cut}-{stable_hash('name', statement_key(statement))[:8]}"
+    return name
+
+
+@dataclass(slots=True)
+class _Cluster:
+    statement: str
+    key: str
+    tokens: frozenset[str]
+    reason: str
+    explicit: bool
+    order: int
+    sessions: list[str] = field(default_factory=list)
+    evidence: list[str] = field(default_factory=list)
+
+    def add(self, session_id: str, statement: str) -> None:
+        if session_id in self.sessions:
+            return
+        self.sessions.append(session_id)
+        if len(self.evidence) < MAX_EVIDENCE:
+            self.evidence.append(f"{session_id}: {shorten(statement, EVIDENCE_CHARS)}")
+
+
+def _statements(turn: UserTurn) -> Iterable[tuple[str, str]]:
+    """``(statement, reason)`` pairs a turn offers."""
+    if turn.explicit:
+        for sentence in sentences(turn.text):
+            if MIN_CHARS <= len(sentence) <= MAX_CHARS:
+                yield sentence, "explicit memory note"
+        return
+    for sentence in sentences(turn.text):
+        marker = find_marker(sentence)
+        if marker is not None and is_statement(sentence):
+            yield sentence, f'marker "{marker}"'
+
+
+def memory_candidates(
+    turns: Sequence[UserTurn],
+    covered: CoverageIndex,
+    taken_names: Iterable[str] = (),
+    limit: int = MAX_MEMORIES,
+) -> list[MemoryCandidate]:
+    """Rank marker statements by how many sessions state them, newest first on ties."""
+    clusters: list[_Cluster] = []
+    by_key: dict[str, _Cluster | None] = {}  # None: covered by a fact or instruction
+    for turn in turns:
+        for statement, reason in _statements(turn):
+            key = statement_key(statement)
+            if not key:
+                continue
+            if key not in by_key:
+                by_key[key] = _place(statement, key, reason, turn, clusters, covered)
+            cluster = by_key[key]
+            if cluster is not None:
+                cluster.add(turn.session_id, statement)
+    ranked = sorted(clusters, key=lambda c: (-len(c.sessions), not c.explicit, c.order))
+    taken = set(taken_names)
+    out: list[MemoryCandidate] = []
+    for cluster in ranked[:limit]:
+        name = candidate_name(cluster.statement, taken)
+        taken.add(name)
+        out.append(_candidate(cluster, name))
+    return out
+
+
+def _place(
+    statement: str,
+    key: str,
+    reason: str,
+    turn: UserTurn,
+    clusters: list[_Cluster],
+    covered: CoverageIndex,
+) -> _Cluster | None:
+    """The cluster a new distinct statement joins, a new one, or ``None`` when covered."""
+    if covered.covers(statement):
+        return None
+    mine = tokens(statement)
+    for cluster in clusters:
+        if key in cluster.key or cluster.key in key or similar_tokens(mine, cluster.tokens):
+            return cluster
+    if len(clusters) >= MAX_CLUSTERS:
+        return None
+    cluster = _Cluster(statement, key, mine, reason, turn.explicit, len(clusters))
+    clusters.append(cluster)
+    return cluster
+
+
+def _candidate(cluster: _Cluster, name: str) -> MemoryCandidate:
+    statement = cluster.statement
+    return MemoryCandidate(
+        id=f"sug-mem-{stable_hash('memory', cluster.key)[:16]}",
+        name=name,
+        title=shorten(statement.rstrip("。.!！"), 72),
+        description=shorten(statement, EVIDENCE_CHARS),
+        type=infer_type(statement),
+        scope="project",
+        reason=cluster.reason,
+        evidence=tuple(cluster.evidence),
+        body=statement,
+    )

@@ -1,0 +1,48 @@
+"""Stripping host-injected ``<tag>…</tag>`` blocks around user text."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from functools import lru_cache
+
+
+@lru_cache(maxsize=64)
+def _leading(tags: tuple[str, ...]) -> re.Pattern[str]:
+    names = "|".join(re.escape(t) for t in tags)
+    return re.compile(rf"\A\s*<({names})(?:\s[^>]*)?>.*?</\1\s*>\s*", re.DOTALL)
+
+
+@lru_cache(maxsize=64)
+def _trailing(tags: tuple[str, ...]) -> re.Pattern[str]:
+    names = "|".join(re.escape(t) for t in tags)
+    return re.compile(rf"\s*<({names})(?:\s[^>]*)?>(?:(?!<\1[\s>]).)*?</\1\s*>\s*\Z", re.DOTALL)
+
+
+def strip_leading_blocks(text: str, tags: Iterable[str]) -> str:
+    """Remove every leading ``<tag …>…</tag>`` block whose tag is in ``tags``."""
+    pattern = _leading(tuple(tags))
+    while True:
+        match = pattern.match(text)
+        if match is None:
+            return text
+        text = text[match.end() :]
+
+
+def strip_trailing_blocks(text: str, tags: Iterable[str]) -> str:
+    """Remove every trailing ``<tag …>…</tag>`` block whose tag is in ``tags``."""
+    pattern = _trailing(tuple(tags))
+    while True:
+        match = pattern.search(text)
+        if match is None:
+            return text
+        text = text[: match.start()]
+
+
+def starts_with_any(text: str, prefixes: Iterable[str], *, fold: bool = False) -> bool:
+    """Whether ``text`` (left-trimmed) starts with one of ``prefixes``."""
+    head = text.lstrip()
+    if fold:
+        head = head.lower()
+        return any(head.startswith(p.lower()) for p in prefixes)
+    return any(head.startswith(p) for p in prefixes)

@@ -1,0 +1,181 @@
+"""Reasonix sessions: ``<state>/projects/<slug>/sessions/*.jsonl`` (transcripts.md §1)."""
+
+from __future__ import annotations
+
+import importlib
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ...paths import workspace_slug
+from ..model import ReadResult, ScanDiagnostic, SessionFile, UserTurn
+from ..roots import SourceRoots
+from ._io import as_str, iter_jsonl, list_dir, read_bytes, same_path, stat_mtime_ns
+from ._text import starts_with_any, strip_leading_blocks, strip_trailing_blocks
+
+SOURCE = "reasonix"
+
+# store.IsSessionTranscriptName: these sidecars end in .jsonl but are not transcripts (§1.3).
+_SIDECAR_SUFFIXES = (
+    ".events.jsonl",
+    ".turns.jsonl",
+    ".conflicts.jsonl",
+    ".guardian.jsonl",
+    ".wire.jsonl",
+    ".adjudication.jsonl",
+    ".execution.jsonl",
+)
+
+# UserPreviewText: leading transient blocks (§1.7 step 2, plus S5.3's list).
+_LEADING_TAGS = (
+    "response-language",
+    "reasoning-language",
+    "memory-update",
+    "background-jobs",
+    "active-goal",
+    "autoresearch-runtime",
+    "hook-context",
+    "capability-route",
+    "visual-model-assistance",
+    "visual-reanalysis-status",
+    "direct-visual-input-status",
+    "image-processing-status",
+    "interrupted-turn-recovery",
+    "execution-policy",
+    "context-budget",
+    "memory-compiler-execution",
+)
+_TRAILING_TAGS = ("execution-policy", "memory-recall")
+
+# Host-generated user turns in legacy files (§1.7), checked on the stripped text.
+_SYNTHETIC_PREFIXES = (
+    "<reasoning-language>",
+    "<compaction-summary>",
+    "Plan approved — plan mode is off",
+    "Host final-answer readiness check failed",
+    "You are already in the executor phase",
+    "The previous assistant response was interrupted while a tool call",
+    "The previous assistant response was interrupted during streaming",
+    "The previous assistant response was interrupted before visible",
+    "The previous assistant response finished without any visible answer",
+    "Summary of the later conversation (compacted from here on):",
+    "Summary of earlier conversation (compacted up to here):",
+    "Continue pursuing the active goal",
+    "The agent signaled goal completion and all tasks are marked done.",
+    "Goal signaled complete but issues remain:",
+    "No tool calls in recent turns.",
+    "This turn ended with work still outstanding:",
+    "The current task list still has an in-progress item.",
+    "A tool failed. Use read-only diagnosis as needed",
+    "The tool timed out or hit a transient execution limit.",
+    "The host could not confirm this turn is complete:",
+    "This task has reached its ",
+    "Your tool-call round limit (",
+    "The following tools are unavailable in the current workflow phase:",
+    "Auto recovery has reached its limit for this turn.",
+    "Host progress check:",
+    "Host progress redirect:",
+    "# Skill: ",  # a /skill invocation is sent as the rendered skill text (§1.4)
+)
+
+V5_TAG = "<memory-compiler-execution"
+
+
+def is_transcript_name(name: str) -> bool:
+    """``store.IsSessionTranscriptName`` plus the listing's ``subagent-*`` rule (§1.3)."""
+    if not name.endswith(".jsonl") or name.startswith("subagent-"):
+        return False
+    return not name.endswith(_SIDECAR_SUFFIXES)
+
+
+def _unwrapper() -> Callable[[str], str] | None:
+    """The S5.3 Memory v5 unwrapper owned by the upgrade package, when installed."""
+    try:
+        module = importlib.import_module("context_engine.upgrade.transcript_v5")
+    except ImportError:
+        return None
+    func = getattr(module, "unwrap_v5_turn", None)
+    return func if callable(func) else None
+
+
+def user_text(message: dict[str, Any]) -> str | None:
+    """``UserMessageText``: the typed text of a user message, or ``None`` when host-made."""
+    if message.get("origin") == "host":
+        return None
+    raw = as_str(message.get("raw_content")).strip()
+    if raw:
+        return raw
+    text = as_str(message.get("content"))
+    if V5_TAG in text:
+        unwrap = _unwrapper()
+        # Without the S5.3 unwrapper a wrapped contract is unrecoverable: read it as empty.
+        text = unwrap(text) if unwrap is not None else ""
+    text = strip_leading_blocks(text, _LEADING_TAGS)
+    text = strip_trailing_blocks(text, _TRAILING_TAGS).strip()
+    if not text or starts_with_any(text, _SYNTHETIC_PREFIXES):
+        return None
+    return text
+
+
+def read_session(session: SessionFile) -> ReadResult:
+    """Real user turns of one Reasonix ``.jsonl`` transcript; corrupt lines are counted."""
+    result = ReadResult()
+    try:
+        data = read_bytes(session.path)
+    except OSError as exc:
+        result.diagnostics.append(ScanDiagnostic("unreadable", session.path, str(exc)))
+        return result
+    for number, value, ok in iter_jsonl(data):
+        if not ok or not isinstance(value, dict):
+            result.corrupt_lines += 1
+            continue
+        if number == 1 and "schema_version" in value and "role" not in value:
+            continue  # optional header line (§1.4)
+        if value.get("role") != "user":
+            continue
+        text = user_text(value)
+        if text:
+            result.turns.append(UserTurn(SOURCE, session.session_id, text))
+    return result
+
+
+def _sessions_in(directory: Path, keep: Callable[[Path], bool] | None) -> list[SessionFile]:
+    entries = list_dir(directory)
+    names = {e.name for e in entries}
+    found: list[SessionFile] = []
+    for entry in entries:
+        name = entry.name
+        if not is_transcript_name(name):
+            continue
+        stem = name[: -len(".jsonl")]
+        if f"{stem}.cleanup-pending.json" in names or f"{name}.cleanup-pending.json" in names:
+            continue
+        path = Path(entry.path)
+        if keep is not None and not keep(path):
+            continue
+        mtime = stat_mtime_ns(path)
+        if mtime is None:
+            continue
+        events = f"{stem}.events.jsonl"
+        if events in names:  # SessionContentModTime: the newer of the two (§1.6)
+            mtime = max(mtime, stat_mtime_ns(directory / events) or 0)
+        found.append(SessionFile(SOURCE, stem, path, mtime, read_session))
+    return found
+
+
+def _sidecar_root(path: Path) -> str:
+    """``workspace_root`` from the ``.jsonl.meta`` sidecar, or empty."""
+    try:
+        meta = json.loads(read_bytes(path.with_name(path.name + ".meta")).decode("utf-8-sig"))
+    except (OSError, ValueError):
+        return ""
+    return as_str(meta.get("workspace_root")) if isinstance(meta, dict) else ""
+
+
+def find_sessions(state: Path, root: Path, roots: SourceRoots) -> list[SessionFile]:
+    """The workspace's project sessions plus global sessions whose sidecar names the root."""
+    base = roots.state if roots.state is not None else state
+    found = _sessions_in(base / "projects" / workspace_slug(root) / "sessions", None)
+    found += _sessions_in(base / "sessions", lambda p: same_path(_sidecar_root(p), root))
+    return found

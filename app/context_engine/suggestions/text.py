@@ -1,0 +1,50 @@
+"""Small text helpers shared by the extractors: statements of a turn, shortening, hashing."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterator
+
+from ..facts.model import normalize_key, one_line
+from .similarity import split_sentences
+
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_LIST_PREFIX = re.compile(r"^\s*(?:[-*+•>]\s+|\d+[.)]\s+)+")
+
+
+def prose_lines(text: str) -> Iterator[str]:
+    """Lines of a turn outside fenced code blocks, list and quote markers removed."""
+    fenced = False
+    for line in text.splitlines():
+        if _FENCE.match(line):
+            fenced = not fenced
+            continue
+        if fenced or line.startswith(("    ", "\t", "$ ", ">>> ")):
+            continue  # code, shell transcripts and pasted output are not statements
+        line = _LIST_PREFIX.sub("", line).strip()
+        if line:
+            yield line
+
+
+def sentences(text: str) -> Iterator[str]:
+    """One-line sentences of the prose of a turn."""
+    for line in prose_lines(text):
+        for sentence in split_sentences(line):
+            yield one_line(sentence)
+
+
+def shorten(text: str, limit: int) -> str:
+    """One line of at most ``limit`` characters, ending in ``…`` when cut."""
+    flat = one_line(text)
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+def stable_hash(*parts: str) -> str:
+    """Hex sha256 of the parts joined by NUL: the seed of stable ids and name suffixes."""
+    return hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()
+
+
+def statement_key(text: str) -> str:
+    """The identity of a statement: letters and digits only, lowercased."""
+    return normalize_key(text)

@@ -1,0 +1,114 @@
+"""Action signatures of a sentence: ``verb object`` phrases and command lines (S11.4).
+
+Nothing here is a list of workflows: an imperative sentence's first word is its verb once
+politeness is peeled off, and its object is the first one or two content words after it.
+Commands come from inline code spans such as ``gh pr checkout 12`` → ``gh pr checkout``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from .words import word_set
+
+_LEAD = re.compile(
+    r"^(?:(?:please|pls|kindly|ok|okay|so|now|then|and|also|next|first|finally|just|hey|hi|"
+    r"again|quickly)\b[\s,:;]*|(?:can|could|would|will) you\b\s*|"
+    r"(?:let's|lets|let us|go ahead and|i need you to|i want you to|i'd like you to)\b\s*)+",
+    re.IGNORECASE,
+)
+_NOT_VERBS = word_set(
+    """i you we they he she it its it's this that these those there here what why how when where
+    who which whose is are was were am be been do does did done have has had the a an my our your
+    their thanks thank yes no not great good nice cool sure hmm wait still also maybe perhaps
+    looks seems that's there's here's i'm i've we're you're ok okay well oh ah hello hi hey
+    same other another some any all every each if but or and because since as for with to in on
+    at of by from after before once again only very too more most less much many"""
+)
+_DETERMINERS = word_set(
+    """the a an this that these those my our your its their all any some each every both it them
+    me us him her new current latest existing same few couple up"""
+)
+_BREAKS = word_set(
+    """after before with for to in on from by once when then and or so because if but at into
+    onto against via as than until while of about without using under over per since whenever
+    again now first next too also please"""
+)
+_CANON = (
+    (re.compile(r"\bpull[ -]?requests?\b", re.I), "pr"),
+    (re.compile(r"\bmerge[ -]?requests?\b", re.I), "mr"),
+    (re.compile(r"\bprs\b", re.I), "pr"),
+    (re.compile(r"\bunit[ -]?tests?\b", re.I), "tests"),
+    (re.compile(r"\bcode[ -]?review\b", re.I), "review"),
+)
+_WORD = re.compile(r"[a-z][a-z0-9'-]*")
+_SPAN = re.compile(r"`([^`\n]{2,120})`")
+_CMD_HEAD = re.compile(r"^[a-z][a-z0-9._-]*$")
+_CMD_WORD = re.compile(r"^[a-z][a-z0-9-]*$")
+
+
+def _singular(word: str) -> str:
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def verb_phrase(sentence: str) -> str | None:
+    """``verb object`` of an imperative sentence, normalized, or ``None``."""
+    text = sentence.strip().lower().replace("`", " ")
+    for pattern, repl in _CANON:
+        text = pattern.sub(repl, text)
+    text = _LEAD.sub("", text)
+    words = re.split(r"[\s]+", text)
+    if not words:
+        return None
+    verb = words[0].strip(",.:;!")
+    if not _WORD.fullmatch(verb) or verb in _NOT_VERBS or len(verb) < 2:
+        return None
+    if len(verb) > 4 and verb.endswith(("ing", "ed")):
+        return None  # narration ("fixed the bug"), not a request
+    obj: list[str] = []
+    for raw in words[1:]:
+        word = raw.strip("\"'()")
+        stop = word.endswith((",", ".", ":", ";", "!", "?"))
+        word = word.rstrip(",.:;!?")
+        if not word or word in _BREAKS or not _WORD.fullmatch(word):
+            break
+        if word not in _DETERMINERS:
+            obj.append(_singular(word))
+        if len(obj) == 2 or stop:
+            break
+    if not obj:
+        return None
+    return " ".join([verb, *obj])
+
+
+def commands(sentence: str) -> Iterator[str]:
+    """Leading plain words (up to three) of each command-like inline code span."""
+    for span in _SPAN.findall(sentence):
+        parts = span.strip().split()
+        if not parts or not _CMD_HEAD.match(parts[0]):
+            continue
+        words = [parts[0]]
+        for part in parts[1:3]:
+            if not _CMD_WORD.match(part):
+                break
+            words.append(part)
+        if len(words) >= 2:
+            yield " ".join(words)
+
+
+def signatures(sentence: str) -> list[str]:
+    """Every action signature of one sentence, in order, without repeats."""
+    out: list[str] = []
+    found = list(commands(sentence))
+    phrase = verb_phrase(sentence)
+    # "run `gh pr checkout 12`": the command says it better than "run gh pr".
+    if phrase and not any(phrase.split()[1] == c.split()[0] for c in found):
+        out.append(phrase)
+    for command in found:
+        key = f"$ {command}"
+        if key not in out:
+            out.append(key)
+    return out
