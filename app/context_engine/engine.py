@@ -1,0 +1,207 @@
+"""The public API for agent hosts: open an engine, start a session, run turns and tools.
+
+    engine = ContextEngine.open(workspace="~/proj")
+    session = engine.start_session(controller="headless")
+    system_prompt += session.stable_prefix          # built once, unchanged all session
+    turn = session.process_user_turn("why does the release build fail?")
+    send(turn.text_for_provider)                    # user text + recall block + notes
+    outcome = session.call_tool("remember", {...})  # through the write policy (S10)
+
+Every text this API hands out is provider-safe (S7.4): no absolute, store or home path, no
+diagnostics; facts are named by reference.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from .facts.model import Fact
+from .paths import EnginePaths
+from .session.core import (
+    InstructionView,
+    RecallOutcome,
+    TurnResult,
+    open_prefix,
+    run_turn,
+)
+from .session.notes import Baseline
+from .session.privacy import Scrubber
+
+if TYPE_CHECKING:
+    from .facts.memory import Memory
+    from .policy.confirmation import ConfirmationService
+    from .policy.tools_write import ToolOutcome
+    from .recall import Recaller
+
+ControllerName = Literal["interactive", "headless", "subagent"]
+Mode = Literal["ask", "auto", "yolo"]
+RECALL_LIMIT = 4
+RECALL_BUDGET = 2400
+
+
+class ContextEngine:
+    """Instructions, memory and recall for one workspace and home."""
+
+    def __init__(self, paths: EnginePaths, *, memory: Memory | None = None) -> None:
+        self.paths = paths
+        self._memory = memory
+        self._scrub = Scrubber.for_paths(paths)
+        self._recaller: Recaller | None = None
+        self._lock = threading.Lock()
+
+    @classmethod
+    def open(
+        cls,
+        workspace: str | Path | None = None,
+        home: str | Path | None = None,
+        *,
+        root: str | Path | None = None,
+    ) -> ContextEngine:
+        """Open the engine for ``workspace`` (default: cwd) and ``home`` (default: S1 rules)."""
+        return cls(EnginePaths.resolve(home=home, workspace=workspace, root=root))
+
+    # -- sources (SessionSources protocol) ----------------------------------------------------
+
+    @property
+    def memory(self) -> Memory:
+        """The two stores (upgraded on first use, S5.1)."""
+        if self._memory is None:
+            from .facts.memory import Memory
+
+            self._memory = Memory.open(self.paths)
+        return self._memory
+
+    def active_facts(self) -> Sequence[Fact]:
+        """Every active fact of both stores, read now."""
+        return self.memory.snapshot().facts
+
+    def instructions(self) -> InstructionView:
+        """The S6.7 block and each document's body by label, resolved now."""
+        from .instructions import render_provider_block, resolve_instructions
+
+        resolution = resolve_instructions(self.paths)
+        documents = {doc.label: doc.body for doc in resolution.documents}
+        return InstructionView(render_provider_block(resolution), documents)
+
+    def recall(self, message: str, facts: Sequence[Fact]) -> RecallOutcome:
+        """S8 over ``facts`` (the index is kept and updated incrementally); records the trace."""
+        from .recall import Recaller
+
+        with self._lock:
+            if self._recaller is None:
+                self._recaller = Recaller(facts)
+            else:
+                self._recaller.sync(facts)
+            result = self._recaller.recall(message, limit=RECALL_LIMIT, budget=RECALL_BUDGET)
+        self.record_trace(result.trace)
+        return RecallOutcome(result.block, result.trace)
+
+    def record_trace(self, trace: object) -> None:
+        """Persist a recall trace for ``/memory recall``, the CLI and the app (S8.10)."""
+        from .recall import RecallTrace, TraceLog
+
+        if isinstance(trace, RecallTrace):
+            stores = (self.paths.project_store, self.paths.global_store)
+            TraceLog(self.paths.workspace_data, stores=stores).record(trace)
+
+    def scrub(self, text: str) -> str:
+        """Provider-visible text with every local path removed (S7.4)."""
+        return self._scrub(text)
+
+    # -- sessions and tools -------------------------------------------------------------------
+
+    def stable_prefix(self) -> str:
+        """The stable prefix a new session would get now (S7.1)."""
+        return open_prefix(self)[0]
+
+    def start_session(
+        self,
+        controller: ControllerName = "interactive",
+        *,
+        confirmation: ConfirmationService | None = None,
+        mode: Mode = "ask",
+        owns_project_store: bool = True,
+    ) -> Session:
+        """Start a session: the stable prefix is built now and never changes (S7.1)."""
+        return Session(self, controller, confirmation, mode, owns_project_store)
+
+    def run_tool(
+        self,
+        name: str,
+        args: Mapping[str, Any],
+        *,
+        controller: ControllerName,
+        confirmation: ConfirmationService | None = None,
+        mode: Mode = "ask",
+        owns_project_store: bool = True,
+    ) -> ToolOutcome:
+        """Run ``memory``, ``remember`` or ``forget`` as ``controller`` (S9, S10)."""
+        from .policy.tools_write import run_agent_tool
+        from .policy.write_policy import Controller
+
+        who = Controller(controller, owns_project_store=owns_project_store)
+        service = confirmation if confirmation is not None else default_confirmation(controller)
+        outcome = run_agent_tool(self.memory, name, dict(args), who, mode, service)
+        clean = self.scrub
+        return replace(outcome, result=clean(outcome.result), reason=clean(outcome.reason))
+
+
+def default_confirmation(controller: ControllerName) -> ConfirmationService:
+    """A terminal prompt for a person at a TTY; fail closed for everyone else (S10.6)."""
+    from .policy.confirmation import FailClosedConfirmation, TerminalConfirmation
+
+    if controller == "interactive" and sys.stdin.isatty() and sys.stderr.isatty():
+        return TerminalConfirmation()
+    return FailClosedConfirmation()
+
+
+class Session:
+    """One agent session: a fixed stable prefix, then user turns and tool calls."""
+
+    def __init__(
+        self,
+        engine: ContextEngine,
+        controller: ControllerName,
+        confirmation: ConfirmationService | None,
+        mode: Mode,
+        owns_project_store: bool,
+    ) -> None:
+        self.engine = engine
+        self.controller: ControllerName = controller
+        self.mode: Mode = mode
+        self._confirmation = confirmation
+        self._owns = owns_project_store
+        self._prefix, self._baseline = open_prefix(engine)
+        self._lock = threading.Lock()
+
+    @property
+    def stable_prefix(self) -> str:
+        """The memory block then the instruction block, as built at session start (S7.1)."""
+        return self._prefix
+
+    def process_user_turn(self, text: str) -> TurnResult:
+        """The user's text plus the recall block and pending notes; the trace is recorded."""
+        with self._lock:
+            result, self._baseline = run_turn(self.engine, self._baseline, text)
+        return result
+
+    def call_tool(self, name: str, args: Mapping[str, Any]) -> ToolOutcome:
+        """Run an agent tool as this session's controller; results name facts by reference."""
+        return self.engine.run_tool(
+            name,
+            args,
+            controller=self.controller,
+            confirmation=self._confirmation,
+            mode=self.mode,
+            owns_project_store=self._owns,
+        )
+
+    @property
+    def baseline(self) -> Baseline:
+        """What the provider has been told so far (for hosts that persist sessions)."""
+        return self._baseline

@@ -1,0 +1,76 @@
+"""Hook wire formats: the stdin payload and the JSON each agent expects on stdout.
+
+Claude Code and Codex CLI share one shape (``SessionStart`` / ``UserPromptSubmit``, output
+``{"hookSpecificOutput": {"hookEventName", "additionalContext"}}``); Gemini CLI uses the same
+output object for ``SessionStart`` and ``BeforeAgent``. An empty object adds nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Literal
+
+Agent = Literal["claude-code", "codex", "gemini"]
+Kind = Literal["start", "prompt"]
+
+AGENTS: tuple[Agent, ...] = ("claude-code", "codex", "gemini")
+
+# Event names as each agent sends them (and kebab-case aliases for the command line).
+_EVENTS: dict[Agent, dict[str, Kind]] = {
+    "claude-code": {"SessionStart": "start", "UserPromptSubmit": "prompt"},
+    "codex": {"SessionStart": "start", "UserPromptSubmit": "prompt"},
+    "gemini": {"SessionStart": "start", "BeforeAgent": "prompt"},
+}
+
+
+def _kebab(name: str) -> str:
+    return "".join(f"-{c.lower()}" if c.isupper() else c for c in name).lstrip("-")
+
+
+def event_kind(agent: Agent, event: str) -> tuple[str, Kind] | None:
+    """``(canonical event name, kind)`` for an event an agent sends; ``None`` if not handled."""
+    for name, kind in _EVENTS[agent].items():
+        if event in (name, _kebab(name), name.lower()):
+            return name, kind
+    return None
+
+
+def supported_events(agent: Agent) -> tuple[str, ...]:
+    """The event names this adapter handles for ``agent``."""
+    return tuple(_EVENTS[agent])
+
+
+@dataclass(frozen=True, slots=True)
+class HookPayload:
+    """The fields we use from a hook's stdin JSON (all agents name them the same)."""
+
+    session_id: str
+    cwd: str | None
+    prompt: str
+    event: str | None
+
+    @classmethod
+    def parse(cls, text: str) -> HookPayload:
+        """Parse stdin; raises ``ValueError`` when it is not a JSON object."""
+        data = json.loads(text) if text.strip() else {}
+        if not isinstance(data, dict):
+            raise ValueError("hook input must be a JSON object")
+        return cls(
+            session_id=_str(data.get("session_id")) or "default",
+            cwd=_str(data.get("cwd")) or None,
+            prompt=_str(data.get("prompt")),
+            event=_str(data.get("hook_event_name")) or None,
+        )
+
+
+def _str(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def render_output(event: str, context: str) -> str:
+    """The stdout JSON: the context as ``additionalContext``, or ``{}`` when there is none."""
+    if not context:
+        return "{}"
+    payload = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": context}}
+    return json.dumps(payload, ensure_ascii=False)
