@@ -184,11 +184,12 @@ def _dedupe(
 ) -> tuple[InstructionDocument, ...]:
     """Keep one document per byte-identical expanded body, at its most specific source (S6.3)."""
     kept: list[InstructionDocument] = []
+    dropped: list[InstructionDiagnostic] = []
     seen: dict[str, InstructionDocument] = {}
     for doc in reversed(documents):
         winner = seen.get(doc.body)
         if winner is not None:
-            diagnostics.append(
+            dropped.append(
                 InstructionDiagnostic(
                     DOCUMENT_DUPLICATE,
                     doc.path,
@@ -202,6 +203,7 @@ def _dedupe(
         seen[doc.body] = doc
         kept.append(doc)
     kept.reverse()
+    diagnostics.extend(reversed(dropped))
     return tuple(
         InstructionDocument(
             order=index,
