@@ -1,0 +1,53 @@
+"""``context-center [--workspace DIR] [--home DIR] [--demo]``: the desktop app (S13.1)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """Command-line options."""
+    parser = argparse.ArgumentParser(prog="context-center", description=__doc__)
+    parser.add_argument("--workspace", help="workspace directory (default: current directory)")
+    parser.add_argument("--home", help="Reasonix home, also the state root")
+    parser.add_argument("--demo", action="store_true",
+                        help="open a generated sample workspace and home in a temporary directory")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Build the app and run the event loop."""
+    args = parse_args(argv)
+    from context_engine.paths import EnginePaths
+    from PySide6.QtWidgets import QApplication
+
+    from . import application, theme
+
+    workspace, home = args.workspace, args.home
+    if args.demo:
+        from context_engine.demo import build_demo
+
+        demo = build_demo(Path(tempfile.mkdtemp(prefix="context-center-demo-")))
+        workspace, home = str(demo.workspace), str(demo.home)
+        os.environ.update(demo.environment)
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationName("Context Center")
+    app.setOrganizationName("ContextCenter")
+    theme.install(app)
+    paths = EnginePaths.resolve(home=home, workspace=workspace)
+    root = application.build(paths)
+    root.window.restore_state()
+    root.window.show()
+    root.start()
+    try:
+        return app.exec()
+    finally:
+        root.shutdown()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,134 @@
+"""Composition root: builds the engine backend, services, tabs and wires their signals."""
+
+from __future__ import annotations
+
+from context_engine.paths import EnginePaths
+from PySide6.QtCore import QObject, QSettings, Slot
+from PySide6.QtWidgets import QMessageBox
+
+from .presenters.facts import FactsPresenter
+from .presenters.writes import WriteFlows
+from .services.backend import Backend
+from .services.fact_rows import FactsSnapshot
+from .services.hub import ChangeSet, Hub
+from .services.tasks import Op, TaskManager
+from .services.watcher import FileWatcher, WatchTargets
+from .widgets.facts_tab import FactsTab
+from .widgets.main_window import MainWindow
+
+
+def watch_targets(paths: EnginePaths) -> WatchTargets:
+    """Both stores, the instruction directories, the session folders and our trace folder."""
+    chain = [paths.root]
+    try:
+        rel = paths.workspace.relative_to(paths.root)
+    except ValueError:
+        rel = None
+    if rel is not None:
+        current = paths.root
+        for part in rel.parts:
+            current = current / part
+            chain.append(current)
+    return WatchTargets(
+        stores=[paths.project_store, paths.global_store],
+        instruction_dirs=[paths.home, *chain],
+        session_dirs=[paths.sessions_dir],
+        trace_dirs=[paths.workspace_data],
+        boundaries=[paths.state, paths.home, paths.root],
+    )
+
+
+class Application(QObject):
+    """Owns every long-lived object of one window; ``start()`` loads, ``shutdown()`` stops."""
+
+    def __init__(self, paths: EnginePaths, settings: QSettings) -> None:
+        super().__init__()
+        self.paths = paths
+        self.backend = Backend(paths)
+        self.tasks = TaskManager(parent=self)
+        self.hub = Hub(self)
+        self.window = MainWindow(settings)
+        self.facts_tab = FactsTab()
+        self.window.add_tab(self.facts_tab, "Facts")
+        self.facts = FactsPresenter(self.facts_tab, self.backend, self.tasks, self.hub)
+        self.writes = WriteFlows(self.window, self.backend, self.tasks, self.hub)
+        self.watcher = FileWatcher(watch_targets(paths), self)
+        self._wire()
+        self.window.show_paths(str(paths.project_store), str(paths.global_store))
+
+    def _wire(self) -> None:
+        w = self.window
+        w.refresh_requested.connect(self.refresh)
+        w.new_fact_requested.connect(self.writes.new_fact)
+        w.save_requested.connect(self.writes.save_editor)
+        w.find_requested.connect(self._on_find)
+        w.forget_requested.connect(self._on_forget_selected)
+        w.cancel_requested.connect(self._on_cancel)
+        self.watcher.changed.connect(self.hub.publish)
+        self.tasks.started.connect(self._on_task_progress)
+        self.tasks.finished.connect(self._on_task_progress)
+        self.facts_tab.new_requested.connect(self.writes.new_fact)
+        self.facts_tab.edit_requested.connect(self.writes.edit)
+        self.facts_tab.forget_requested.connect(self.writes.forget)
+        self.facts.snapshot_applied.connect(self._on_facts_snapshot)
+        self.writes.failed.connect(self._on_write_failed)
+
+    def start(self) -> None:
+        """Start watching and load every view in the background."""
+        self.watcher.start()
+        self.refresh()
+
+    def refresh(self) -> None:
+        """F5: re-read everything (also what a watcher overflow does)."""
+        self.hub.publish(ChangeSet.everything("disk"))
+
+    def shutdown(self) -> None:
+        """Stop the watcher and worker threads."""
+        self.watcher.stop()
+        self.tasks.shutdown()
+
+    @Slot()
+    def _on_find(self) -> None:
+        self.window.tabs.setCurrentWidget(self.facts_tab)
+        self.facts_tab.focus_search()
+
+    @Slot()
+    def _on_forget_selected(self) -> None:
+        if self.window.tabs.currentWidget() is self.facts_tab:
+            row = self.facts_tab.selected_row()
+            if row is not None:
+                self.writes.forget(row)
+
+    @Slot()
+    def _on_cancel(self) -> None:
+        for op in self.tasks.pending:
+            if op.long:
+                op.cancel()
+
+    @Slot(object)
+    def _on_task_progress(self, _op: Op) -> None:
+        long_ops = [op for op in self.tasks.pending if op.long]
+        self.window.show_progress(long_ops[0].label + "…" if long_ops else "")
+
+    @Slot(object)
+    def _on_facts_snapshot(self, snapshot: FactsSnapshot) -> None:
+        project = sum(1 for r in snapshot.rows if r.fact.scope == "project")
+        self.window.show_counts(
+            f"{len(snapshot.rows)} facts ({project} project, {len(snapshot.rows) - project} "
+            f"global) · {snapshot.archived} archived · {len(snapshot.diagnostics)} unreadable"
+        )
+
+    @Slot(str)
+    def _on_write_failed(self, message: str) -> None:
+        self.window.statusBar().showMessage(f"Not saved: {message}", 10000)
+        if not self.writes.editor.isVisible():
+            box = QMessageBox(QMessageBox.Icon.Warning, "Context Center", message,
+                              QMessageBox.StandardButton.Ok, self.window)
+            box.open()
+
+
+def build(paths: EnginePaths, settings: QSettings | None = None) -> Application:
+    """Build the application for ``paths`` (call after the QApplication exists)."""
+    if settings is None:
+        settings = QSettings("ContextCenter", "context-center")
+    return Application(paths, settings)

@@ -1,0 +1,1 @@
+"""Dialogs: confirm-write, fact editor, conflict. All open non-blocking with open()."""

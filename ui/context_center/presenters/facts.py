@@ -1,0 +1,103 @@
+"""Facts presenter: snapshot reads, off-thread filtering and detail rendering for the tab."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, Signal, Slot
+
+from ..render.markdown import render_markdown
+from ..services.backend import Backend
+from ..services.fact_rows import FactFilter, FactRow, FactsSnapshot, filter_rows
+from ..services.hub import ChangeSet, Hub
+from ..services.tasks import Op, TaskManager
+from ..widgets.facts_tab import SORT_KEYS, FactsTab, detail_html
+
+
+class FactsPresenter(QObject):
+    """Keeps the Facts tab showing the latest snapshot; identical snapshots change nothing.
+
+    Signals:
+        snapshot_applied(object): a new :class:`FactsSnapshot` reached the tab (echoes do not)
+    """
+
+    snapshot_applied = Signal(object)
+
+    def __init__(self, tab: FactsTab, backend: Backend, tasks: TaskManager, hub: Hub) -> None:
+        super().__init__(tab)
+        self.tab = tab
+        self.backend = backend
+        self.tasks = tasks
+        self.snapshot = FactsSnapshot((), ())
+        self._loaded = False
+        self._filter_generation = 0
+        self._detail_generation = 0
+        self._loading: Op | None = None
+        self._reload_again = False
+        hub.changes_applied.connect(self._on_changes)
+        tab.filter_changed.connect(self._on_filter_changed)
+        tab.selection_changed.connect(self._on_selection_changed)
+
+    def reload(self) -> None:
+        """Read both stores on the read pool; coalesce requests while one read runs."""
+        if self._loading is not None:
+            self._reload_again = True
+            return
+        self._loading = self.tasks.read(
+            Op("Reading facts", self.backend.facts, self._on_snapshot, self._on_failed)
+        )
+
+    @Slot(object)
+    def _on_changes(self, changes: ChangeSet) -> None:
+        if changes.touches("facts") or changes.touches("archive"):
+            self.reload()
+
+    def _on_snapshot(self, snapshot: FactsSnapshot) -> None:
+        self._loading = None
+        if self._reload_again:
+            self._reload_again = False
+            self.reload()
+        # Compare ids and revisions: the echo of our own write (or a no-op touch) changes nothing.
+        if self._loaded and snapshot.signature == self.snapshot.signature:
+            return
+        self._loaded = True
+        self.snapshot = snapshot
+        self.tab.show_snapshot(snapshot)
+        self._apply_filter(self.tab.criteria())
+        self.snapshot_applied.emit(snapshot)
+
+    def _on_failed(self, error: BaseException) -> None:
+        self._loading = None
+        self.tab.show_detail(f"<p style='color:#cf222e'>Could not read the stores: {error}</p>")
+
+    @Slot(object)
+    def _on_filter_changed(self, criteria: FactFilter) -> None:
+        self._apply_filter(criteria)
+
+    def _apply_filter(self, criteria: FactFilter) -> None:
+        self._filter_generation += 1
+        generation = self._filter_generation
+        rows = self.snapshot.rows
+
+        def work(token: object) -> tuple[FactRow, ...]:
+            return filter_rows(rows, criteria, SORT_KEYS)
+
+        def done(result: tuple[FactRow, ...]) -> None:
+            if generation == self._filter_generation:  # a newer keystroke wins
+                self.tab.show_rows(result)
+
+        self.tasks.read(Op("Filtering", work, done))
+
+    @Slot(object)
+    def _on_selection_changed(self, row: FactRow | None) -> None:
+        self._detail_generation += 1
+        if row is None:
+            return
+        generation = self._detail_generation
+
+        def work(token: object) -> str:
+            return detail_html(row, render_markdown(row.fact.body))
+
+        def done(html_text: str) -> None:
+            if generation == self._detail_generation:
+                self.tab.show_detail(html_text)
+
+        self.tasks.read(Op("Rendering", work, done))

@@ -1,0 +1,170 @@
+"""Every write the person starts: create, edit, forget, restore, recover, accept.
+
+A person's own edit is itself the confirmation (S10.5); forget asks first (S10.4). An edit
+whose file moved underneath never overwrites: the conflict dialog lets the person choose.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+from typing import Any
+
+from context_engine.errors import ContextEngineError, ModifiedExternally, RevisionConflict
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QWidget
+
+from ..dialogs.confirm_dialog import ConfirmDialog, ConfirmText
+from ..dialogs.conflict_dialog import RELOAD, SAVE_AS_NEW, ConflictDialog
+from ..dialogs.fact_editor import FactDraft, FactEditor
+from ..render.markdown import plain_block
+from ..services.backend import Backend
+from ..services.fact_rows import FactRow
+from ..services.hub import ChangeSet, Hub
+from ..services.tasks import Op, TaskManager
+
+FACT_AREAS = frozenset({"facts", "archive"})
+
+
+class WriteFlows(QObject):
+    """Runs writes on the serial writer and publishes their ``Changes`` through the hub.
+
+    Signals:
+        saved(object): a save from the editor succeeded (the engine's Changes)
+        failed(str): a write failed; the message says why
+        conflict_shown(): the conflict dialog opened (tests wait for it)
+    """
+
+    saved = Signal(object)
+    failed = Signal(str)
+    conflict_shown = Signal()
+
+    def __init__(self, parent: QWidget, backend: Backend, tasks: TaskManager, hub: Hub) -> None:
+        super().__init__(parent)
+        self.backend = backend
+        self.tasks = tasks
+        self.hub = hub
+        self.editor = FactEditor(parent)
+        self.confirm = ConfirmDialog(parent)
+        self.conflict = ConflictDialog(parent)
+        self.editor.save_requested.connect(self._on_save_requested)
+
+    # -- create and edit -------------------------------------------------------------------
+
+    def new_fact(self) -> None:
+        """Open the editor on an empty draft."""
+        self.editor.edit(FactDraft("", "", "", "project", "project", ""))
+
+    def edit(self, row: FactRow) -> None:
+        """Read the fact's exact bytes off-thread, then open the editor on them."""
+        self.tasks.read(
+            Op("Opening fact", lambda t: self.backend.draft_for(row.fact.id),
+               self.editor.edit, self._report)
+        )
+
+    def save_editor(self) -> None:
+        """Ctrl+S from the main window: save the open editor."""
+        if self.editor.isVisible():
+            self.editor.buttons.accepted.emit()
+
+    def _on_save_requested(self, draft: FactDraft) -> None:
+        self._write(
+            "Saving fact",
+            lambda: self.backend.save(draft),
+            on_done=self._on_saved,
+            on_error=lambda exc: self._on_save_failed(draft, exc),
+        )
+
+    def _on_saved(self, changes: Any) -> None:
+        self.editor.set_busy(False)
+        self.editor.accept()
+        self.saved.emit(changes)
+
+    def _on_save_failed(self, draft: FactDraft, exc: BaseException) -> None:
+        self.editor.set_busy(False)
+        if isinstance(exc, RevisionConflict | ModifiedExternally) and not draft.is_new:
+            self.tasks.read(
+                Op("Reading the file on disk", lambda t: self.backend.draft_for(str(draft.id)),
+                   lambda disk: self._show_conflict(draft, disk), self._report)
+            )
+            return
+        message = exc.message if isinstance(exc, ContextEngineError) else str(exc)
+        self.editor.set_status(message, error=True)
+        self.failed.emit(message)
+
+    def _show_conflict(self, mine: FactDraft, disk: FactDraft) -> None:
+        def decide(choice: str) -> None:
+            if choice == RELOAD:
+                self.editor.edit(disk)
+            elif choice == SAVE_AS_NEW:
+                self.editor.rebase(int(disk.base_revision or 0), disk.digest)
+                self._on_save_requested(self.editor.draft)
+                self.editor.set_busy(True)
+            else:
+                self.editor.set_status("Not saved: the file changed on disk.", error=True)
+
+        self.conflict.ask(
+            mine.name, int(mine.base_revision or 0), int(disk.base_revision or 0),
+            disk.body, self.editor.draft.body, decide,
+        )
+        self.conflict_shown.emit()
+
+    # -- forget, restore, recover ----------------------------------------------------------
+
+    def forget(self, row: FactRow) -> None:
+        """Ask first (every forget needs a person's confirmation); OK archives the file."""
+        fact = row.fact
+        text = ConfirmText(
+            action="Archive",
+            summary=f"Forget {fact.reference}: move it to the archive of the {fact.scope} store.",
+            tool="forget",
+            scope=fact.scope,
+            type=fact.type,
+            revision=f"{fact.revision} → archived (recoverable from Archive & Revisions)",
+            reason="Every forget needs a person's confirmation.",
+            content_html=plain_block(fact.body),
+        )
+
+        def answered(ok: bool) -> None:
+            if ok:
+                self._write("Archiving fact", lambda: self.backend.forget(fact.id))
+
+        self.confirm.ask(text, answered)
+
+    def restore(self, fact_id: str, revision: int, active_revision: int,
+                on_done: Callable[[Any], None] | None = None) -> None:
+        """Restore (the person's click is the confirmation, S10.5)."""
+        self._write("Restoring revision",
+                    lambda: self.backend.restore(fact_id, revision, active_revision), on_done)
+
+    def recover(self, archive_path: Any, on_done: Callable[[Any], None] | None = None) -> None:
+        """Recover an archive entry (the person's click is the confirmation, S10.5)."""
+        self._write("Recovering fact", lambda: self.backend.recover(archive_path), on_done)
+
+    # -- plumbing ------------------------------------------------------------------------------
+
+    def _write(
+        self,
+        label: str,
+        call: Callable[[], Any],
+        on_done: Callable[[Any], None] | None = None,
+        on_error: Callable[[BaseException], None] | None = None,
+        areas: frozenset[str] = FACT_AREAS,
+    ) -> Op:
+        def success(changes: Any) -> None:
+            self.hub.publish(ChangeSet(areas, "app", changes))
+            if on_done is not None:
+                on_done(changes)
+
+        return self.tasks.write(
+            Op(label, lambda token: call(), success, on_error or self._report)
+        )
+
+    def _report(self, exc: BaseException) -> None:
+        message = exc.message if isinstance(exc, ContextEngineError) else str(exc)
+        self.failed.emit(message)
+
+
+def error_html(message: str) -> str:
+    """A failure line for a detail pane."""
+    return f"<p style='color:#cf222e'>{html.escape(message)}</p>"

@@ -1,0 +1,1 @@
+"""Pure-Python text rendering (Markdown → HTML, diffs); safe to run on worker threads."""

@@ -1,0 +1,41 @@
+"""Unified diffs rendered as coloured HTML."""
+
+from __future__ import annotations
+
+import difflib
+import html
+
+_ADDED = "color:#1a7f37;background:rgba(46,160,67,0.15)"
+_REMOVED = "color:#cf222e;background:rgba(248,81,73,0.15)"
+
+
+def unified(old: str, new: str, old_label: str, new_label: str) -> str:
+    """Plain unified diff text of two bodies (empty when equal)."""
+    lines = difflib.unified_diff(
+        old.splitlines(keepends=True),
+        new.splitlines(keepends=True),
+        fromfile=old_label,
+        tofile=new_label,
+    )
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+def diff_html(old: str, new: str, old_label: str, new_label: str) -> str:
+    """A unified diff as HTML: additions green, removals red, hunks dimmed."""
+    text = unified(old, new, old_label, new_label)
+    if not text:
+        return "<p><i>No differences.</i></p>"
+    out = []
+    for line in text.splitlines():
+        escaped = html.escape(line) or "&nbsp;"
+        if line.startswith("+++") or line.startswith("---"):
+            out.append(f"<b>{escaped}</b>")
+        elif line.startswith("@@"):
+            out.append(f"<span style='color:#6f42c1'>{escaped}</span>")
+        elif line.startswith("+"):
+            out.append(f"<span style='{_ADDED}'>{escaped}</span>")
+        elif line.startswith("-"):
+            out.append(f"<span style='{_REMOVED}'>{escaped}</span>")
+        else:
+            out.append(escaped)
+    return "<pre style='white-space: pre-wrap'>" + "<br>".join(out) + "</pre>"

@@ -1,0 +1,166 @@
+"""Facts-tab rows built off the GUI thread: freshness, overrides and duplicates in words."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from context_engine.facts.freshness import freshness
+from context_engine.facts.model import Diagnostic, Fact, normalize_key
+from context_engine.recall.pool import equivalence_keys
+
+KEY_WORDS = {"id": "the same id", "name": "the same name", "title": "the same title"}
+
+
+@dataclass(frozen=True, slots=True)
+class FactRow:
+    """One active fact as the Facts table shows it."""
+
+    fact: Fact
+    freshness: str
+    note: str = ""  # override / possible duplicate, explained in words
+    overridden: bool = False  # a global fact hidden by an equivalent project fact
+    haystack: str = ""  # lowercased searchable text
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """Stable identity in the table: (scope, id)."""
+        return (self.fact.scope, self.fact.id)
+
+    @property
+    def updated(self) -> str:
+        """``updated_at`` (else ``created_at``) as ``YYYY-MM-DD HH:MM``."""
+        stamp = self.fact.timestamp
+        return stamp.strftime("%Y-%m-%d %H:%M") if stamp else ""
+
+
+@dataclass(frozen=True, slots=True)
+class FactsSnapshot:
+    """Everything the Facts tab shows, immutable; compared by ``signature`` to skip echoes."""
+
+    rows: tuple[FactRow, ...]
+    diagnostics: tuple[Diagnostic, ...]
+    archived: int = 0
+
+    @property
+    def signature(self) -> tuple[object, ...]:
+        """(scope, id, revision, name, stamp) of every row plus the diagnostics' paths."""
+        return (
+            tuple(
+                (r.fact.scope, r.fact.id, r.fact.revision, r.fact.name, r.fact.stamp)
+                for r in self.rows
+            ),
+            tuple((str(d.path), d.code, d.message) for d in self.diagnostics),
+            self.archived,
+        )
+
+    def counts(self) -> list[tuple[str, dict[str, int]]]:
+        """Spread over type, scope and freshness, for the chart."""
+        types = Counter(r.fact.type for r in self.rows)
+        scopes = Counter(r.fact.scope for r in self.rows)
+        fresh = Counter(r.freshness for r in self.rows)
+        return [
+            ("type", {k: types.get(k, 0) for k in ("user", "feedback", "project", "reference")}),
+            ("scope", {k: scopes.get(k, 0) for k in ("project", "global")}),
+            ("freshness", {k: fresh.get(k, 0) for k in ("fresh", "current", "stale")}),
+        ]
+
+
+def build_rows(facts: Iterable[Fact], now: datetime | None = None) -> tuple[FactRow, ...]:
+    """Rows for ``facts`` with project-over-global overrides and possible duplicates explained."""
+    facts = list(facts)
+    project_keys: dict[str, Fact] = {}
+    for fact in facts:
+        if fact.scope == "project":
+            for key in equivalence_keys(fact):
+                project_keys.setdefault(key, fact)
+    overridden_by: dict[str, tuple[Fact, str]] = {}
+    overrides: dict[str, list[str]] = defaultdict(list)
+    for fact in facts:
+        if fact.scope != "global":
+            continue
+        for key in equivalence_keys(fact):
+            winner = project_keys.get(key)
+            if winner is not None:
+                why = KEY_WORDS.get(key.split(":", 1)[0], "an equivalent key")
+                overridden_by[fact.reference] = (winner, why)
+                overrides[winner.reference].append(f"{fact.reference} ({why})")
+                break
+    by_description: dict[str, list[Fact]] = defaultdict(list)
+    for fact in facts:
+        desc = normalize_key(fact.description)
+        if desc:
+            by_description[desc].append(fact)
+    rows = []
+    for fact in facts:
+        notes = []
+        hidden = overridden_by.get(fact.reference)
+        if hidden is not None:
+            winner, why = hidden
+            notes.append(
+                f"Overridden: the project fact {winner.reference} has {why}, so it wins over "
+                f"this global fact in recall and in the session prefix."
+            )
+        if overrides.get(fact.reference):
+            notes.append(
+                "Overrides " + ", ".join(overrides[fact.reference]) + ": project facts win "
+                "over equivalent global facts."
+            )
+        paired = {winner.reference for winner, _ in [overridden_by.get(fact.reference, (fact, ""))]}
+        paired.update(r.split(" ", 1)[0] for r in overrides.get(fact.reference, ()))
+        twins = [
+            other.reference
+            for other in by_description.get(normalize_key(fact.description), ())
+            if other is not fact and other.reference not in paired
+        ]
+        if twins:
+            notes.append(
+                "Possible duplicate of " + ", ".join(twins) + ": the same description. "
+                "Automatic writes treat this as an existing memory and ask first."
+            )
+        haystack = "\n".join(
+            (fact.name, fact.title, fact.description, fact.body, fact.type, fact.scope)
+        ).lower()
+        rows.append(
+            FactRow(
+                fact=fact,
+                freshness=freshness(fact, now),
+                note=" ".join(notes),
+                overridden=hidden is not None,
+                haystack=haystack,
+            )
+        )
+    return tuple(rows)
+
+
+@dataclass(frozen=True, slots=True)
+class FactFilter:
+    """The Facts tab's search box, three filters and the sort column."""
+
+    text: str = ""
+    type: str = ""
+    scope: str = ""
+    freshness: str = ""
+    sort_column: int = 0
+    descending: bool = False
+
+
+def filter_rows(
+    rows: Sequence[FactRow], criteria: FactFilter, sort_keys: Sequence[object]
+) -> tuple[FactRow, ...]:
+    """Rows matching ``criteria`` (every word of the text, AND), sorted (pure Python)."""
+    words = criteria.text.lower().split()
+    out = [
+        row
+        for row in rows
+        if (not criteria.type or row.fact.type == criteria.type)
+        and (not criteria.scope or row.fact.scope == criteria.scope)
+        and (not criteria.freshness or row.freshness == criteria.freshness)
+        and all(word in row.haystack for word in words)
+    ]
+    if 0 <= criteria.sort_column < len(sort_keys):
+        key = sort_keys[criteria.sort_column]
+        out.sort(key=key, reverse=criteria.descending)  # type: ignore[arg-type]
+    return tuple(out)

@@ -1,0 +1,1 @@
+"""Widgets: the main window (layout and menus) and one file per tab."""
