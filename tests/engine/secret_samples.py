@@ -57,16 +57,25 @@ POSITIVES: dict[str, list[str]] = {
     "cookie_header": ["Cookie: sid=" + _rand(20) + "; theme=dark"],
     "session_cookie": ["curl -b JSESSION" + "ID=" + _rand(32, UPPER) + " https://x.test"],
     "bearer_token": ["curl -H 'Authorization: Bearer " + _rand(40) + "'"],
-    "sk_key": ["s" + "k-proj-" + _rand(48, string.ascii_letters + string.digits + "_-"),
-               "r" + "k-" + _rand(32)],
+    "sk_key": [
+        "s" + "k-proj-" + _rand(48, string.ascii_letters + string.digits + "_-"),
+        "r" + "k-" + _rand(32),
+    ],
     "stripe_key": ["s" + "k_live_" + _rand(24), "r" + "k_test_" + _rand(24)],
     "github_token": ["g" + "hp_" + _rand(36), "g" + "hs_" + _rand(36)],
     "github_pat": ["github" + "_pat_" + _rand(22) + "_" + _rand(59)],
     "gitlab_token": ["gl" + "pat-" + _rand(20)],
-    "slack_token": ["xo" + "xb-" + _rand(11, string.digits) + "-" + _rand(13, string.digits)
-                    + "-" + _rand(24)],
-    "slack_webhook": ["https://hooks.slack.com/services/T" + _rand(8, UPPER) + "/B"
-                      + _rand(8, UPPER) + "/" + _rand(24)],
+    "slack_token": [
+        "xo" + "xb-" + _rand(11, string.digits) + "-" + _rand(13, string.digits) + "-" + _rand(24)
+    ],
+    "slack_webhook": [
+        "https://hooks.slack.com/services/T"
+        + _rand(8, UPPER)
+        + "/B"
+        + _rand(8, UPPER)
+        + "/"
+        + _rand(24)
+    ],
     "aws_access_key_id": ["AK" + "IA" + "IOSFODNN7" + "EXAMPLE", "AS" + "IA" + _rand(16, UPPER)],
     "google_api_key": ["AI" + "za" + _rand(35)],
     "npm_token": ["np" + "m_" + _rand(36)],
