@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from ..model import ReadResult, ScanDiagnostic, SessionFile, UserTurn
 from ..roots import SourceRoots
-from ._io import as_str, iter_jsonl, list_dir, read_bytes, stat_mtime_ns, under_root
+from . import _io
+from ._io import as_str, iter_jsonl, list_dir, stat_mtime_ns, under_root
 from ._text import starts_with_any, strip_leading_blocks, strip_trailing_blocks
 
 SOURCE = "claude-code"
@@ -89,11 +91,13 @@ def user_turn(line: dict[str, Any], root: Path, session_id: str) -> UserTurn | N
     return UserTurn(SOURCE, session_id, text)
 
 
-def _reader(root: Path) -> Any:
+def _reader(root: Path) -> Callable[[SessionFile], ReadResult]:
+    """A session reader bound to the workspace root (lines of other cwds are dropped)."""
+
     def read_session(session: SessionFile) -> ReadResult:
         result = ReadResult()
         try:
-            data = read_bytes(session.path)
+            data = _io.read_bytes(session.path)
         except OSError as exc:
             result.diagnostics.append(ScanDiagnostic("unreadable", session.path, str(exc)))
             return result

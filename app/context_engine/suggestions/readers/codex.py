@@ -8,15 +8,8 @@ from typing import Any
 
 from ..model import ReadResult, ScanDiagnostic, SessionFile, UserTurn
 from ..roots import SourceRoots
-from ._io import (
-    as_str,
-    iter_jsonl,
-    list_dir,
-    read_bytes,
-    read_first_line,
-    stat_mtime_ns,
-    under_root,
-)
+from . import _io
+from ._io import as_str, iter_jsonl, list_dir, stat_mtime_ns, under_root
 from ._text import starts_with_any
 
 SOURCE = "codex"
@@ -78,7 +71,7 @@ def read_session(session: SessionFile) -> ReadResult:
     """User turns: ``event_msg/user_message`` when present, else filtered user messages."""
     result = ReadResult()
     try:
-        data = read_bytes(session.path)
+        data = _io.read_bytes(session.path)
     except OSError as exc:
         result.diagnostics.append(ScanDiagnostic("unreadable", session.path, str(exc)))
         return result
@@ -109,7 +102,7 @@ def read_session(session: SessionFile) -> ReadResult:
 def session_cwd(path: Path) -> str:
     """``session_meta.payload.cwd`` from the first line only (never the rest of the file)."""
     try:
-        first = json.loads(read_first_line(path).decode("utf-8-sig"))
+        first = json.loads(_io.read_first_line(path).decode("utf-8-sig"))
     except (OSError, ValueError):
         return ""
     if not isinstance(first, dict) or first.get("type") != "session_meta":

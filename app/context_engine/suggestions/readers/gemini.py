@@ -9,7 +9,8 @@ from typing import Any
 
 from ..model import ReadResult, ScanDiagnostic, SessionFile, UserTurn
 from ..roots import SourceRoots
-from ._io import as_str, iter_jsonl, list_dir, read_bytes, same_path, stat_mtime_ns
+from . import _io
+from ._io import as_str, iter_jsonl, list_dir, same_path, stat_mtime_ns
 
 SOURCE = "gemini"
 
@@ -63,7 +64,7 @@ def read_session(session: SessionFile) -> ReadResult:
     """Real user turns of one chat file (either generation)."""
     result = ReadResult()
     try:
-        data = read_bytes(session.path)
+        data = _io.read_bytes(session.path)
     except OSError as exc:
         result.diagnostics.append(ScanDiagnostic("unreadable", session.path, str(exc)))
         return result
@@ -76,14 +77,14 @@ def read_session(session: SessionFile) -> ReadResult:
 
 def _marker(directory: Path) -> str:
     try:
-        return read_bytes(directory / ".project_root").decode("utf-8-sig").strip()
+        return _io.read_bytes(directory / ".project_root").decode("utf-8-sig").strip()
     except (OSError, UnicodeDecodeError):
         return ""
 
 
 def _registry_slug(gemini: Path, root: Path) -> str:
     try:
-        doc = json.loads(read_bytes(gemini / "projects.json").decode("utf-8-sig"))
+        doc = json.loads(_io.read_bytes(gemini / "projects.json").decode("utf-8-sig"))
     except (OSError, ValueError):
         return ""
     projects = doc.get("projects") if isinstance(doc, dict) else None

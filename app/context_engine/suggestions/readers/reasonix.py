@@ -11,7 +11,8 @@ from typing import Any
 from ...paths import workspace_slug
 from ..model import ReadResult, ScanDiagnostic, SessionFile, UserTurn
 from ..roots import SourceRoots
-from ._io import as_str, iter_jsonl, list_dir, read_bytes, same_path, stat_mtime_ns
+from . import _io
+from ._io import as_str, iter_jsonl, list_dir, same_path, stat_mtime_ns
 from ._text import starts_with_any, strip_leading_blocks, strip_trailing_blocks
 
 SOURCE = "reasonix"
@@ -122,7 +123,7 @@ def read_session(session: SessionFile) -> ReadResult:
     """Real user turns of one Reasonix ``.jsonl`` transcript; corrupt lines are counted."""
     result = ReadResult()
     try:
-        data = read_bytes(session.path)
+        data = _io.read_bytes(session.path)
     except OSError as exc:
         result.diagnostics.append(ScanDiagnostic("unreadable", session.path, str(exc)))
         return result
@@ -167,7 +168,7 @@ def _sessions_in(directory: Path, keep: Callable[[Path], bool] | None) -> list[S
 def _sidecar_root(path: Path) -> str:
     """``workspace_root`` from the ``.jsonl.meta`` sidecar, or empty."""
     try:
-        meta = json.loads(read_bytes(path.with_name(path.name + ".meta")).decode("utf-8-sig"))
+        meta = json.loads(_io.read_bytes(path.with_name(path.name + ".meta")).decode("utf-8-sig"))
     except (OSError, ValueError):
         return ""
     return as_str(meta.get("workspace_root")) if isinstance(meta, dict) else ""
