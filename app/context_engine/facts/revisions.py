@@ -8,7 +8,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import AlreadyExists, FactFormatError, ModifiedExternally, PathEscape
+from ..errors import (
+    AlreadyExists,
+    DurabilityUnknown,
+    FactFormatError,
+    ModifiedExternally,
+    PathEscape,
+    StoreIOError,
+)
 from ..paths import safe_join
 from .fs import FS, atomic_write, fsync_dir, read_file
 from .ids import is_valid_id
@@ -67,6 +74,9 @@ def write_snapshot(fs: FS, store_root: Path, fact_id: str, revision: int, data: 
     try:
         # The temp file lives in the store root so the stale-temp sweep there covers it.
         atomic_write(fs, target, data, create_only=True, temp_dir=store_root)
+    except DurabilityUnknown as exc:
+        # The fact itself is not written yet: for the operation this is a pre-commit failure.
+        raise StoreIOError(exc.message, exc.errno) from exc
     except AlreadyExists:
         existing, _ = read_file(fs, target)
         if existing != data:

@@ -115,7 +115,10 @@ def _build(
     name: str | None,
     scope: Scope | None,
     now: datetime,
+    home: Scope,
 ) -> Fact:
+    """The fact to write; ``home`` is the scope of the store the existing file lives in."""
+
     def pick(value: str | None, old: str) -> str:
         return old if value is None else value
 
@@ -129,7 +132,7 @@ def _build(
             description=one_line(pick(req.description, old.description)),
             body=pick(req.body, old.body),
             type=req.type or old.type,
-            scope=scope or old.scope,
+            scope=scope or home,
             updated_at=now,
             path=None,
             stamp=None,
@@ -154,7 +157,9 @@ def save(stores: Stores, req: SaveRequest, now: datetime) -> Changes:
     name, scope, by_reference = _target(req)
     existing = _existing(stores, req, name, scope)
     _check_preconditions(stores, req, existing, name)
-    fact = _build(req, existing, name, scope, now)
+    # The directory a file lives in is its scope: a hand-edited ``scope:`` never moves it.
+    home = stores.owner(existing.path).scope if existing else "project"
+    fact = _build(req, existing, name, scope, now, home)
     store = stores.get(fact.scope)
     target = store.fact_path(fact.name)
     if existing is not None and existing.path != target:
@@ -248,6 +253,7 @@ def restore(
     fact = dataclasses.replace(
         active.fact,
         revision=active.fact.revision + 1,
+        scope=stores.owner(active.path).scope,
         title=snapshot.title,
         description=snapshot.description,
         type=snapshot.type,

@@ -1,0 +1,104 @@
+"""Shared helpers for the store tests: a Memory on a temp home, tree digests, process workers.
+
+Workers live here (not in a test module) so ``multiprocessing`` spawn children can import them.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from context_engine.errors import AlreadyActive, AlreadyExists, ArchiveNotFound, RevisionConflict
+from context_engine.facts.memory import Memory
+from context_engine.paths import EnginePaths
+
+
+def make_paths(tmp: Path) -> EnginePaths:
+    """Engine paths with home ``tmp/home`` and workspace root ``tmp/ws``."""
+    ws = tmp / "ws"
+    ws.mkdir(parents=True, exist_ok=True)
+    return EnginePaths.resolve(home=tmp / "home", workspace=ws, root=ws)
+
+
+def tree(root: Path) -> dict[str, tuple[bytes | str, int]]:
+    """Every entry under ``root`` (recursively): relative path → (bytes or link target, inode).
+
+    ``.lock`` files are left out: taking a store lock may create one (it is never removed).
+    """
+    found: dict[str, tuple[bytes | str, int]] = {}
+    if not root.exists():
+        return found
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in filenames + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]:
+            path = Path(dirpath) / name
+            if name == ".lock":
+                continue
+            rel = str(path.relative_to(root))
+            st = os.lstat(path)
+            if path.is_symlink():
+                found[rel] = (os.readlink(path), st.st_ino)
+            else:
+                found[rel] = (path.read_bytes(), st.st_ino)
+    return found
+
+
+def temp_files(root: Path) -> list[str]:
+    """Names of temp files left anywhere under ``root``."""
+    return [name for _, _, names in os.walk(root) for name in names if name.startswith(".tmp-")]
+
+
+def _wait_until(start_at: float) -> None:
+    delay = start_at - time.time()
+    if delay > 0:
+        time.sleep(delay)
+
+
+def cas_worker(tmp: str, fact_id: str, worker: int, attempts: int, start_at: float) -> list[str]:
+    """Read-modify-write ``attempts`` times with expected_revision; returns successful bodies."""
+    memory = Memory(make_paths(Path(tmp)), lock_timeout=60)
+    _wait_until(start_at)
+    won: list[str] = []
+    for i in range(attempts):
+        current = memory.resolve(fact_id)
+        body = f"worker {worker} attempt {i}"
+        try:
+            memory.save(id=fact_id, body=body, expected_revision=current.revision)
+        except RevisionConflict:
+            continue
+        won.append(body)
+    return won
+
+
+def create_worker(tmp: str, worker: int, start_at: float) -> str:
+    """Create-only save of the same name; returns ``won`` or ``exists``."""
+    memory = Memory(make_paths(Path(tmp)), lock_timeout=60)
+    _wait_until(start_at)
+    try:
+        memory.save(
+            name="shared", description=f"by {worker}", body=f"body {worker}", create_only=True
+        )
+    except AlreadyExists:
+        return "exists"
+    return "won"
+
+
+def recover_worker(tmp: str, archive_path: str, start_at: float) -> str:
+    """Recover one archive entry; returns ``won`` or the error code."""
+    memory = Memory(make_paths(Path(tmp)), lock_timeout=60)
+    _wait_until(start_at)
+    try:
+        memory.recover(archive_path)
+    except (AlreadyActive, ArchiveNotFound) as exc:
+        return exc.code
+    return "won"
+
+
+def hammer_worker(tmp: str, fact_id: str, size: int) -> None:
+    """Update one fact forever with big bodies (the parent SIGKILLs this process)."""
+    memory = Memory(make_paths(Path(tmp)), lock_timeout=60)
+    i = 0
+    while True:
+        i += 1
+        letter = "abcdefghijklmnopqrstuvwxyz"[i % 26]
+        memory.save(id=fact_id, body=letter * size)
