@@ -1,9 +1,10 @@
-"""Fact file codec (S3): lenient, strict-YAML reader and byte-exact S3.1 writer.
+"""Fact file codec (S3): lenient reader over a strict YAML subset, byte-exact S3.1 writer.
 
-Public API used by the store, migration, CLI and app:
-``parse_fact``, ``render_fact``, ``new_id``, ``legacy_id``, ``format_timestamp``,
-``parse_timestamp`` and ``ParsedFact``. Reading never writes (S3.4); every failure is a
-``FactFormatError`` with a ``reason`` code and, where known, a 1-based line.
+Public API used by the store, migration, CLI and app: ``parse_fact``, ``render_fact``,
+``new_id``, ``legacy_id``, ``format_timestamp``, ``parse_timestamp`` and ``ParsedFact``.
+Reading never writes (S3.4); every failure is a ``FactFormatError`` with a ``reason`` code
+and, where known, a 1-based file line. Files in the writer's exact shape take a fast reader
+(``fastpath``); everything else goes through the strict YAML loader (``yaml_strict``).
 """
 
 from __future__ import annotations
@@ -17,7 +18,16 @@ from yaml.nodes import MappingNode, Node, ScalarNode
 
 from context_engine.errors import FactFormatError, InvalidName
 from context_engine.facts import yaml_strict
-from context_engine.facts.decoding import MAX_FACT_BYTES, decode_fact_bytes
+from context_engine.facts.decoding import MAX_FACT_BYTES, decode_fact
+from context_engine.facts.fastpath import scan_canonical
+from context_engine.facts.fields import (
+    FLAT_LEGACY_KEYS,
+    META_KEYS,
+    METADATA_EXTRA_KEY,
+    TOP_KEYS,
+    FieldValue,
+    FrontFields,
+)
 from context_engine.facts.ids import is_valid_id, legacy_id, legacy_scope, new_id
 from context_engine.facts.model import (
     FACT_TYPES,
@@ -34,27 +44,26 @@ from context_engine.paths import slugify
 
 __all__ = [
     "MAX_FACT_BYTES",
+    "METADATA_EXTRA_KEY",
     "ParsedFact",
     "format_timestamp",
     "legacy_id",
     "new_id",
     "parse_fact",
+    "parse_fact_strict",
     "parse_timestamp",
     "render_fact",
     "routing_type",
 ]
 
-# Keys the codec owns; everything else is preserved in ``Fact.extra``.
-_TOP_KEYS = frozenset(
-    {"id", "revision", "created_at", "updated_at", "name", "title", "description", "metadata"}
-)
-_FLAT_LEGACY_KEYS = frozenset({"type", "scope", "fact_type"})
-_META_KEYS = frozenset({"type", "fact_type", "scope"})
-# Extra key holding unknown keys found inside ``metadata:`` (written back after ``scope``).
-METADATA_EXTRA_KEY = "metadata"
-
 _OPEN_FENCE = re.compile(r"---[ \t]*\r?(?:\n|\Z)")
-_CLOSE_FENCE = re.compile(r"^---[ \t]*\r?$", re.MULTILINE)
+# The rest of a closing fence line after its "---" (consumes the line end).
+_FENCE_TAIL = re.compile(r"[ \t]*\r?(?:\n|\Z)")
+# A name that is already its own slug (the common case): skips slugify's regex work.
+_ASCII_SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+_REVISION = re.compile(r"[-+]?[0-9]{1,18}")
+_TYPES: dict[str, FactType] = {t: t for t in FACT_TYPES}
+_SCOPES: dict[str, Scope] = {s: s for s in SCOPES}
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,217 +72,281 @@ class ParsedFact:
 
     fact: Fact
     needs_upgrade: bool  # frontmatter lacks a non-empty id or a revision > 0 (S5.1)
-    encoding: str = "utf-8"
+    encoding: str = "utf-8"  # utf-8, utf-8-sig, utf-16-le, utf-16-be or gb18030
 
 
-def _split(text: str) -> tuple[str | None, str]:
-    """(frontmatter text or None, body) — byte-preserving; an unclosed fence is all body."""
+# ---------------------------------------------------------------- splitting
+
+
+def split_frontmatter(text: str) -> tuple[str | None, str]:
+    """(frontmatter text or None, everything after the closing fence line), byte-preserving.
+
+    No opening fence, or an opening fence that is never closed, means the whole file is body.
+    The closing fence is the first later line matching ``---[ \\t]*\\r?``.
+    """
     opening = _OPEN_FENCE.match(text)
     if opening is None:
         return None, text
-    closing = _CLOSE_FENCE.search(text, opening.end())
-    if closing is None:
-        return None, text
-    front = text[opening.end() : closing.start()]
-    rest = text[closing.end() :]
-    if rest.startswith("\n"):
-        rest = rest[1:]
-    return front, rest
+    # str.find over candidate lines, then one anchored regex: much cheaper than a
+    # MULTILINE search on every file open.
+    start = opening.end()
+    pos = start - 1
+    while True:
+        pos = text.find("\n---", pos)
+        if pos < 0:
+            return None, text
+        tail = _FENCE_TAIL.match(text, pos + 4)
+        if tail is not None:
+            return text[start : pos + 1], text[tail.end() :]
+        pos += 1
 
 
-def _aware(value: datetime) -> datetime:
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+# ---------------------------------------------------------------- strict reader
 
 
-def _line(node: Node) -> int | None:
+def _file_line(node: Node) -> int | None:
+    # The YAML text starts on line 2 of the file (line 1 is the opening fence).
     mark = node.start_mark
-    # The YAML text starts on line 2 of the file (after the opening fence).
     return None if mark is None else mark.line + 2
 
 
-def _text(node: Node | None, key: str) -> str | None:
-    """A scalar field as its source text (``010`` stays ``010``); ``None`` when absent/null."""
-    if node is None:
-        return None
+def _scalar_text(node: Node, key: str) -> FieldValue:
+    """A known key's value as its source text (``010`` stays ``010``); null reads as absent."""
     if not isinstance(node, ScalarNode):
-        raise FactFormatError("invalid_field", f"frontmatter {key!r} must be a scalar", _line(node))
+        raise FactFormatError(
+            "invalid_field", f"frontmatter key {key!r} must be a scalar", _file_line(node)
+        )
     if node.tag == yaml_strict.NULL_TAG:
-        return None
-    return str(node.value)
+        return None, _file_line(node)
+    return str(node.value), _file_line(node)
 
 
-def _revision(node: Node | None) -> int | None:
-    text = _text(node, "revision")
-    if text is None or text.strip() == "":
-        return None
-    assert node is not None
-    stripped = text.strip()
-    if re.fullmatch(r"[-+]?[0-9]{1,18}", stripped):
-        return int(stripped, 10)
-    raise FactFormatError("invalid_revision", f"revision {text!r} is not an integer", _line(node))
+def _strict_fields(front: str) -> FrontFields:
+    """Fields via the strict YAML loader; every refusal is a ``FactFormatError``."""
+    fields = FrontFields()
+    try:
+        root = yaml_strict.compose(front, line_offset=1)
+        if root is None or (isinstance(root, ScalarNode) and root.tag == yaml_strict.NULL_TAG):
+            return fields
+        if not isinstance(root, MappingNode):
+            raise FactFormatError(
+                "not_a_mapping", "frontmatter is not a YAML mapping", _file_line(root)
+            )
+        extras: list[tuple[str, object]] = []
+        for key, _, node in yaml_strict.mapping_entries(root):
+            if key == "metadata":
+                fields.top[key] = (None, _file_line(node))
+                extras.extend(_strict_metadata(node, fields))
+            elif key in TOP_KEYS or key in FLAT_LEGACY_KEYS:
+                fields.top[key] = _scalar_text(node, key)
+            else:
+                extras.append((key, yaml_strict.construct(node)))
+        # Unknown metadata keys travel as one extra entry, after the top-level extras.
+        extras.sort(key=lambda item: item[0] == METADATA_EXTRA_KEY)
+        fields.extra = tuple(extras)
+    except YamlError as exc:
+        # Errors raised outside compose() carry YAML-relative lines: shift past the fence.
+        line = exc.line
+        if line is not None and exc.reason in ("duplicate_key", "non_string_key"):
+            line += 1
+        raise FactFormatError(exc.reason, exc.message, line) from None
+    return fields
 
 
-def _mapping(node: Node | None) -> dict[str, Node]:
-    if node is None:
-        return {}
+def _strict_metadata(node: Node, fields: FrontFields) -> list[tuple[str, object]]:
     if isinstance(node, ScalarNode) and node.tag == yaml_strict.NULL_TAG:
-        return {}
+        return []
     if not isinstance(node, MappingNode):
         raise FactFormatError(
-            "invalid_metadata", "frontmatter metadata must be a mapping", _line(node)
+            "invalid_metadata", "frontmatter 'metadata' must be a mapping", _file_line(node)
         )
-    return {key: value for key, _, value in yaml_strict.mapping_entries(node)}
+    unknown: list[tuple[str, object]] = []
+    for key, _, child in yaml_strict.mapping_entries(node):
+        if key in META_KEYS:
+            fields.meta[key] = _scalar_text(child, key)
+        else:
+            unknown.append((key, yaml_strict.construct(child)))
+    return [(METADATA_EXTRA_KEY, YamlMapping(unknown))] if unknown else []
 
 
-_TYPES: dict[str, FactType] = {t: t for t in FACT_TYPES}
-_SCOPES: dict[str, Scope] = {s: s for s in SCOPES}
+# ---------------------------------------------------------------- fields → Fact
 
 
-def _fact_type(meta: dict[str, Node], top: dict[str, Node]) -> FactType:
-    """The real type: a valid fact_type wins, then type; unknown reads as project (S3.4)."""
-    for source in (meta, top):
-        value = _text(source.get("fact_type"), "fact_type")
+_ABSENT: FieldValue = (None, None)
+
+
+def _fact_type(fields: FrontFields) -> FactType:
+    """A valid fact_type wins, then type (nested before flat); unknown reads as project."""
+    for source in (fields.meta, fields.top):
+        value = source.get("fact_type", _ABSENT)[0]
         if value is not None and value.strip() in _TYPES:
             return _TYPES[value.strip()]
-    # Nested metadata wins over the old flat key when both are present.
-    raw = _text(meta.get("type"), "type") if "type" in meta else _text(top.get("type"), "type")
+    source = fields.meta if "type" in fields.meta else fields.top
+    raw = source.get("type", _ABSENT)[0]
     return _TYPES.get((raw or "").strip(), "project")
 
 
-def _scope(meta: dict[str, Node], top: dict[str, Node]) -> Scope | None:
-    """The declared valid scope (nested first, then flat), else None."""
-    for source in (meta, top):
-        value = _text(source.get("scope"), "scope")
+def _declared_scope(fields: FrontFields) -> Scope | None:
+    """The valid scope written in the file (nested before flat), else ``None``."""
+    for source in (fields.meta, fields.top):
+        value = source.get("scope", _ABSENT)[0]
         if value is not None and value.strip() in _SCOPES:
             return _SCOPES[value.strip()]
     return None
 
 
-def _timestamp(node: Node | None, key: str, fallback: datetime) -> datetime:
-    text = _text(node, key)
+def _revision(text: str | None, fields: FrontFields) -> int | None:
+    if text is None or not text.strip():
+        return None
+    if _REVISION.fullmatch(text.strip()) is None:
+        raise FactFormatError(
+            "invalid_revision", f"revision {text!r} is not an integer", fields.line("revision")
+        )
+    return int(text.strip(), 10)
+
+
+def _name(raw: str | None, fields: FrontFields, path: Path) -> str:
+    candidate = (raw or "").strip() or path.stem
+    if len(candidate) <= 252 and _ASCII_SLUG.fullmatch(candidate):
+        return candidate
+    try:
+        return slugify(candidate)
+    except InvalidName as exc:
+        raise FactFormatError(
+            "invalid_name", f"{exc.message} (name {candidate!r})", fields.line("name")
+        ) from None
+
+
+def _one_line(text: str | None) -> str:
+    """``model.one_line`` with a shortcut for text that is already one clean line."""
+    if not text:
+        return ""
+    if text.isprintable() and "  " not in text and text[0] != " " and text[-1] != " ":
+        # isprintable() is False for every whitespace character but the ASCII space.
+        return text
+    return one_line(text)
+
+
+def _timestamp(text: str | None, fallback: datetime) -> datetime:
+    # Unreadable timestamps fall back like missing ones (S3.4 leniency; never rewritten).
     parsed = None if text is None else parse_timestamp(text)
     return fallback if parsed is None else parsed
 
 
-def _extras(
-    top_nodes: list[tuple[str, Node]], meta: dict[str, Node]
-) -> tuple[tuple[str, object], ...]:
-    extras: list[tuple[str, object]] = []
-    for key, node in top_nodes:
-        if key not in _TOP_KEYS and key not in _FLAT_LEGACY_KEYS:
-            extras.append((key, yaml_strict.construct(node)))
-    unknown_meta = [(k, yaml_strict.construct(v)) for k, v in meta.items() if k not in _META_KEYS]
-    if unknown_meta:
-        extras.append((METADATA_EXTRA_KEY, YamlMapping(unknown_meta)))
-    return tuple(extras)
-
-
-def _name(raw: str | None, path: Path, node: Node | None) -> str:
-    candidate = raw.strip() if raw is not None and raw.strip() else path.stem
-    try:
-        return slugify(candidate)
-    except InvalidName as exc:
-        line = None if node is None else _line(node)
-        raise FactFormatError("invalid_name", f"{exc.message} (name {candidate!r})", line) from None
-
-
-def _build(
-    front: str | None,
+def _assemble(
+    fields: FrontFields,
     body: str,
+    *,
     path: Path,
     store_scope: Scope,
     mtime: datetime,
     stamp: FileStamp | None,
     encoding: str,
 ) -> ParsedFact:
-    top_nodes: list[tuple[str, Node]] = []
-    if front is not None and front.strip():
-        try:
-            root = yaml_strict.compose(front, line_offset=1)
-            if root is not None and not (
-                isinstance(root, ScalarNode) and root.tag == yaml_strict.NULL_TAG
-            ):
-                if not isinstance(root, MappingNode):
-                    raise FactFormatError(
-                        "not_a_mapping", "frontmatter is not a YAML mapping", _line(root)
-                    )
-                top_nodes = [(key, value) for key, _, value in yaml_strict.mapping_entries(root)]
-        except YamlError as exc:
-            raise FactFormatError(exc.reason, exc.message, exc.line) from None
-    top = dict(top_nodes)
-    try:
-        meta = _mapping(top.get("metadata"))
-        extras = _extras(top_nodes, meta)
-    except YamlError as exc:
-        line = exc.line + 1 if exc.line is not None else None
-        raise FactFormatError(exc.reason, exc.message, line) from None
-    fact_type = _fact_type(meta, top)
-    declared_scope = _scope(meta, top)
-    name = _name(_text(top.get("name"), "name"), path, top.get("name"))
-    raw_id = _text(top.get("id"), "id")
-    fact_id = raw_id.strip() if raw_id is not None else ""
+    top = fields.top
+    fact_type = _fact_type(fields)
+    declared_scope = _declared_scope(fields)
+    name = _name(top.get("name", _ABSENT)[0], fields, path)
+    fact_id = (top.get("id", _ABSENT)[0] or "").strip()
     if fact_id and not is_valid_id(fact_id):
         raise FactFormatError(
-            "invalid_id", f"id {fact_id!r} is not a valid memory id", _line(top["id"])
+            "invalid_id", f"id {fact_id!r} is not a valid memory id", fields.line("id")
         )
-    revision = _revision(top.get("revision"))
+    revision = _revision(top.get("revision", _ABSENT)[0], fields)
     needs_upgrade = not fact_id or revision is None or revision <= 0
     if not fact_id:
         fact_id = legacy_id(name, legacy_scope(declared_scope, fact_type))
-    fallback = _aware(mtime)
+    fallback = mtime.replace(tzinfo=UTC) if mtime.tzinfo is None else mtime.astimezone(UTC)
     fact = Fact(
         id=fact_id,
         revision=revision if revision is not None and revision > 0 else 1,
         name=name,
-        title=one_line(_text(top.get("title"), "title") or ""),
-        description=one_line(_text(top.get("description"), "description") or ""),
+        title=_one_line(top.get("title", _ABSENT)[0]),
+        description=_one_line(top.get("description", _ABSENT)[0]),
         type=fact_type,
         scope=declared_scope or store_scope,
         body=body.strip(),
-        created_at=_timestamp(top.get("created_at"), "created_at", fallback),
-        updated_at=_timestamp(top.get("updated_at"), "updated_at", fallback),
+        created_at=_timestamp(top.get("created_at", _ABSENT)[0], fallback),
+        updated_at=_timestamp(top.get("updated_at", _ABSENT)[0], fallback),
         path=path,
         stamp=stamp,
-        extra=extras,
+        extra=fields.extra,
     )
     return ParsedFact(fact=fact, needs_upgrade=needs_upgrade, encoding=encoding)
 
 
-def _encoding_of(data: bytes) -> str:
-    if data.startswith(b"\xef\xbb\xbf"):
-        return "utf-8-sig"
-    if data.startswith(b"\xff\xfe"):
-        return "utf-16-le"
-    if data.startswith(b"\xfe\xff"):
-        return "utf-16-be"
-    return "utf-8"
+# ---------------------------------------------------------------- entry points
 
 
-def parse_fact(
-    data: bytes, *, path: Path, store_scope: Scope, mtime: datetime, stamp: FileStamp | None = None
+def _parse(
+    data: bytes,
+    *,
+    path: Path,
+    store_scope: Scope,
+    mtime: datetime,
+    stamp: FileStamp | None,
+    fast: bool,
 ) -> ParsedFact:
-    """Read one fact file's bytes leniently (S3.4); raise ``FactFormatError`` when unreadable."""
     try:
-        text = decode_fact_bytes(data)
-        encoding = _encoding_of(data)
-        if encoding == "utf-8" and not _is_utf8(data):
-            encoding = "gb18030"
-        front, body = _split(text)
-        return _build(front, body, path, store_scope, mtime, stamp, encoding)
+        text, encoding = decode_fact(data)
+        front, body = split_frontmatter(text)
+        fields = scan_canonical(front) if fast and front is not None else None
+        if fields is not None:
+            try:
+                return _assemble(
+                    fields,
+                    body,
+                    path=path,
+                    store_scope=store_scope,
+                    mtime=mtime,
+                    stamp=stamp,
+                    encoding=encoding,
+                )
+            except FactFormatError:
+                # The fast reader keeps no line numbers: the strict reader reports the error.
+                pass
+        return _assemble(
+            FrontFields() if front is None else _strict_fields(front),
+            body,
+            path=path,
+            store_scope=store_scope,
+            mtime=mtime,
+            stamp=stamp,
+            encoding=encoding,
+        )
     except FactFormatError:
         raise
     except RecursionError:
         raise FactFormatError("too_deep", "fact file nests too deeply") from None
-    except Exception as exc:
+    except Exception as exc:  # a hostile file must never crash the caller (RELIABILITY §4)
         raise FactFormatError("unreadable", f"fact file cannot be parsed: {exc}") from None
 
 
-def _is_utf8(data: bytes) -> bool:
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
+def parse_fact(
+    data: bytes,
+    *,
+    path: Path,
+    store_scope: Scope,
+    mtime: datetime,
+    stamp: FileStamp | None = None,
+) -> ParsedFact:
+    """Read one fact file's bytes leniently (S3.4); raise ``FactFormatError`` when unreadable."""
+    return _parse(data, path=path, store_scope=store_scope, mtime=mtime, stamp=stamp, fast=True)
+
+
+def parse_fact_strict(
+    data: bytes,
+    *,
+    path: Path,
+    store_scope: Scope,
+    mtime: datetime,
+    stamp: FileStamp | None = None,
+) -> ParsedFact:
+    """``parse_fact`` without the fast reader (tests prove both give identical results)."""
+    return _parse(data, path=path, store_scope=store_scope, mtime=mtime, stamp=stamp, fast=False)
+
+
+# ---------------------------------------------------------------- writer
 
 
 def routing_type(fact_type: FactType, scope: Scope) -> FactType:
@@ -283,10 +356,20 @@ def routing_type(fact_type: FactType, scope: Scope) -> FactType:
     return fact_type if fact_type in ("project", "reference") else "project"
 
 
-def render_fact(fact: Fact) -> bytes:
-    """The byte-exact S3.1 file for ``fact`` (UTF-8, LF, no BOM).
+def _mapping_items(value: object) -> list[tuple[str, object]]:
+    if isinstance(value, dict):
+        return [(str(k), v) for k, v in value.items()]
+    if isinstance(value, YamlMapping):
+        return list(value)
+    return []
 
-    An empty body renders as nothing after the closing fence line.
+
+def render_fact(fact: Fact) -> bytes:
+    """The byte-exact S3.1 file for ``fact`` (UTF-8, LF line ends, no BOM).
+
+    Unknown keys (``fact.extra``) follow the ``metadata`` block; unknown metadata keys
+    (the ``metadata`` extra entry) follow ``scope``. An empty body writes nothing after the
+    closing fence line.
     """
     scalar = yaml_strict.scalar
     lines = ["---"]
@@ -311,18 +394,17 @@ def render_fact(fact: Fact) -> bytes:
     lines.append(f"  scope: {fact.scope}")
     top_extras: list[tuple[str, object]] = []
     for key, value in fact.extra:
-        if key == METADATA_EXTRA_KEY and isinstance(value, YamlMapping | dict):
-            items = value.items() if isinstance(value, dict) else value
-            for sub_key, sub_value in items:
-                if sub_key not in _META_KEYS:
-                    lines.extend(yaml_strict.dump_value(str(sub_key), sub_value, "  "))
-        elif key not in _TOP_KEYS and key not in _FLAT_LEGACY_KEYS:
+        if key == METADATA_EXTRA_KEY:
+            for sub_key, sub_value in _mapping_items(value):
+                if sub_key not in META_KEYS:
+                    lines.extend(yaml_strict.dump_value(sub_key, sub_value, "  "))
+        elif key not in TOP_KEYS and key not in FLAT_LEGACY_KEYS:
             top_extras.append((key, value))
     for key, value in top_extras:
         lines.extend(yaml_strict.dump_value(key, value))
     lines.append("---")
-    body = fact.body.strip()
     text = "\n".join(lines) + "\n"
+    body = fact.body.strip()
     if body:
         text += "\n" + body + "\n"
     return text.encode("utf-8")

@@ -24,12 +24,21 @@ def format_timestamp(dt: datetime) -> str:
     return text + "Z"
 
 
+# The exact shape our writer produces: parsed by the C ``fromisoformat`` (hot path on open).
+_CANONICAL = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?Z")
+
+
 def parse_timestamp(text: str) -> datetime | None:
     """Parse an RFC 3339 / ISO 8601 timestamp to aware UTC; ``None`` when unreadable.
 
     Date-only values read as UTC midnight and a missing offset reads as UTC (legacy files);
     fractions beyond microseconds are truncated (Go writes nanoseconds).
     """
+    if _CANONICAL.fullmatch(text):
+        try:
+            return datetime.fromisoformat(text)
+        except ValueError:
+            return None
     match = _RFC3339.fullmatch(text.strip())
     if match is None:
         return None

@@ -211,24 +211,37 @@ _ESCAPES = {
 }
 
 
+# Characters a YAML reader accepts in a plain scalar: printable, not a YAML line break (NEL,
+# LS, PS), not the BOM, not a surrogate or non-character.
+PRINTABLE_CLASS = (
+    r"\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff"
+)
+# The same without ``#`` and ``:`` (so no comment and no mapping indicator can start inside).
+_PLAIN_BODY_CLASS = PRINTABLE_CLASS.replace(r"\x20-\x7e", r"\x20-\x22\x24-\x39\x3b-\x7e")
+# The same without ``"`` and ``\`` (double-quoted text that needs no escapes).
+QUOTED_CLASS = PRINTABLE_CLASS.replace(r"\x20-\x7e", r"\x20\x21\x23-\x5b\x5d-\x7e")
+# A plain token: no leading indicator or space, no trailing space, no ``:``/``#`` anywhere.
+PLAIN_TOKEN = rf"(?![-?,\[\]{{}}&*!|>'\"%@` ])[{_PLAIN_BODY_CLASS}]+(?<! )"
+_PLAIN_TOKEN = re.compile(PLAIN_TOKEN)
+_PRINTABLE = re.compile(f"[{PRINTABLE_CLASS}]")
+
+
 def _plain_char(ch: str) -> bool:
-    code = ord(ch)
-    if 0x20 <= code <= 0x7E:
-        return True
-    if code < 0xA0:
+    return _PRINTABLE.fullmatch(ch) is not None
+
+
+def resolves_as_string(text: str) -> bool:
+    """True when no YAML reader we know of resolves plain ``text`` to a non-string."""
+    if text in _SPECIAL_WORDS:
         return False
-    return not (55296 <= code <= 57343 or ch in "\u2028\u2029\ufeff\ufffe\uffff")
+    if text[:1] in "+.0123456789":
+        return _NUMBER_LIKE.fullmatch(text) is None and _DATE_LIKE.fullmatch(text) is None
+    return True
 
 
 def is_plain_safe(text: str) -> bool:
     """True when ``text`` may be written as a plain scalar and read back unchanged."""
-    if not text or text != text.strip(" ") or text[0] in _INDICATORS:
-        return False
-    if ":" in text or "#" in text:
-        return False
-    if text in _SPECIAL_WORDS or _NUMBER_LIKE.fullmatch(text) or _DATE_LIKE.fullmatch(text):
-        return False
-    return all(_plain_char(ch) for ch in text)
+    return _PLAIN_TOKEN.fullmatch(text) is not None and resolves_as_string(text)
 
 
 def _escape_char(ch: str) -> str:
