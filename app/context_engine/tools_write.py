@@ -9,7 +9,6 @@ name facts by reference only: no path, no store location (S7.4).
 
 from __future__ import annotations
 
-import importlib
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -197,18 +196,14 @@ def run_agent_tool(
             confirmation,
             has_project_store=has_project_store,
         )
+    # Imported here: recall is the heavier half and write-only hosts never need it.
+    from .tools_memory import run_memory_tool
+
     try:
-        module = importlib.import_module(f"{__package__}.tools_memory")
-    except ImportError:
-        return ToolOutcome("denied", "the memory tool is not available", False, "", False)
-    try:
-        answer = module.run_memory_tool(memory.snapshot().facts, dict(args))
-    except (ContextEngineError, ValueError) as exc:
-        message = public_message(exc) if isinstance(exc, ContextEngineError) else str(exc)
-        return ToolOutcome("auto", READ_ONLY_REASON, False, f"Error: {message}", False)
-    text = answer if isinstance(answer, str) else getattr(answer, "text", None)
-    result = str(text if text is not None else answer)
-    return ToolOutcome("auto", READ_ONLY_REASON, False, result, True)
+        answer = run_memory_tool(memory.snapshot().facts, dict(args))
+    except ContextEngineError as exc:
+        return ToolOutcome("auto", READ_ONLY_REASON, False, f"Error: {public_message(exc)}", False)
+    return ToolOutcome("auto", READ_ONLY_REASON, False, answer, True)
 
 
 def _refused(decision: Decision) -> ToolOutcome:
