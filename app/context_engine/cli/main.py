@@ -9,7 +9,12 @@ import click
 from .output import CliContext
 
 # Each module defines ``register(group)``; areas are added here as they land.
-COMMAND_MODULES: tuple[str, ...] = ("memory_group", "instructions_cmds", "recall_cmds")
+COMMAND_MODULES: tuple[str, ...] = (
+    "memory_group",
+    "instructions_cmds",
+    "recall_cmds",
+    "tool_cmds",
+)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
