@@ -3,10 +3,12 @@
 A statement is *covered* by a text when any of these holds:
 1. its normalized form (letters and digits only, lowercased) occurs inside the text's
    normalized form (verbatim or re-punctuated copy);
-2. against some sentence of the text, token Jaccard >= 0.6;
-3. against some sentence of the text, >= 80 % of the statement's tokens occur in that sentence
-   (statement of >= 3 tokens), or >= 80 % of the sentence's tokens occur in the statement
+2. against some sentence of the text, token Jaccard >= 0.75;
+3. against some sentence of the text, >= 90 % of the statement's tokens occur in that sentence
+   (statement of >= 3 tokens), or >= 90 % of the sentence's tokens occur in the statement
    (sentence of >= 4 tokens: the statement restates the rule and adds a clause).
+The thresholds are strict on purpose: CJK bigrams of two rules that differ only in their
+object ("reply in Chinese" / "write commit messages in Chinese") share ~70 % of their tokens.
 Tokens: lowercased Latin/digit words minus a few function words; each run of CJK characters
 contributes its character bigrams (a lone character counts as itself).
 """
@@ -20,8 +22,8 @@ from dataclasses import dataclass
 from ..facts.model import normalize_key
 from .words import word_set
 
-JACCARD_MIN = 0.6
-COVERAGE_MIN = 0.8
+JACCARD_MIN = 0.75
+COVERAGE_MIN = 0.9
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _SENTENCE_END = re.compile(r"(?<=[。！？；!?;])\s*|(?<=[.])\s+|\n+")

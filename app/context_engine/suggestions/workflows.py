@@ -1,7 +1,7 @@
 """Action signatures of a sentence: ``verb object`` phrases and command lines (S11.4).
 
 Nothing here is a list of workflows: an imperative sentence's first word is its verb once
-politeness is peeled off, and its object is the first one or two content words after it.
+politeness is peeled off, and its object is the first one to three content words after it.
 Commands come from inline code spans such as ``gh pr checkout 12`` → ``gh pr checkout``.
 """
 
@@ -77,7 +77,7 @@ def verb_phrase(sentence: str) -> str | None:
             break
         if word not in _DETERMINERS:
             obj.append(_singular(word))
-        if len(obj) == 2 or stop:
+        if len(obj) == 3 or stop:
             break
     if not obj:
         return None
