@@ -35,8 +35,8 @@ from .session.privacy import Scrubber
 if TYPE_CHECKING:
     from .facts.memory import Memory
     from .policy.confirmation import ConfirmationService
-    from .policy.tools_write import ToolOutcome
     from .recall import Recaller
+    from .tools_write import ToolOutcome
 
 ControllerName = Literal["interactive", "headless", "subagent"]
 Mode = Literal["ask", "auto", "yolo"]
@@ -141,8 +141,8 @@ class ContextEngine:
         owns_project_store: bool = True,
     ) -> ToolOutcome:
         """Run ``memory``, ``remember`` or ``forget`` as ``controller`` (S9, S10)."""
-        from .policy.tools_write import run_agent_tool
         from .policy.write_policy import Controller
+        from .tools_write import run_agent_tool
 
         who = Controller(controller, owns_project_store=owns_project_store)
         service = confirmation if confirmation is not None else default_confirmation(controller)

@@ -24,6 +24,9 @@ if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
     from mcp.server.lowlevel import Server
 
+    from .engine import ContextEngine
+    from .policy.confirmation import ConfirmationRequest
+
 SERVER_NAME = "context-engine"
 CONFIRM_KEY = "confirm-memory-write"
 APPROVE_FIELD = "approve"
@@ -182,6 +185,54 @@ def build_server(host: ToolHost, *, version: str = "") -> Server[Any]:
         on_list_tools=on_list_tools,
         on_call_tool=on_call_tool,
     )
+
+
+class _AskedNobody:
+    """Fail-closed confirmation that remembers why a person was wanted."""
+
+    def __init__(self) -> None:
+        self.reason: str | None = None
+
+    def confirm(self, request: ConfirmationRequest) -> bool:
+        """Refuse, keeping the policy's reason."""
+        self.reason = request.reason
+        return False
+
+
+class EngineToolHost:
+    """The three agent tools of one engine, run as a headless controller owning the store."""
+
+    def __init__(self, engine: ContextEngine) -> None:
+        self.engine = engine
+
+    def tool_defs(self) -> Sequence[ToolDef]:
+        """The fixed tool specs (S9.2)."""
+        from .tools_spec import TOOL_SPECS
+
+        return [ToolDef(s.name, s.description, dict(s.schema)) for s in TOOL_SPECS]
+
+    def call(self, name: str, args: Mapping[str, Any], approved: bool) -> ToolReply:
+        """Run one call; ``approved`` is a one-time confirmation for these exact arguments."""
+        from .policy.confirmation import ApprovedOnce
+        from .policy.permission import argument_digest
+
+        asked = _AskedNobody()
+        confirmation = ApprovedOnce(argument_digest(name, args)) if approved else asked
+        outcome = self.engine.run_tool(
+            name, args, controller="headless", confirmation=confirmation, mode="ask"
+        )
+        if outcome.written or outcome.ran:
+            return ToolReply(outcome.result)
+        if asked.reason is not None:
+            return ToolReply(refused_text(outcome.reason), True, needs_person=outcome.reason)
+        return ToolReply(_refusal(outcome.reason, outcome.result), is_error=True)
+
+
+def _refusal(reason: str, result: str) -> str:
+    """The text of a refusal or failure: the tool's own message, else the reason."""
+    if result and result != reason:
+        return result
+    return refused_text(reason)
 
 
 async def serve_stdio(host: ToolHost) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from ..errors import InvalidName
+from ..facts.index_file import managed_line
 from ..facts.model import Fact, normalize_key, one_line
 from ..paths import slugify
 
@@ -51,14 +52,6 @@ def masked_global_ids(facts: Iterable[Fact]) -> frozenset[str]:
     )
 
 
-def index_line(fact: Fact) -> str:
-    """One managed MEMORY.md line (S4.9)."""
-    return (
-        f"- [{one_line(fact.display_title)}]({fact.name}.md) — "
-        f"[{fact.scope}/{fact.type}] {one_line(fact.description)}"
-    )
-
-
 def build_memory_block(facts: Sequence[Fact]) -> str:
     """The S7.2 memory block for the active facts of both stores."""
     masked = masked_global_ids(facts)
@@ -78,7 +71,7 @@ def build_memory_block(facts: Sequence[Fact]) -> str:
             heading = f"### {one_line(fact.display_title)} (global/{fact.type})"
             parts.append(f"{heading}\n\n{fact.body.strip()}")
     lines = [
-        index_line(fact)
+        managed_line(fact)
         for fact in sorted(visible, key=lambda fact: (fact.scope != "project", fact.name, fact.id))
     ]
     parts.append(INDEX_HEADING)

@@ -1,0 +1,265 @@
+"""A persisted snapshot of both stores for short-lived processes (hooks), never stale (issue 9).
+
+A hook process starts cold for every prompt; parsing 10,000 fact files each time costs about a
+second. This cache keeps the parsed facts of each store in one ``marshal`` file under the
+workspace's data directory (S2.4) and trusts an entry only when all of these hold:
+
+* the store's listing has exactly the cached file names;
+* each file's lstat matches what was recorded: device, inode, size, mtime, ctime and mode
+  (an atomic replace changes the inode; an in-place edit changes mtime and ctime, and ctime
+  cannot be set back by anyone);
+* the file had not been touched within ``RACY_NS`` of the moment it was recorded, so an edit
+  inside one timestamp tick of the recording cannot hide behind an equal stamp.
+
+Whenever a store does not validate completely, its snapshot comes from the store's own reading
+path (``Store.snapshot``), seeded with the entries that did validate, so only changed files are
+parsed and the answer is by construction the fresh-load answer. Any problem with the cache
+file itself (missing, foreign owner, corrupt, other version) means "no cache".
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import stat
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..facts.model import Diagnostic, Fact, FileStamp
+from ..paths import EnginePaths
+
+if TYPE_CHECKING:
+    from ..facts.codec import ParsedFact
+    from ..facts.memory import Memory
+    from ..facts.store import Store
+
+VERSION = 1
+RACY_NS = 2_000_000_000
+INDEX_NAME = "MEMORY.md"
+
+# One lstat as the cache compares it: (dev, ino, size, mtime_ns, ctime_ns, mode).
+Identity = tuple[int, int, int, int, int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class CachedSnapshot:
+    """Active facts of both stores sorted by (name, scope, id), diagnostics, and how we got them."""
+
+    facts: tuple[Fact, ...]
+    diagnostics: tuple[Diagnostic, ...]
+    reused: int
+    parsed_stores: tuple[str, ...]
+
+
+def cache_path(paths: EnginePaths) -> Path:
+    """``<workspace data>/cache/facts.v1.marshal`` — never inside a store (S2.4)."""
+    return paths.workspace_data / "cache" / f"facts.v{VERSION}.marshal"
+
+
+def _is_fact_name(name: str) -> bool:
+    # Must agree with facts.store.is_fact_file_name; a test pins the two together.
+    return name.endswith(".md") and name != INDEX_NAME and not name.startswith(".")
+
+
+def scan(root: Path) -> dict[str, Identity]:
+    """lstat identity of every candidate fact file directly in ``root`` (missing → empty)."""
+    found: dict[str, Identity] = {}
+    try:
+        entries = os.scandir(root)
+    except (FileNotFoundError, NotADirectoryError):
+        return found
+    with entries:
+        for entry in entries:
+            if not _is_fact_name(entry.name):
+                continue
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except OSError:
+                found[entry.name] = (-1, -1, -1, -1, -1, -1)  # never matches: fresh read
+                continue
+            found[entry.name] = (
+                st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_mode
+            )
+    return found
+
+
+def _iso(value: datetime | None) -> str | None:
+    return None if value is None else value.isoformat()
+
+
+def _when(value: str | None) -> datetime | None:
+    return None if value is None else datetime.fromisoformat(value)
+
+
+def _fact_record(fact: Fact, needs_upgrade: bool, encoding: str) -> tuple[Any, ...] | None:
+    """A marshal-safe record of a parsed fact; ``None`` when its extras cannot be kept exactly."""
+    record: tuple[Any, ...] = (
+        fact.id, fact.revision, fact.name, fact.title, fact.description, fact.type,
+        fact.scope, fact.body, _iso(fact.created_at), _iso(fact.updated_at), fact.extra,
+        needs_upgrade, encoding,
+    )
+    try:
+        if marshal.loads(marshal.dumps(record)) != record:
+            return None
+    except ValueError:
+        return None
+    return record
+
+
+def _fact_from(record: Sequence[Any], path: Path, identity: Identity) -> tuple[Fact, bool, str]:
+    dev, ino, size, mtime_ns = identity[0], identity[1], identity[2], identity[3]
+    fact = Fact(
+        id=record[0], revision=record[1], name=record[2], title=record[3],
+        description=record[4], type=record[5], scope=record[6], body=record[7],
+        created_at=_when(record[8]), updated_at=_when(record[9]), path=path,
+        stamp=FileStamp(dev, ino, size, mtime_ns), extra=tuple(record[10]),
+    )
+    return fact, bool(record[11]), str(record[12])
+
+
+def _read_cache(path: Path) -> dict[str, Any]:
+    """The cache document, or ``{}`` when absent, foreign, unsafe or unreadable."""
+    try:
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode) or st.st_mode & 0o022:
+            return {}
+        if hasattr(os, "getuid") and st.st_uid != os.getuid():
+            return {}
+        with open(path, "rb") as handle:
+            data = marshal.load(handle)
+    except (OSError, EOFError, ValueError, TypeError):
+        return {}
+    if not isinstance(data, dict) or data.get("version") != VERSION:
+        return {}
+    return data
+
+
+def _write_cache(path: Path, document: Mapping[str, Any]) -> None:
+    """Atomically replace the cache file; failures are ignored (the cache is optional)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".marshal")
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                marshal.dump(dict(document), handle)
+            os.chmod(tmp, 0o600)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError:
+        return
+
+
+def _trusted(identity: Identity, recorded: Sequence[Any], written_ns: int) -> bool:
+    """Same lstat identity, and settled (untouched for RACY_NS before it was recorded)."""
+    if tuple(recorded) != identity:
+        return False
+    return max(identity[3], identity[4]) < written_ns - RACY_NS
+
+
+def _seed(store: Store, entries: Mapping[str, tuple[FileStamp, ParsedFact]]) -> None:
+    """Give the store the parses we already trust (public hook if it has one)."""
+    seed = getattr(store, "seed_cache", None)
+    if callable(seed):
+        seed(entries)
+    else:
+        store._cache.update(entries)
+
+
+def _store_entries(store: Store) -> dict[str, tuple[FileStamp, ParsedFact]]:
+    export = getattr(store, "cache_entries", None)
+    if callable(export):
+        entries: dict[str, tuple[FileStamp, ParsedFact]] = export()
+        return entries
+    return dict(store._cache)
+
+
+class SnapshotCache:
+    """Load both stores through the persisted cache; rewrite it when something changed."""
+
+    def __init__(self, paths: EnginePaths, *, file: Path | None = None) -> None:
+        self.paths = paths
+        self.file = file or cache_path(paths)
+        self._memory: Memory | None = None
+
+    def _stores(self) -> list[tuple[str, Path]]:
+        return [("project", self.paths.project_store), ("global", self.paths.global_store)]
+
+    def load(self) -> CachedSnapshot:
+        """Facts and diagnostics equal to a fresh ``Memory.snapshot()`` of both stores."""
+        document = _read_cache(self.file)
+        cached_stores: dict[str, Any] = document.get("stores", {}) if document else {}
+        facts: list[Fact] = []
+        diagnostics: list[Diagnostic] = []
+        new_stores: dict[str, Any] = {}
+        reused = 0
+        parsed: list[str] = []
+        for scope, root in self._stores():
+            listing = scan(root)
+            found = cached_stores.get(scope)
+            entry: dict[str, Any] = found if isinstance(found, dict) else {}
+            usable = entry.get("root") == str(root)
+            records: dict[str, Any] = entry["files"] if usable else {}
+            written_ns = int(entry["written_ns"]) if usable else 0
+            trusted = {
+                name: records[name]
+                for name, identity in listing.items()
+                if name in records and _trusted(identity, records[name][0], written_ns)
+            }
+            if usable and not entry["diagnostics"] and len(trusted) == len(listing):
+                for name, (identity, record) in trusted.items():
+                    facts.append(_fact_from(record, root / name, tuple(identity))[0])
+                reused += len(trusted)
+                new_stores[scope] = entry
+                continue
+            parsed.append(scope)
+            reused += len(trusted)
+            store_facts, store_diags, new_stores[scope] = self._fresh(scope, root, trusted)
+            facts.extend(store_facts)
+            diagnostics.extend(store_diags)
+        if parsed:
+            _write_cache(self.file, {"version": VERSION, "stores": new_stores})
+        facts.sort(key=lambda f: (f.name, f.scope, f.id))
+        diagnostics.sort(key=lambda d: str(d.path))
+        return CachedSnapshot(tuple(facts), tuple(diagnostics), reused, tuple(parsed))
+
+    def _fresh(
+        self, scope: str, root: Path, trusted: Mapping[str, Any]
+    ) -> tuple[tuple[Fact, ...], tuple[Diagnostic, ...], dict[str, Any]]:
+        """The store's own snapshot (seeded with trusted parses) and the entry to persist."""
+        from ..facts.codec import ParsedFact
+        from ..facts.memory import Memory
+
+        if self._memory is None:
+            self._memory = Memory(self.paths)
+        store = self._memory.stores.get("global" if scope == "global" else "project")
+        seeds: dict[str, tuple[FileStamp, ParsedFact]] = {}
+        for name, (identity, record) in trusted.items():
+            fact, needs_upgrade, encoding = _fact_from(record, root / name, tuple(identity))
+            assert fact.stamp is not None
+            seeds[name] = (fact.stamp, ParsedFact(fact, needs_upgrade, encoding))
+        _seed(store, seeds)
+        written_ns = time.time_ns()
+        snapshot = store.snapshot()
+        listing = scan(root)
+        files: dict[str, Any] = {}
+        for name, (stamp, parsed_fact) in _store_entries(store).items():
+            identity = listing.get(name)
+            if identity is None or FileStamp(*identity[:4]) != stamp:
+                continue  # changed again since it was read: leave it to the next load
+            record = _fact_record(parsed_fact.fact, parsed_fact.needs_upgrade, parsed_fact.encoding)
+            if record is not None:
+                files[name] = (identity, record)
+        entry = {
+            "root": str(root),
+            "written_ns": written_ns,
+            "files": files,
+            "diagnostics": len(snapshot.diagnostics),
+        }
+        return snapshot.facts, snapshot.diagnostics, entry

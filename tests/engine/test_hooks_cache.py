@@ -1,0 +1,102 @@
+"""The hook snapshot cache never answers differently from a fresh load (issue 9)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from context_engine.facts import store as store_module
+from context_engine.facts.memory import Memory
+from context_engine.facts.model import Fact
+from context_engine.hooks import snapshot_cache
+from context_engine.hooks.snapshot_cache import SnapshotCache
+from context_engine.paths import EnginePaths
+
+
+def full(fact: Fact) -> tuple[object, ...]:
+    return (fact, fact.path, fact.stamp)  # path and stamp are compare=False on Fact
+
+
+def fresh(paths: EnginePaths) -> list[tuple[object, ...]]:
+    return [full(f) for f in Memory(paths).snapshot().facts]
+
+
+@pytest.fixture()
+def paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> EnginePaths:
+    # Everything written by the test is "settled" at once; racy handling has its own test.
+    monkeypatch.setattr(snapshot_cache, "RACY_NS", -(10**18))
+    workspace = tmp_path / "ws"
+    (workspace / ".git").mkdir(parents=True)
+    paths = EnginePaths.resolve(home=tmp_path / "home", workspace=workspace)
+    memory = Memory(paths)
+    for i in range(5):
+        memory.save(
+            name=f"fact-{i}", description=f"Fact {i}", body=f"Body {i}.", type="project"
+        )
+    memory.save(name="pref", description="Pref", body="Tabs.", type="user", scope="global")
+    return paths
+
+
+def load(paths: EnginePaths) -> tuple[list[tuple[object, ...]], snapshot_cache.CachedSnapshot]:
+    snap = SnapshotCache(paths).load()
+    return [full(f) for f in snap.facts], snap
+
+
+def test_name_filter_agrees_with_the_store() -> None:
+    for name in ("a.md", "MEMORY.md", ".hidden.md", "x.txt", ".tmp-1.md", "记忆.md"):
+        assert snapshot_cache._is_fact_name(name) == store_module.is_fact_file_name(name)
+
+
+def test_second_load_reuses_everything_and_matches(paths: EnginePaths) -> None:
+    first, snap1 = load(paths)
+    assert first == fresh(paths) and snap1.parsed_stores == ("project", "global")
+    second, snap2 = load(paths)
+    assert second == fresh(paths)
+    assert snap2.parsed_stores == () and snap2.reused == 6
+
+
+def test_every_kind_of_change_is_seen(paths: EnginePaths) -> None:
+    load(paths)
+    memory = Memory(paths)
+    memory.save(name="fact-1", body="Changed body.")  # atomic replace: new inode
+    memory.forget("fact-2")
+    memory.save(name="fact-9", description="New", body="New.", type="project")
+    got, snap = load(paths)
+    assert got == fresh(paths)
+    assert snap.parsed_stores == ("project",) and snap.reused >= 3
+
+
+def test_in_place_edit_with_same_size_and_mtime_is_seen(paths: EnginePaths) -> None:
+    load(paths)
+    target = paths.project_store / "fact-3.md"
+    before = os.stat(target)
+    data = target.read_bytes()
+    edited = data.replace(b"Body 3.", b"Body X.")
+    assert len(edited) == len(data)
+    with open(target, "r+b") as handle:  # same inode, same size
+        handle.write(edited)
+    os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))  # same mtime too
+    got, snap = load(paths)
+    assert got == fresh(paths)
+    assert any("Body X." in f[0].body for f in got)  # type: ignore[attr-defined]
+    assert snap.parsed_stores == ("project",)
+
+
+def test_recent_files_are_not_trusted(paths: EnginePaths, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(snapshot_cache, "RACY_NS", 10**18)  # everything counts as "just written"
+    load(paths)
+    got, snap = load(paths)
+    assert got == fresh(paths)
+    assert snap.parsed_stores == ("project", "global") and snap.reused == 0
+
+
+def test_corrupt_or_foreign_cache_is_ignored(paths: EnginePaths) -> None:
+    load(paths)
+    cache = snapshot_cache.cache_path(paths)
+    cache.write_bytes(b"\x00garbage")
+    got, snap = load(paths)
+    assert got == fresh(paths) and snap.reused == 0
+    os.chmod(cache, 0o666)
+    got, snap = load(paths)
+    assert got == fresh(paths) and snap.reused == 0
