@@ -12,8 +12,11 @@ from .output import CliContext
 COMMAND_MODULES: tuple[str, ...] = (
     "memory_group",
     "instructions_cmds",
+    "suggest_cmds",
     "recall_cmds",
     "tool_cmds",
+    "facts_cmds",
+    "memory_cmds",
 )
 
 

@@ -1,0 +1,328 @@
+"""Fact commands (S12): ``list``, ``read``, ``remember``, ``forget``, ``revisions``, ``restore``,
+``archived``, ``recover``, ``migrate``.
+
+``remember``/``forget``/``restore``/``recover`` here are a person's own explicit actions (S10.5):
+the command itself is the confirmation, and every write goes through the single ``Memory`` call.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, cast
+
+import click
+
+from ..facts.archive import ArchivedEntry
+from ..facts.changes import Changes
+from ..facts.freshness import freshness
+from ..facts.memory import Memory
+from ..facts.model import FACT_TYPES, SCOPES, Fact, FactType, Scope
+from ..facts.timestamps import format_timestamp
+from .output import CliContext, engine_errors, pass_cli
+
+
+def _stamp(value: object) -> str | None:
+    from datetime import datetime
+
+    return format_timestamp(value) if isinstance(value, datetime) else None
+
+
+def fact_json(fact: Fact) -> dict[str, Any]:
+    """The S12 *fact* object (shared by every command that prints a fact)."""
+    return {
+        "id": fact.id,
+        "revision": fact.revision,
+        "name": fact.name,
+        "title": fact.title,
+        "description": fact.description,
+        "type": fact.type,
+        "scope": fact.scope,
+        "reference": fact.reference,
+        "created_at": _stamp(fact.created_at),
+        "updated_at": _stamp(fact.updated_at),
+        "freshness": freshness(fact),
+    }
+
+
+def fact_line(fact: Fact) -> str:
+    """One text line per fact: reference, id, revision, type, freshness, description."""
+    return (
+        f"{fact.reference}  {fact.id}  r{fact.revision}  {fact.type}  {freshness(fact)}"
+        f"  — {fact.description}"
+    )
+
+
+def changes_text(verb: str, changes: Changes) -> str:
+    """Text for a mutation: the fact written and any copies archived."""
+    lines = []
+    if changes.fact is not None:
+        fact = changes.fact
+        lines.append(f"{verb} {fact.reference} ({fact.id}, revision {fact.revision})")
+    lines += [f"archived {path}" for path in changes.archived]
+    return "\n".join(lines)
+
+
+def saved_json(changes: Changes) -> dict[str, Any]:
+    """``{"fact": fact, "archived": [path]}`` for remember, restore and recover."""
+    return {
+        "fact": fact_json(changes.fact) if changes.fact else None,
+        "archived": [str(p) for p in changes.archived],
+    }
+
+
+def revisions_json(active: Fact, history: Iterable[Fact]) -> dict[str, Any]:
+    """``{"fact": fact, "revisions": [...]}`` (newest first, active excluded)."""
+    return {
+        "fact": fact_json(active),
+        "revisions": [
+            {
+                "revision": f.revision,
+                "updated_at": _stamp(f.updated_at),
+                "scope": f.scope,
+                "type": f.type,
+                "description": f.description,
+            }
+            for f in history
+        ],
+    }
+
+
+def revisions_text(active: Fact, history: Iterable[Fact]) -> str:
+    """History of one fact as text."""
+    lines = [f"{active.reference} ({active.id}) active revision {active.revision}"]
+    items = list(history)
+    lines += [
+        f"  r{f.revision}  {_stamp(f.updated_at) or '-'}  {f.scope}/{f.type}  {f.description}"
+        for f in items
+    ]
+    if not items:
+        lines.append("  (no earlier revisions)")
+    return "\n".join(lines)
+
+
+def archived_json(entries: Iterable[ArchivedEntry]) -> dict[str, Any]:
+    """``{"archived": [{"path", "archived_at", "fact"}]}`` (newest first)."""
+    return {
+        "archived": [
+            {
+                "path": str(e.path),
+                "archived_at": format_timestamp(e.archived_at),
+                "fact": fact_json(e.fact) if e.fact else None,
+            }
+            for e in entries
+        ]
+    }
+
+
+def archived_text(entries: Iterable[ArchivedEntry]) -> str:
+    """The archive as text, newest first."""
+    lines = []
+    for e in entries:
+        what = (
+            fact_line(e.fact)
+            if e.fact
+            else f"(unreadable: {e.diagnostic and e.diagnostic.message})"
+        )
+        lines.append(f"{format_timestamp(e.archived_at)}  {e.path}\n  {what}")
+    return "\n".join(lines) if lines else "no archived memories"
+
+
+def memory_for(ctx: CliContext) -> Memory:
+    """The workspace's two stores."""
+    return Memory(ctx.paths())
+
+
+def _read_body(body: str | None, body_file: str | None) -> str | None:
+    if body is not None and body_file is not None:
+        raise click.UsageError("give either --body or --body-file, not both")
+    if body_file is None:
+        return body
+    if body_file == "-":
+        return sys.stdin.read()
+    return Path(body_file).read_text(encoding="utf-8")
+
+
+@click.command("list")
+@click.option("--type", "fact_type", type=click.Choice(FACT_TYPES), help="Only this type.")
+@click.option("--scope", type=click.Choice(SCOPES), help="Only this scope.")
+@pass_cli
+@engine_errors
+def list_cmd(ctx: CliContext, fact_type: str | None, scope: str | None) -> None:
+    """List active facts of both stores, sorted by name, scope and id."""
+    snapshot = memory_for(ctx).snapshot()
+    facts = [
+        f
+        for f in snapshot.facts
+        if (fact_type is None or f.type == fact_type) and (scope is None or f.scope == scope)
+    ]
+    if not ctx.json:
+        for diag in snapshot.diagnostics:
+            click.echo(f"warning: {diag.path}: {diag.message}", err=True)
+    text = "\n".join(fact_line(f) for f in facts) if facts else "no memories"
+    ctx.emit({"facts": [fact_json(f) for f in facts]}, text)
+
+
+@click.command("read")
+@click.argument("ref")
+@pass_cli
+@engine_errors
+def read_cmd(ctx: CliContext, ref: str) -> None:
+    """Print one fact (REF: id, reference like project/x.md, or bare name)."""
+    fact = memory_for(ctx).resolve(ref)
+    header = fact_line(fact)
+    title = f"\n{fact.display_title}" if fact.title else ""
+    ctx.emit({"fact": fact_json(fact), "body": fact.body}, f"{header}{title}\n\n{fact.body}\n")
+
+
+@click.command("remember")
+@click.option("--name", help="Fact name (slugged) or a reference like global/x.md.")
+@click.option("--title", help="One-line title.")
+@click.option("--description", help="One-line description.")
+@click.option("--type", "fact_type", type=click.Choice(FACT_TYPES), help="Default: project.")
+@click.option("--scope", type=click.Choice(SCOPES), help="Default: project (or the old scope).")
+@click.option("--body", help="Body text.")
+@click.option("--body-file", help="Read the body from a file ('-' = stdin).")
+@click.option("--id", "fact_id", help="Update the fact with this id (may rename it).")
+@click.option("--expected-revision", type=int, help="Fail unless this is the active revision.")
+@pass_cli
+@engine_errors
+def remember_cmd(
+    ctx: CliContext,
+    name: str | None,
+    title: str | None,
+    description: str | None,
+    fact_type: str | None,
+    scope: str | None,
+    body: str | None,
+    body_file: str | None,
+    fact_id: str | None,
+    expected_revision: int | None,
+) -> None:
+    """Save a fact: create it, or update it by --id / name (an explicit user action)."""
+    text = _read_body(body, body_file)
+    if fact_id is None and name is None:
+        raise click.UsageError("--name is required unless --id is given")
+    if fact_id is None and text is None:
+        raise click.UsageError("--body or --body-file is required for a new fact")
+    changes = memory_for(ctx).save(
+        name=name,
+        title=title,
+        description=description,
+        body=text,
+        type=cast(FactType | None, fact_type),
+        scope=cast(Scope | None, scope),
+        id=fact_id,
+        expected_revision=expected_revision,
+    )
+    ctx.emit(saved_json(changes), changes_text("saved", changes))
+
+
+@click.command("forget")
+@click.argument("ref")
+@pass_cli
+@engine_errors
+def forget_cmd(ctx: CliContext, ref: str) -> None:
+    """Archive a fact (an id: that identity; a reference: that scope; a name: every store)."""
+    changes = memory_for(ctx).forget(ref)
+    text = "\n".join(f"archived {p}" for p in changes.archived) or f"nothing to forget: {ref}"
+    ctx.emit({"archived": [str(p) for p in changes.archived]}, text)
+
+
+def show_revisions(ctx: CliContext, ref: str, *, as_text: bool = False) -> None:
+    """Shared by ``revisions`` and ``memory revisions``."""
+    memory = memory_for(ctx)
+    active = memory.resolve(ref)
+    history = memory.revisions(active.id)
+    _emit(ctx, revisions_json(active, history), revisions_text(active, history), as_text)
+
+
+def do_restore(
+    ctx: CliContext, ref: str, revision: int, expected: int | None, *, as_text: bool = False
+) -> None:
+    """Shared by ``restore`` and ``memory restore``."""
+    changes = memory_for(ctx).restore(ref, revision, expected_revision=expected)
+    verb = "restored" if changes.changed else "already at"
+    _emit(ctx, saved_json(changes), changes_text(verb, changes), as_text)
+
+
+def show_archived(ctx: CliContext, *, as_text: bool = False) -> None:
+    """Shared by ``archived`` and ``memory archived``."""
+    entries = memory_for(ctx).list_archived()
+    _emit(ctx, archived_json(entries), archived_text(entries), as_text)
+
+
+def do_recover(ctx: CliContext, archive_path: str, *, as_text: bool = False) -> None:
+    """Shared by ``recover`` and ``memory recover``."""
+    changes = memory_for(ctx).recover(archive_path)
+    _emit(ctx, saved_json(changes), changes_text("recovered", changes), as_text)
+
+
+def _emit(ctx: CliContext, payload: dict[str, Any], text: str, as_text: bool) -> None:
+    if as_text:
+        click.echo(text)
+    else:
+        ctx.emit(payload, text)
+
+
+@click.command("revisions")
+@click.argument("ref")
+@pass_cli
+@engine_errors
+def revisions_cmd(ctx: CliContext, ref: str) -> None:
+    """Show the earlier revisions of a fact, newest first."""
+    show_revisions(ctx, ref)
+
+
+@click.command("restore")
+@click.argument("ref")
+@click.argument("revision", type=int)
+@click.option("--expected-revision", type=int, help="Fail unless this is the active revision.")
+@pass_cli
+@engine_errors
+def restore_cmd(ctx: CliContext, ref: str, revision: int, expected_revision: int | None) -> None:
+    """Make an earlier revision's content the newest revision."""
+    do_restore(ctx, ref, revision, expected_revision)
+
+
+@click.command("archived")
+@pass_cli
+@engine_errors
+def archived_cmd(ctx: CliContext) -> None:
+    """List forgotten facts of both stores, newest first."""
+    show_archived(ctx)
+
+
+@click.command("recover")
+@click.argument("archive_path")
+@pass_cli
+@engine_errors
+def recover_cmd(ctx: CliContext, archive_path: str) -> None:
+    """Bring an archived fact back (its id kept, at a new revision)."""
+    do_recover(ctx, archive_path)
+
+
+@click.command("migrate")
+@pass_cli
+@engine_errors
+def migrate_cmd(ctx: CliContext) -> None:
+    """Upgrade legacy fact files of both stores (idempotent)."""
+    count = memory_for(ctx).migrate()
+    ctx.emit({"migrated": count}, f"migrated {count} file(s)")
+
+
+def register(group: click.Group) -> None:
+    """Attach the fact commands to the top-level CLI."""
+    for command in (
+        list_cmd,
+        read_cmd,
+        remember_cmd,
+        forget_cmd,
+        revisions_cmd,
+        restore_cmd,
+        archived_cmd,
+        recover_cmd,
+        migrate_cmd,
+    ):
+        group.add_command(command)
