@@ -6,15 +6,23 @@ from context_engine.paths import EnginePaths
 from PySide6.QtCore import QObject, QSettings, Slot
 from PySide6.QtWidgets import QMessageBox
 
+from .presenters.archive import ArchivePresenter
 from .presenters.facts import FactsPresenter
+from .presenters.instructions import InstructionsPresenter
+from .presenters.recall import RecallPresenter
+from .presenters.suggestions import SuggestionsPresenter
 from .presenters.writes import WriteFlows
 from .services.backend import Backend
-from .services.fact_rows import FactsSnapshot
+from .services.fact_rows import FactRow, FactsSnapshot
 from .services.hub import ChangeSet, Hub
 from .services.tasks import Op, TaskManager
 from .services.watcher import FileWatcher, WatchTargets
+from .widgets.archive_tab import ArchiveTab
 from .widgets.facts_tab import FactsTab
+from .widgets.instructions_tab import InstructionsTab
 from .widgets.main_window import MainWindow
+from .widgets.recall_tab import RecallTab
+from .widgets.suggestions_tab import SuggestionsTab
 
 
 def watch_targets(paths: EnginePaths) -> WatchTargets:
@@ -48,10 +56,26 @@ class Application(QObject):
         self.tasks = TaskManager(parent=self)
         self.hub = Hub(self)
         self.window = MainWindow(settings)
+        self.instructions_tab = InstructionsTab()
         self.facts_tab = FactsTab()
-        self.window.add_tab(self.facts_tab, "Facts")
-        self.facts = FactsPresenter(self.facts_tab, self.backend, self.tasks, self.hub)
-        self.writes = WriteFlows(self.window, self.backend, self.tasks, self.hub)
+        self.archive_tab = ArchiveTab()
+        self.suggestions_tab = SuggestionsTab()
+        self.recall_tab = RecallTab()
+        for tab, title in (
+            (self.instructions_tab, "Instructions"),
+            (self.facts_tab, "Facts"),
+            (self.archive_tab, "Archive && Revisions"),
+            (self.suggestions_tab, "Suggestions"),
+            (self.recall_tab, "Recall"),
+        ):
+            self.window.add_tab(tab, title)
+        args = (self.backend, self.tasks, self.hub)
+        self.writes = WriteFlows(self.window, *args)
+        self.facts = FactsPresenter(self.facts_tab, *args)
+        self.instructions = InstructionsPresenter(self.instructions_tab, *args)
+        self.archive = ArchivePresenter(self.archive_tab, *args, self.writes)
+        self.suggestions = SuggestionsPresenter(self.suggestions_tab, self.window, *args)
+        self.recall = RecallPresenter(self.recall_tab, *args)
         self.watcher = FileWatcher(watch_targets(paths), self)
         self._wire()
         self.window.show_paths(str(paths.project_store), str(paths.global_store))
@@ -70,6 +94,9 @@ class Application(QObject):
         self.facts_tab.new_requested.connect(self.writes.new_fact)
         self.facts_tab.edit_requested.connect(self.writes.edit)
         self.facts_tab.forget_requested.connect(self.writes.forget)
+        self.facts_tab.history_requested.connect(self._on_history_requested)
+        self.facts_tab.selection_changed.connect(self._on_fact_selected)
+        w.tabs.currentChanged.connect(self._on_tab_changed)
         self.facts.snapshot_applied.connect(self._on_facts_snapshot)
         self.writes.failed.connect(self._on_write_failed)
 
@@ -77,6 +104,7 @@ class Application(QObject):
         """Start watching and load every view in the background."""
         self.watcher.start()
         self.refresh()
+        self._on_tab_changed(self.window.tabs.currentIndex())
 
     def refresh(self) -> None:
         """F5: re-read everything (also what a watcher overflow does)."""
@@ -98,6 +126,22 @@ class Application(QObject):
             row = self.facts_tab.selected_row()
             if row is not None:
                 self.writes.forget(row)
+
+    @Slot(object)
+    def _on_fact_selected(self, row: FactRow | None) -> None:
+        if row is not None:
+            self.archive.show_fact(row)
+
+    @Slot(object)
+    def _on_history_requested(self, row: FactRow) -> None:
+        self.archive.show_fact(row)
+        self.window.tabs.setCurrentWidget(self.archive_tab)
+
+    @Slot(int)
+    def _on_tab_changed(self, _index: int) -> None:
+        # Suggestions are scanned when the tab opens (S11.1), in the background.
+        if self.window.tabs.currentWidget() is self.suggestions_tab:
+            self.suggestions.scan()
 
     @Slot()
     def _on_cancel(self) -> None:

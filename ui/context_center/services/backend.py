@@ -13,7 +13,11 @@ from context_engine.facts.archive import ArchivedEntry
 from context_engine.facts.changes import Changes
 from context_engine.facts.memory import Memory
 from context_engine.facts.model import Fact
+from context_engine.instructions import Resolution, render_provider_block, resolve_instructions
 from context_engine.paths import EnginePaths
+from context_engine.recall import Recaller, RecallTrace, TraceLog
+from context_engine.suggestions import MemoryCandidate, Suggestions, scan
+from context_engine.suggestions.accept import Edits, accept_memory
 
 from ..dialogs.fact_editor import FactDraft
 from .fact_rows import FactsSnapshot, build_rows
@@ -28,12 +32,39 @@ class History:
     revisions: tuple[Fact, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class InstructionsView:
+    """The resolution and the exact provider-visible block."""
+
+    resolution: Resolution
+    block: str
+
+
+@dataclass(frozen=True, slots=True)
+class RecallRun:
+    """One recall as the CLI prints it: the block and its trace."""
+
+    block: str
+    trace: RecallTrace
+
+
+@dataclass(frozen=True, slots=True)
+class TraceHistory:
+    """The last trace and recent ones (newest first)."""
+
+    last: RecallTrace | None
+    recent: tuple[RecallTrace, ...]
+
+
 class Backend:
     """Engine objects of one workspace: the two stores today; recall, instructions, scans."""
 
     def __init__(self, paths: EnginePaths) -> None:
         self.paths = paths
         self.memory = Memory(paths)
+        self._recaller: Recaller | None = None
+        stores = (paths.project_store, paths.global_store)
+        self.traces = TraceLog(paths.workspace_data, stores=stores)
 
     # -- reads ---------------------------------------------------------------------------------
 
@@ -68,6 +99,31 @@ class Backend:
     def archived(self) -> tuple[ArchivedEntry, ...]:
         """Archive entries of both stores, newest first."""
         return self.memory.list_archived()
+
+    def instructions(self, token: CancelToken | None = None) -> InstructionsView:
+        """Resolve the instructions for the workspace and render the provider block."""
+        resolution = resolve_instructions(self.paths)
+        return InstructionsView(resolution, render_provider_block(resolution))
+
+    def recall(self, message: str, limit: int = 4, budget: int = 2400) -> RecallRun:
+        """Run S8 recall exactly as ``context-engine recall`` does and record the trace."""
+        snap = self.memory.snapshot()
+        if self._recaller is None:
+            self._recaller = Recaller(snap.facts, diagnostics=snap.diagnostics)
+        else:
+            self._recaller.sync(snap.facts, snap.diagnostics)  # per changed fact, not a rebuild
+        result = self._recaller.recall(message, limit=limit, budget=budget)
+        self.traces.record(result.trace)
+        return RecallRun(result.block, result.trace)
+
+    def trace_history(self, token: CancelToken | None = None) -> TraceHistory:
+        """The last recorded trace and the recent ones, newest first."""
+        recent = tuple(reversed(self.traces.history()))
+        return TraceHistory(self.traces.last(), recent)
+
+    def suggestions(self, token: CancelToken | None = None) -> Suggestions:
+        """Scan recent sessions for candidates (reads only; the scan never writes)."""
+        return scan(self.paths)
 
     # -- writes (serial writer thread only) ----------------------------------------------------
 
@@ -105,3 +161,15 @@ class Backend:
     def recover(self, archive_path: Path) -> Changes:
         """Bring an archive entry back (S4.8)."""
         return self.memory.recover(archive_path)
+
+    def accept(self, candidate: MemoryCandidate, draft: FactDraft) -> Fact:
+        """Save an (edited) memory candidate as a new fact, create-only (S11.5)."""
+        edits = Edits(
+            name=draft.name or None,
+            title=draft.title,
+            description=draft.description,
+            type=draft.type,  # type: ignore[arg-type]
+            scope=draft.scope,  # type: ignore[arg-type]
+            body=draft.body,
+        )
+        return accept_memory(self.memory, candidate, edits)

@@ -1,0 +1,120 @@
+"""Archive & Revisions presenter: loads history and the archive off-thread; diffs; writes."""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import QObject, Slot
+
+from ..render.diff import diff_html
+from ..render.markdown import render_markdown
+from ..services.backend import Backend, History
+from ..services.fact_rows import FactRow
+from ..services.hub import ChangeSet, Hub
+from ..services.tasks import Op, TaskManager
+from ..widgets.archive_tab import ArchiveTab
+from .writes import WriteFlows
+
+
+class ArchivePresenter(QObject):
+    """Keeps the tab on the chosen fact's history and the current archive."""
+
+    def __init__(self, tab: ArchiveTab, backend: Backend, tasks: TaskManager, hub: Hub,
+                 writes: WriteFlows) -> None:
+        super().__init__(tab)
+        self.tab = tab
+        self.backend = backend
+        self.tasks = tasks
+        self.writes = writes
+        self.fact_id: str | None = None
+        self.history: History | None = None
+        hub.changes_applied.connect(self._on_changes)
+        tab.revisions_selected.connect(self._on_revisions_selected)
+        tab.restore_requested.connect(self._on_restore)
+        tab.archive_selected.connect(self._on_archive_selected)
+        tab.recover_requested.connect(self._on_recover)
+
+    def show_fact(self, row: FactRow) -> None:
+        """Follow the fact selected in the Facts tab."""
+        self.fact_id = row.fact.id
+        self._load_history()
+
+    @Slot(object)
+    def _on_changes(self, changes: ChangeSet) -> None:
+        if changes.touches("facts") or changes.touches("archive"):
+            self._load_history()
+            self.tasks.read(Op("Reading the archive", lambda t: self.backend.archived(),
+                               self.tab.archive_model.set_rows))
+
+    def _load_history(self) -> None:
+        fact_id = self.fact_id
+        if fact_id is None:
+            return
+
+        def done(history: History) -> None:
+            if fact_id != self.fact_id:
+                return
+            if self.history is not None and self._signature(history) == self._signature(
+                    self.history):
+                return
+            self.history = history
+            rows = [(True, history.active)] + [(False, f) for f in history.revisions]
+            self.tab.revisions_model.set_rows(rows)
+            fact = history.active
+            self.tab.history_label.setText(
+                f"<b>{html.escape(fact.reference)}</b> — active revision {fact.revision}, "
+                f"{len(history.revisions)} earlier revision(s)")
+            self.tab.diff.setHtml(render_markdown(fact.body))
+
+        def failed(exc: BaseException) -> None:
+            self.history = None
+            self.tab.revisions_model.set_rows([])
+            self.tab.history_label.setText("This fact is no longer active (see the archive).")
+
+        self.tasks.read(Op("Reading history", lambda t: self.backend.history(fact_id),
+                           done, failed))
+
+    @staticmethod
+    def _signature(history: History) -> tuple[object, ...]:
+        return (history.active.id, history.active.revision,
+                tuple(f.revision for f in history.revisions))
+
+    @Slot(list)
+    def _on_revisions_selected(self, chosen: list[tuple[bool, object]]) -> None:
+        if self.history is None or not chosen:
+            return
+        active = self.history.active
+        if len(chosen) == 1:
+            old, new = chosen[0][1], active
+        else:
+            new, old = chosen[0][1], chosen[-1][1]  # rows are newest first
+        old_label = f"revision {old.revision}"  # type: ignore[attr-defined]
+        new_label = f"revision {new.revision}"  # type: ignore[attr-defined]
+        self.tab.diff.setHtml(diff_html(old.body, new.body, old_label, new_label))  # type: ignore[attr-defined]
+
+    @Slot(object)
+    def _on_restore(self, row: tuple[bool, object]) -> None:
+        if self.history is None:
+            return
+        fact = row[1]
+        self.writes.restore(self.history.active.id, fact.revision,  # type: ignore[attr-defined]
+                            self.history.active.revision)
+
+    @Slot(object)
+    def _on_archive_selected(self, entry: object) -> None:
+        if entry is None:
+            self.tab.archive_detail.clear()
+            return
+        fact = entry.fact  # type: ignore[attr-defined]
+        if fact is None:
+            self.tab.archive_detail.setPlainText(str(entry.diagnostic))  # type: ignore[attr-defined]
+            return
+        self.tab.archive_detail.setHtml(
+            f"<h3>{html.escape(fact.display_title)}</h3><p><code>{html.escape(fact.reference)}"
+            f"</code> · revision {fact.revision}</p><p><i>{html.escape(fact.description)}</i>"
+            f"</p><hr>{render_markdown(fact.body)}"
+        )
+
+    @Slot(object)
+    def _on_recover(self, entry: object) -> None:
+        self.writes.recover(entry.path)  # type: ignore[attr-defined]

@@ -1,0 +1,97 @@
+"""Instructions presenter: resolves off-thread, builds the tree, links diagnostics to files."""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Slot
+
+from ..models.tree import Node
+from ..render.markdown import render_markdown
+from ..services.backend import Backend, InstructionsView
+from ..services.hub import ChangeSet, Hub
+from ..services.tasks import Op, TaskManager
+from ..widgets.instructions_tab import InstructionsTab
+
+
+def build_tree(view: InstructionsView) -> Node:
+    """Documents in precedence order, each with its imports nested by the file that made them."""
+    root = Node(values=())
+    for doc in view.resolution.documents:
+        kind = "local" if doc.local else "normal"
+        node = root.add(Node((f"{doc.order}. {doc.label}", doc.scope, kind, doc.dir_label),
+                             payload=doc, kind="document", tooltip=str(doc.path)))
+        by_source: dict[Path, Node] = {doc.path: node}
+        for record in doc.imports:  # document order: a parent import precedes its children
+            parent = by_source.get(record.source, node)
+            child = parent.add(Node((f"@{record.path.name}  (line {record.line})", "", "import",
+                                     str(record.path.parent.name)), payload=record,
+                                    kind="import", tooltip=str(record.path)))
+            by_source[record.path] = child
+    return root
+
+
+class InstructionsPresenter(QObject):
+    """Fills the Instructions tab from the latest resolution."""
+
+    def __init__(self, tab: InstructionsTab, backend: Backend, tasks: TaskManager,
+                 hub: Hub) -> None:
+        super().__init__(tab)
+        self.tab = tab
+        self.backend = backend
+        self.tasks = tasks
+        self.view: InstructionsView | None = None
+        hub.changes_applied.connect(self._on_changes)
+        tab.document_selected.connect(self._on_document)
+        tab.diagnostic_activated.connect(self._on_diagnostic)
+
+    @Slot(object)
+    def _on_changes(self, changes: ChangeSet) -> None:
+        if changes.touches("instructions"):
+            self.tasks.read(Op("Resolving instructions", self.backend.instructions, self._on_view))
+
+    def _on_view(self, view: InstructionsView) -> None:
+        self.view = view
+        res = view.resolution
+        self.tab.header.setText(
+            f"Workspace root <code>{html.escape(str(res.root))}</code> — "
+            f"{len(res.documents)} document(s), {len(res.diagnostics)} diagnostic(s)"
+        )
+        self.tab.tree_model.set_root(build_tree(view))
+        self.tab.tree.expandAll()
+        self.tab.diagnostics_model.set_rows(res.diagnostics)
+        self.tab.block.setPlainText(view.block)
+        if res.documents:
+            self.tab.select_node(lambda p: p is res.documents[-1])
+
+    @Slot(object)
+    def _on_document(self, payload: object) -> None:
+        doc = self._document_of(payload)
+        if doc is None:
+            return
+        body = doc.body
+        self.tab.rendered.setHtml(
+            f"<p><b>{html.escape(doc.label)}</b> ({html.escape(doc.scope)}, "
+            f"{'local' if doc.local else 'normal'}) — <code>{html.escape(str(doc.path))}</code>"
+            f"</p><hr>{render_markdown(body)}"
+        )
+        self.tab.source.setPlainText(body)
+
+    def _document_of(self, payload: object) -> object | None:
+        if self.view is None:
+            return None
+        for doc in self.view.resolution.documents:
+            if payload is doc or payload in doc.imports:
+                return doc
+        return None
+
+    @Slot(object)
+    def _on_diagnostic(self, diagnostic: object) -> None:
+        source = getattr(diagnostic, "source", None)
+        if source is None or self.view is None:
+            return
+        # Select the import or document whose file holds the offending line.
+        if not self.tab.select_node(lambda p: getattr(p, "path", None) == source
+                                    and hasattr(p, "line")):
+            self.tab.select_node(lambda p: getattr(p, "path", None) == source)

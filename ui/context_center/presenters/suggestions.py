@@ -1,0 +1,143 @@
+"""Suggestions presenter: scans in the background when the tab opens; accept writes, scan never."""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtWidgets import QWidget
+
+from ..dialogs.fact_editor import FactDraft, FactEditor
+from ..render.markdown import render_markdown
+from ..services.backend import Backend
+from ..services.hub import ChangeSet, Hub
+from ..services.tasks import Op, TaskManager
+from ..widgets.suggestions_tab import SuggestionsTab
+
+
+def _draft(candidate: object) -> FactDraft:
+    c = candidate
+    return FactDraft(c.name, c.title, c.description, c.type, c.scope, c.body)  # type: ignore[attr-defined]
+
+
+class SuggestionsPresenter(QObject):
+    """Runs scans on the read pool and accepts on the writer.
+
+    Signals:
+        scanned(object): a scan result was shown
+        accepted(object): a candidate became this Fact
+    """
+
+    scanned = Signal(object)
+    accepted = Signal(object)
+
+    def __init__(self, tab: SuggestionsTab, window: QWidget, backend: Backend,
+                 tasks: TaskManager, hub: Hub) -> None:
+        super().__init__(tab)
+        self.tab = tab
+        self.backend = backend
+        self.tasks = tasks
+        self.hub = hub
+        self.editor = FactEditor(window)
+        self.dismissed: set[str] = set()
+        self._candidate: object | None = None
+        self._scanning: Op | None = None
+        self.result: object | None = None
+        hub.changes_applied.connect(self._on_changes)
+        tab.rescan_requested.connect(self.scan)
+        tab.candidate_selected.connect(self._on_selected)
+        tab.accept_requested.connect(self._on_accept)
+        tab.edit_requested.connect(self._on_edit)
+        tab.dismiss_requested.connect(self._on_dismiss)
+        self.editor.save_requested.connect(self._on_editor_save)
+
+    def scan(self) -> None:
+        """Scan the workspace's recent sessions in the background (cancellable)."""
+        if self._scanning is not None:
+            return
+        self.tab.status.setText("Scanning recent sessions…")
+        self._scanning = self.tasks.read(
+            Op("Scanning sessions", self.backend.suggestions, self._on_result, self._on_failed,
+               long=True))
+
+    @Slot(object)
+    def _on_changes(self, changes: ChangeSet) -> None:
+        if changes.touches("sessions") and self.result is not None:
+            self.scan()
+
+    def _on_failed(self, exc: BaseException) -> None:
+        self._scanning = None
+        self.tab.status.setText(f"Scan failed: {exc}")
+
+    def _on_result(self, result: object) -> None:
+        self._scanning = None
+        self.result = result
+        if not getattr(result, "available", False):
+            self.tab.status.setText("Suggestions are unavailable for this workspace.")
+            self.tab.model.set_rows([])
+            return
+        self._show()
+        self.scanned.emit(result)
+
+    def _show(self) -> None:
+        r = self.result
+        rows = [c for c in (*r.memories, *r.skills) if c.id not in self.dismissed]  # type: ignore[attr-defined]
+        self.tab.model.set_rows(rows)
+        self.tab.status.setText(
+            f"{len(rows)} candidate(s) from {len(r.sessions)} recent session(s). "  # type: ignore[attr-defined]
+            "Nothing is written until you accept.")
+
+    @Slot(object)
+    def _on_selected(self, candidate: object | None) -> None:
+        self._candidate = candidate
+        if candidate is None:
+            self.tab.detail.clear()
+            return
+        c = candidate
+        evidence = "".join(f"<li>{html.escape(line)}</li>" for line in c.evidence)  # type: ignore[attr-defined]
+        title = getattr(c, "title", "") or c.name  # type: ignore[attr-defined]
+        self.tab.detail.setHtml(
+            f"<h3>{html.escape(title)}</h3><p><i>{html.escape(c.description)}</i></p>"  # type: ignore[attr-defined]
+            f"<p><b>Why:</b> {html.escape(getattr(c, 'reason', '') or 'repeated workflow')}</p>"
+            f"<p><b>Evidence</b></p><ul>{evidence}</ul><hr>{render_markdown(c.body)}"  # type: ignore[attr-defined]
+        )
+
+    @Slot(object)
+    def _on_accept(self, candidate: object) -> None:
+        self._accept(candidate, _draft(candidate))
+
+    @Slot(object)
+    def _on_edit(self, candidate: object) -> None:
+        self._candidate = candidate
+        self.editor.edit(_draft(candidate))
+        self.editor.setWindowTitle("Edit suggestion before accepting")
+
+    @Slot(object)
+    def _on_editor_save(self, draft: FactDraft) -> None:
+        if self._candidate is not None:
+            self._accept(self._candidate, draft, editor=True)
+
+    def _accept(self, candidate: object, draft: FactDraft, editor: bool = False) -> None:
+        def done(fact: object) -> None:
+            self.dismissed.add(candidate.id)  # type: ignore[attr-defined]
+            if editor:
+                self.editor.set_busy(False)
+                self.editor.accept()
+            self.hub.publish(ChangeSet(frozenset({"facts"}), "app", fact))
+            self._show()
+            self.accepted.emit(fact)
+
+        def failed(exc: BaseException) -> None:
+            message = getattr(exc, "message", str(exc))
+            if editor:
+                self.editor.set_busy(False)
+                self.editor.set_status(message, error=True)
+            self.tab.status.setText(f"Not accepted: {message}")
+
+        self.tasks.write(Op("Accepting suggestion",
+                            lambda t: self.backend.accept(candidate, draft), done, failed))  # type: ignore[arg-type]
+
+    @Slot(object)
+    def _on_dismiss(self, candidate: object) -> None:
+        self.dismissed.add(candidate.id)  # type: ignore[attr-defined]
+        self._show()

@@ -1,0 +1,162 @@
+"""Archive & Revisions tab: a fact's history with a diff between any two; restore; recover."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ..models.table import Column, RowTableModel
+
+
+def _stamp(fact) -> str:  # type: ignore[no-untyped-def]
+    stamp = fact.timestamp
+    return stamp.strftime("%Y-%m-%d %H:%M") if stamp else ""
+
+
+REVISION_COLUMNS = (
+    Column("Revision", lambda r: f"{r[1].revision}" + ("  (active)" if r[0] else ""),
+           sort_key=lambda r: r[1].revision),
+    Column("Updated", lambda r: _stamp(r[1])),
+    Column("Scope", lambda r: r[1].scope),
+    Column("Type", lambda r: r[1].type),
+    Column("Description", lambda r: r[1].description),
+)
+
+ARCHIVE_COLUMNS = (
+    Column("Archived", lambda e: e.archived_at.strftime("%Y-%m-%d %H:%M:%S")),
+    Column("Name", lambda e: e.fact.name if e.fact else e.path.name),
+    Column("Scope", lambda e: e.fact.scope if e.fact else ""),
+    Column("Type", lambda e: e.fact.type if e.fact else ""),
+    Column("Revision", lambda e: str(e.fact.revision) if e.fact else ""),
+    Column("Description", lambda e: e.fact.description if e.fact else
+           (e.diagnostic.message if e.diagnostic else "unreadable")),
+)
+
+
+def _table(model: RowTableModel, multi: bool = False) -> QTableView:
+    view = QTableView()
+    view.setModel(model)
+    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    view.setSelectionMode(
+        QAbstractItemView.SelectionMode.ExtendedSelection if multi
+        else QAbstractItemView.SelectionMode.SingleSelection
+    )
+    view.verticalHeader().setVisible(False)
+    view.horizontalHeader().setStretchLastSection(True)
+    view.setAlternatingRowColors(True)
+    return view
+
+
+class ArchiveTab(QWidget):
+    """Thin view of one fact's revisions and of the archive of both stores.
+
+    Signals:
+        revisions_selected(list): the selected (is_active, Fact) rows (one or two)
+        restore_requested(object): restore this (is_active, Fact) row
+        archive_selected(object): an ArchivedEntry or None
+        recover_requested(object): recover this ArchivedEntry
+    """
+
+    revisions_selected = Signal(list)
+    restore_requested = Signal(object)
+    archive_selected = Signal(object)
+    recover_requested = Signal(object)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.revisions_model = RowTableModel(REVISION_COLUMNS, key=lambda r: r[1].revision,
+                                             parent=self)
+        self.archive_model = RowTableModel(ARCHIVE_COLUMNS, key=lambda e: str(e.path), parent=self)
+        self.history_label = QLabel("Select a fact in the Facts tab and press History.")
+        self.history_label.setWordWrap(True)
+        self.revisions = _table(self.revisions_model, multi=True)
+        self.restore_button = QPushButton("Restore selected revision")
+        self.diff = QTextBrowser()
+        self.archive = _table(self.archive_model)
+        self.recover_button = QPushButton("Recover")
+        self.archive_detail = QTextBrowser()
+        hint = QLabel("Select one revision to compare it with the active one, or two to "
+                      "compare them with each other.")
+        hint.setWordWrap(True)
+        top_left = QWidget()
+        tl = QVBoxLayout(top_left)
+        tl.setContentsMargins(0, 0, 0, 0)
+        tl.addWidget(self.history_label)
+        tl.addWidget(self.revisions, 1)
+        tl.addWidget(hint)
+        row = QHBoxLayout()
+        row.addStretch(1)
+        row.addWidget(self.restore_button)
+        tl.addLayout(row)
+        history = QSplitter(Qt.Orientation.Horizontal)
+        history.addWidget(top_left)
+        history.addWidget(self.diff)
+        bottom_left = QWidget()
+        bl = QVBoxLayout(bottom_left)
+        bl.setContentsMargins(0, 0, 0, 0)
+        bl.addWidget(QLabel("<b>Archive</b> — forgotten facts of both stores, newest first"))
+        bl.addWidget(self.archive, 1)
+        row2 = QHBoxLayout()
+        row2.addStretch(1)
+        row2.addWidget(self.recover_button)
+        bl.addLayout(row2)
+        archive = QSplitter(Qt.Orientation.Horizontal)
+        archive.addWidget(bottom_left)
+        archive.addWidget(self.archive_detail)
+        outer = QSplitter(Qt.Orientation.Vertical)
+        outer.addWidget(history)
+        outer.addWidget(archive)
+        for splitter in (history, archive):
+            splitter.setSizes([640, 520])
+        layout = QVBoxLayout(self)
+        layout.addWidget(outer)
+        self.restore_button.setEnabled(False)
+        self.recover_button.setEnabled(False)
+        self.revisions.selectionModel().selectionChanged.connect(self._on_revisions)
+        self.archive.selectionModel().selectionChanged.connect(self._on_archive)
+        self.restore_button.clicked.connect(self._on_restore)
+        self.recover_button.clicked.connect(self._on_recover)
+
+    def selected_revisions(self) -> list[object]:
+        """Selected revision rows, newest first."""
+        rows = sorted(i.row() for i in self.revisions.selectionModel().selectedRows())
+        return [self.revisions_model.row_at(r) for r in rows]
+
+    def selected_entry(self) -> object | None:
+        """The selected archive entry."""
+        rows = self.archive.selectionModel().selectedRows()
+        return self.archive_model.row_at(rows[0].row()) if rows else None
+
+    @Slot()
+    def _on_revisions(self) -> None:
+        chosen = self.selected_revisions()
+        self.restore_button.setEnabled(len(chosen) == 1 and not chosen[0][0])  # type: ignore[index]
+        self.revisions_selected.emit(chosen)
+
+    @Slot()
+    def _on_archive(self) -> None:
+        entry = self.selected_entry()
+        self.recover_button.setEnabled(entry is not None and entry.fact is not None)  # type: ignore[attr-defined]
+        self.archive_selected.emit(entry)
+
+    @Slot()
+    def _on_restore(self) -> None:
+        chosen = self.selected_revisions()
+        if len(chosen) == 1:
+            self.restore_requested.emit(chosen[0])
+
+    @Slot()
+    def _on_recover(self) -> None:
+        entry = self.selected_entry()
+        if entry is not None:
+            self.recover_requested.emit(entry)

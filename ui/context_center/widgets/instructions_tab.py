@@ -1,0 +1,110 @@
+"""Instructions tab: documents in precedence order, import trees, diagnostics, the block."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QModelIndex, Qt, Signal, Slot
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QLabel,
+    QPlainTextEdit,
+    QSplitter,
+    QTableView,
+    QTabWidget,
+    QTextBrowser,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ..dialogs.fact_editor import monospace
+from ..models import roles
+from ..models.table import Column, RowTableModel
+from ..models.tree import NodeTreeModel
+
+DIAGNOSTIC_COLUMNS = (
+    Column("Code", lambda d: d.code),
+    Column("Source", lambda d: d.source.name if d.source else "", tooltip=lambda d: str(d.source)),
+    Column("Line", lambda d: "" if d.line is None else str(d.line)),
+    Column("Import", lambda d: d.path),
+    Column("Message", lambda d: d.message),
+)
+
+
+class InstructionsTab(QWidget):
+    """Thin view; the presenter fills the tree, diagnostics and texts.
+
+    Signals:
+        document_selected(object): an InstructionDocument (or an import's payload) was chosen
+        diagnostic_activated(object): an InstructionDiagnostic was clicked
+    """
+
+    document_selected = Signal(object)
+    diagnostic_activated = Signal(object)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.tree_model = NodeTreeModel(["Document / import", "Scope", "Kind", "Directory"], self)
+        self.diagnostics_model = RowTableModel(DIAGNOSTIC_COLUMNS, key=lambda d: (
+            d.code, str(d.source), d.line, d.path), parent=self)
+        self.header = QLabel()
+        self.header.setWordWrap(True)
+        self.tree = QTreeView()
+        self.tree.setModel(self.tree_model)
+        self.tree.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.tree.setColumnWidth(0, 260)
+        self.tree.setColumnWidth(1, 80)
+        self.tree.setColumnWidth(2, 70)
+        self.diagnostics = QTableView()
+        self.diagnostics.setModel(self.diagnostics_model)
+        self.diagnostics.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.diagnostics.verticalHeader().setVisible(False)
+        self.diagnostics.horizontalHeader().setStretchLastSection(True)
+        self.rendered = QTextBrowser()
+        self.source = QPlainTextEdit()
+        self.source.setReadOnly(True)
+        self.source.setFont(monospace())
+        self.block = QPlainTextEdit()
+        self.block.setReadOnly(True)
+        self.block.setFont(monospace())
+        self.views = QTabWidget()
+        self.views.addTab(self.rendered, "Rendered")
+        self.views.addTab(self.source, "Expanded text")
+        self.views.addTab(self.block, "Exact provider block")
+        left = QWidget()
+        ll = QVBoxLayout(left)
+        ll.setContentsMargins(0, 0, 0, 0)
+        ll.addWidget(QLabel("<b>Documents</b>, lowest precedence first (later ones win)"))
+        ll.addWidget(self.tree, 3)
+        ll.addWidget(QLabel("<b>Diagnostics</b> (local only; never sent to the model)"))
+        ll.addWidget(self.diagnostics, 1)
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(left)
+        splitter.addWidget(self.views)
+        splitter.setSizes([560, 620])
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.header)
+        layout.addWidget(splitter, 1)
+        self.tree.selectionModel().currentRowChanged.connect(self._on_current)
+        self.diagnostics.clicked.connect(self._on_diagnostic)
+
+    def select_node(self, predicate) -> bool:  # type: ignore[no-untyped-def]
+        """Select the first tree row whose payload satisfies ``predicate``."""
+        stack = [QModelIndex()]
+        while stack:
+            parent = stack.pop()
+            for row in range(self.tree_model.rowCount(parent)):
+                index = self.tree_model.index(row, 0, parent)
+                if predicate(self.tree_model.data(index, roles.ROW)):
+                    self.tree.setCurrentIndex(index)
+                    self.tree.scrollTo(index)
+                    return True
+                stack.append(index)
+        return False
+
+    @Slot(QModelIndex, QModelIndex)
+    def _on_current(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        self.document_selected.emit(self.tree_model.data(current, roles.ROW))
+
+    @Slot(QModelIndex)
+    def _on_diagnostic(self, index: QModelIndex) -> None:
+        self.diagnostic_activated.emit(self.diagnostics_model.row_at(index.row()))

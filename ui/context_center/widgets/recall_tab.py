@@ -1,0 +1,160 @@
+"""Recall tab: run a message through recall; last and recent traces with why each fact won."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QProgressBar,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ..dialogs.fact_editor import monospace
+from ..models.table import Column, RowTableModel
+
+TRACE_COLUMNS = (
+    Column("When", lambda t: t.at[:19].replace("T", " ")),
+    Column("Message", lambda t: t.query),
+    Column("Result", lambda t: t.suppressed or f"{len(t.hits)} hit(s)"),
+)
+HIT_COLUMNS = (
+    Column("Fact", lambda h: f"{h.scope}/{h.name}.md", tooltip=lambda h: h.snippet),
+    Column("Type", lambda h: h.type),
+    Column("Score", lambda h: f"{h.score:.3f}", sort_key=lambda h: h.score),
+    Column("Freshness", lambda h: h.freshness),
+    Column("Reason", lambda h: h.reason),
+)
+DROP_COLUMNS = (
+    Column("Fact", lambda d: f"{d.scope}/{d.name}.md"),
+    Column("Score", lambda d: f"{d.score:.3f}", sort_key=lambda d: d.score),
+    Column("Why it lost", lambda d: d.reason + (f": {d.detail}" if d.detail else "")),
+)
+
+
+def _table(model: RowTableModel) -> QTableView:
+    view = QTableView()
+    view.setModel(model)
+    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    view.verticalHeader().setVisible(False)
+    view.horizontalHeader().setStretchLastSection(True)
+    return view
+
+
+class RecallTab(QWidget):
+    """Thin view of recall traces.
+
+    Signals:
+        run_requested(str, int, int): message, limit, budget
+        trace_selected(object): a RecallTrace from the recent list
+    """
+
+    run_requested = Signal(str, int, int)
+    trace_selected = Signal(object)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.traces_model = RowTableModel(TRACE_COLUMNS, key=lambda t: (t.at, t.query), parent=self)
+        self.hits_model = RowTableModel(HIT_COLUMNS, key=lambda h: h.id, parent=self)
+        self.drops_model = RowTableModel(DROP_COLUMNS, key=lambda d: (d.id, d.reason), parent=self)
+        self.message = QLineEdit()
+        self.message.setPlaceholderText("Type a user message, e.g. which branch do we release from")
+        self.limit = QSpinBox()
+        self.limit.setRange(1, 8)
+        self.limit.setValue(4)
+        self.limit.setPrefix("limit ")
+        self.budget = QSpinBox()
+        self.budget.setRange(480, 20000)
+        self.budget.setSingleStep(100)
+        self.budget.setValue(2400)
+        self.budget.setPrefix("budget ")
+        self.budget.setSuffix(" chars")
+        self.run_button = QPushButton("Run recall")
+        bar = QHBoxLayout()
+        bar.addWidget(self.message, 1)
+        bar.addWidget(self.limit)
+        bar.addWidget(self.budget)
+        bar.addWidget(self.run_button)
+        self.traces = _table(self.traces_model)
+        self.summary = QLabel()
+        self.summary.setWordWrap(True)
+        self.budget_bar = QProgressBar()
+        self.budget_bar.setFormat("%v / %m characters of the recall budget")
+        self.hits = _table(self.hits_model)
+        self.drops = _table(self.drops_model)
+        self.block = QPlainTextEdit()
+        self.block.setReadOnly(True)
+        self.block.setFont(monospace())
+        self.block.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        left = QWidget()
+        ll = QVBoxLayout(left)
+        ll.setContentsMargins(0, 0, 0, 0)
+        ll.addWidget(QLabel("<b>Recent traces</b> (newest first)"))
+        ll.addWidget(self.traces)
+        right = QWidget()
+        rl = QVBoxLayout(right)
+        rl.setContentsMargins(0, 0, 0, 0)
+        rl.addWidget(self.summary)
+        rl.addWidget(self.budget_bar)
+        rl.addWidget(QLabel("<b>Recalled</b>"))
+        rl.addWidget(self.hits, 2)
+        rl.addWidget(QLabel("<b>Omitted and suppressed</b>, with why"))
+        rl.addWidget(self.drops, 2)
+        rl.addWidget(QLabel("<b>Exact provider block</b> (appended to the user turn)"))
+        rl.addWidget(self.block, 3)
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(left)
+        splitter.addWidget(right)
+        splitter.setSizes([380, 800])
+        layout = QVBoxLayout(self)
+        layout.addLayout(bar)
+        layout.addWidget(splitter, 1)
+        self.run_button.clicked.connect(self._on_run)
+        self.message.returnPressed.connect(self._on_run)
+        self.traces.selectionModel().selectionChanged.connect(self._on_trace)
+
+    def show_trace(self, trace: object, block: str | None) -> None:
+        """Show one trace; ``block`` is the exact provider text when we ran it here."""
+        t = trace
+        hits = t.hits  # type: ignore[attr-defined]
+        self.hits_model.set_rows(hits)
+        self.drops_model.set_rows(t.dropped)  # type: ignore[attr-defined]
+        budget = max(1, int(t.char_budget))  # type: ignore[attr-defined]
+        self.budget_bar.setRange(0, budget)
+        self.budget_bar.setValue(min(budget, int(t.used_chars)))  # type: ignore[attr-defined]
+        why = t.suppressed  # type: ignore[attr-defined]
+        counts = ", ".join(f"{k}: {v}" for k, v in t.dropped_counts.items())  # type: ignore[attr-defined]
+        self.summary.setText(
+            f"<b>“{t.query}”</b> — "  # type: ignore[attr-defined]
+            + (f"suppressed: <b>{why}</b>" if why else f"{len(hits)} fact(s) recalled")
+            + f"; {t.omitted} omitted; pool {t.pool_size}, {t.candidates} passed the gate"  # type: ignore[attr-defined]
+            + (f"; lost: {counts}" if counts else "")
+        )
+        self.block.setPlainText(block if block is not None else _block_note(t))
+
+    @Slot()
+    def _on_run(self) -> None:
+        text = self.message.text().strip()
+        if text:
+            self.run_requested.emit(text, self.limit.value(), self.budget.value())
+
+    @Slot()
+    def _on_trace(self) -> None:
+        rows = self.traces.selectionModel().selectedRows()
+        if rows:
+            self.trace_selected.emit(self.traces_model.row_at(rows[0].row()))
+
+
+def _block_note(trace: object) -> str:
+    if getattr(trace, "suppressed", None):
+        return "(no block: recall was suppressed)"
+    return "(recorded trace: run it again to see the exact block)"

@@ -1,0 +1,108 @@
+"""Suggestions tab: memory candidates from recent sessions, with evidence; edit, accept, dismiss."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ..models.table import Column, RowTableModel
+
+CANDIDATE_COLUMNS = (
+    Column("Kind", lambda c: "skill" if not hasattr(c, "type") else "memory"),
+    Column("Title", lambda c: getattr(c, "title", "") or c.name, tooltip=lambda c: c.description),
+    Column("Type", lambda c: getattr(c, "type", "")),
+    Column("Reason", lambda c: getattr(c, "reason", "") or "repeated workflow"),
+    Column("Evidence", lambda c: f"{len(c.evidence)} line(s)", sort_key=lambda c: len(c.evidence)),
+)
+
+
+class SuggestionsTab(QWidget):
+    """Thin view of one scan result.
+
+    Signals:
+        rescan_requested(), candidate_selected(object), accept_requested(object),
+        edit_requested(object), dismiss_requested(object)
+    """
+
+    rescan_requested = Signal()
+    candidate_selected = Signal(object)
+    accept_requested = Signal(object)
+    edit_requested = Signal(object)
+    dismiss_requested = Signal(object)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.model = RowTableModel(CANDIDATE_COLUMNS, key=lambda c: c.id, parent=self)
+        self.status = QLabel("Sessions are scanned when this tab opens.")
+        self.status.setWordWrap(True)
+        self.rescan_button = QPushButton("Scan again")
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        for column, width in enumerate((64, 300, 72, 130)):
+            self.table.setColumnWidth(column, width)
+        self.detail = QTextBrowser()
+        self.accept_button = QPushButton("Accept")
+        self.edit_button = QPushButton("Edit and accept…")
+        self.dismiss_button = QPushButton("Dismiss")
+        top = QHBoxLayout()
+        top.addWidget(self.status, 1)
+        top.addWidget(self.rescan_button)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.dismiss_button)
+        buttons.addStretch(1)
+        buttons.addWidget(self.edit_button)
+        buttons.addWidget(self.accept_button)
+        right = QWidget()
+        rl = QVBoxLayout(right)
+        rl.setContentsMargins(0, 0, 0, 0)
+        rl.addWidget(self.detail, 1)
+        rl.addLayout(buttons)
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(self.table)
+        splitter.addWidget(right)
+        splitter.setSizes([620, 560])
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(splitter, 1)
+        self.rescan_button.clicked.connect(self.rescan_requested.emit)
+        self.table.selectionModel().selectionChanged.connect(self._on_selection)
+        self.accept_button.clicked.connect(lambda: self._emit(self.accept_requested))
+        self.edit_button.clicked.connect(lambda: self._emit(self.edit_requested))
+        self.dismiss_button.clicked.connect(lambda: self._emit(self.dismiss_requested))
+        self._enable(None)
+
+    def selected(self) -> object | None:
+        """The selected candidate."""
+        rows = self.table.selectionModel().selectedRows()
+        return self.model.row_at(rows[0].row()) if rows else None
+
+    def _enable(self, candidate: object | None) -> None:
+        memory = candidate is not None and hasattr(candidate, "type")
+        self.accept_button.setEnabled(memory)
+        self.edit_button.setEnabled(memory)
+        self.dismiss_button.setEnabled(candidate is not None)
+
+    def _emit(self, signal: Signal) -> None:
+        candidate = self.selected()
+        if candidate is not None:
+            signal.emit(candidate)
+
+    @Slot()
+    def _on_selection(self) -> None:
+        candidate = self.selected()
+        self._enable(candidate)
+        self.candidate_selected.emit(candidate)
