@@ -13,6 +13,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "memory_group",
     "instructions_cmds",
     "suggest_cmds",
+    "suggest_cmds",
     "recall_cmds",
     "tool_cmds",
     "facts_cmds",
