@@ -13,7 +13,6 @@ COMMAND_MODULES: tuple[str, ...] = (
     "memory_group",
     "instructions_cmds",
     "suggest_cmds",
-    "suggest_cmds",
     "recall_cmds",
     "tool_cmds",
     "facts_cmds",
