@@ -17,6 +17,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "tool_cmds",
     "facts_cmds",
     "memory_cmds",
+    "session_cmds",
+    "agent_cmds",
 )
 
 

@@ -1,0 +1,49 @@
+"""``context-engine mcp`` and ``context-engine hook <agent> [event]``: serve other agents.
+
+Both keep their imports inside the command: a hook is one short process per prompt.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from ..hooks.protocol import AGENTS, Agent
+from .output import CliContext, pass_cli
+
+
+@click.command("mcp")
+@pass_cli
+def mcp(ctx: CliContext) -> None:
+    """Serve the memory, remember and forget tools over MCP on stdin/stdout."""
+    from ..engine import ContextEngine
+    from ..mcp_server import EngineToolHost, run_stdio
+
+    run_stdio(EngineToolHost(ContextEngine(ctx.paths())))
+
+
+@click.command("hook")
+@click.argument("agent", type=click.Choice(AGENTS))
+@click.argument("event", required=False)
+@pass_cli
+def hook(ctx: CliContext, agent: str, event: str | None) -> None:
+    """Answer one agent hook: JSON on stdin, the context to add as JSON on stdout.
+
+    Events: SessionStart (the memory and instruction block) and UserPromptSubmit — BeforeAgent
+    for Gemini CLI — (recall block and turn-tail notes). The event defaults to the payload's
+    hook_event_name. Always exits 0; on any problem it adds nothing.
+    """
+    from ..hooks.runner import run
+
+    chosen: Agent = "claude-code"
+    for name in AGENTS:  # narrow the click string to the literal type
+        if name == agent:
+            chosen = name
+    sys.exit(run(chosen, event, home=ctx.home, workspace=ctx.workspace))
+
+
+def register(group: click.Group) -> None:
+    """Attach ``mcp`` and ``hook`` to the top-level CLI."""
+    group.add_command(mcp)
+    group.add_command(hook)

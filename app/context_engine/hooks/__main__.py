@@ -1,0 +1,29 @@
+"""``python -m context_engine.hooks [--home DIR] [--workspace DIR] <agent> [event]``.
+
+The same as ``context-engine hook`` without loading the whole command line: the lean entry
+point to register in an agent's hook settings, since it runs once per prompt.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .protocol import AGENTS, Agent
+from .runner import run
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse the few options a hook needs and answer one hook call."""
+    parser = argparse.ArgumentParser(prog="python -m context_engine.hooks")
+    parser.add_argument("--home", help="Reasonix home (also the state root).")
+    parser.add_argument("--workspace", help="Workspace directory (default: the payload's cwd).")
+    parser.add_argument("agent", choices=AGENTS)
+    parser.add_argument("event", nargs="?", help="Default: the payload's hook_event_name.")
+    args = parser.parse_args(argv)
+    agent: Agent = next(name for name in AGENTS if name == args.agent)
+    return run(agent, args.event, home=args.home, workspace=args.workspace)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
