@@ -2,58 +2,17 @@
 
 from __future__ import annotations
 
-import importlib
-import sys
-from collections.abc import Callable
 from typing import Any
 
 import click
 
-from ..facts.freshness import freshness
 from ..facts.memory import Memory
-from ..facts.model import FACT_TYPES, SCOPES, Fact, FactType, Scope
-from ..facts.timestamps import format_timestamp
+from ..facts.model import FACT_TYPES, SCOPES, FactType, Scope
 from ..suggestions.accept import Edits, accept_memory, accept_skill, find_candidate
 from ..suggestions.model import MemoryCandidate, Suggestions
 from ..suggestions.scanner import scan
+from .facts_cmds import fact_json  # the one S12 fact shape
 from .output import CliContext, engine_errors, pass_cli
-
-_SERIALIZER_NAMES = ("fact_json", "fact_to_json", "fact_payload")
-_SERIALIZER_MODULES = ("facts_cmds", "fact_json", "output")
-
-
-def _shared_serializer() -> Callable[[Fact], dict[str, Any]] | None:
-    """The store CLI's S12 fact serializer when it exists (one shape for every command)."""
-    for module_name in _SERIALIZER_MODULES:
-        try:
-            module = importlib.import_module(f"{__package__}.{module_name}")
-        except ImportError:
-            continue
-        for name in _SERIALIZER_NAMES:
-            func = getattr(module, name, None)
-            if callable(func):
-                return func  # type: ignore[no-any-return]
-    return None
-
-
-def fact_json(fact: Fact) -> dict[str, Any]:
-    """The S12 *fact* object."""
-    shared = _shared_serializer()
-    if shared is not None:
-        return shared(fact)
-    return {
-        "id": fact.id,
-        "revision": fact.revision,
-        "name": fact.name,
-        "title": fact.title,
-        "description": fact.description,
-        "type": fact.type,
-        "scope": fact.scope,
-        "reference": fact.reference,
-        "created_at": format_timestamp(fact.created_at) if fact.created_at else None,
-        "updated_at": format_timestamp(fact.updated_at) if fact.updated_at else None,
-        "freshness": freshness(fact),
-    }
 
 
 def suggestions_json(result: Suggestions) -> dict[str, Any]:
@@ -123,7 +82,12 @@ def suggest_cmd(ctx: CliContext) -> None:
 @click.option("--type", "fact_type", type=click.Choice(FACT_TYPES), default=None)
 @click.option("--scope", type=click.Choice(SCOPES), default=None)
 @click.option("--body", default=None, help="Edited body.")
-@click.option("--body-file", type=click.File("r", encoding="utf-8"), default=None)
+@click.option(
+    "--body-file",
+    type=click.File("r", encoding="utf-8"),
+    default=None,
+    help="Edited body from a file (- for stdin).",
+)
 @pass_cli
 @engine_errors
 def accept_cmd(
@@ -141,7 +105,7 @@ def accept_cmd(
     if body is not None and body_file is not None:
         raise click.UsageError("give --body or --body-file, not both")
     if body_file is not None:
-        body = body_file.read() if body_file is not sys.stdin else sys.stdin.read()
+        body = str(body_file.read())  # ``-`` is stdin
     paths = ctx.paths()
     candidate = find_candidate(scan(paths), candidate_id)
     edits = Edits(name, title, description, fact_type, scope, body)
