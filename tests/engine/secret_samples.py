@@ -116,4 +116,10 @@ NEGATIVES: list[str] = [
     "risk-assessment-for-the-release-2024 and task-force-alpha-bravo-charlie-9",
     "Release artifacts are published from main-v2.",
     "AKIA" + "X" * 16,
+    "tokenizer: bert-base-uncased",
+    "authorization_url: https://auth.example.com/oauth2/authorize",
+    "PRIVATE_KEY_PATH=~/.ssh/id_ed25519",
+    "TOKEN_FILE=/run/secrets/api_token",
+    "max_tokens=4096",
+    "GITHUB_TOKEN: ${{ secrets.GITHUB_TOKEN }}",
 ]

@@ -7,8 +7,10 @@ from datetime import UTC, datetime
 
 import pytest
 from click.testing import CliRunner
-from context_engine.errors import PolicyRefused
-from context_engine.facts.model import Fact
+from context_engine.errors import InvalidName, PolicyRefused
+from context_engine.facts.model import Fact, normalize_key
+from context_engine.paths import slugify
+from context_engine.policy import write_policy
 from context_engine.policy.confirmation import (
     ApprovedOnce,
     ConfirmationRequest,
@@ -24,6 +26,8 @@ from context_engine.policy.write_policy import (
     evaluate_remember,
     parse_remember_args,
 )
+from hypothesis import given
+from hypothesis import strategies as st
 from secret_samples import POSITIVES
 
 RELEASE = {
@@ -326,3 +330,22 @@ def test_notification_carries_the_tool_name_only() -> None:
     assert "remember" in text
     for private in ("deploy", "Run make", "memory updates", "email", "project/"):
         assert private not in text
+
+
+# -- fast duplicate keys agree with the model's definitions ------------------------------------
+
+
+NAMES = st.text(alphabet=st.sampled_from("aZ09-_ .\n\té记ǅİⅣ①٣ß"), max_size=24) | st.text(
+    max_size=12
+)
+
+
+@given(NAMES)
+def test_fast_keys_match_normalize_key_and_slugify(text: str) -> None:
+    """The duplicate check's C-level keys equal ``normalize_key`` and ``slugify`` (S3.7, S7.2)."""
+    assert write_policy._key(text) == normalize_key(text)
+    try:
+        expected = slugify(text)
+    except InvalidName:
+        expected = ""
+    assert write_policy._name_slug(text) == expected

@@ -63,6 +63,7 @@ _REFERENCE = re.compile(
       | (?:os\.)?environ | os\.getenv | getenv\( | process\.env | env\( | ENV\[
       | secrets\. | vault: | keyring\. | config\. | settings\.
       | (?:none|null|nil|true|false|undefined|redacted|\[redacted\]|required|optional)$
+      | https?:// | file:// | ~/ | \./ | \.\./ | /    # a pointer; user:pass@ has its own rule
     )""",
     re.IGNORECASE | re.VERBOSE,
 )
@@ -130,8 +131,10 @@ def _email_is_address(match: re.Match[str], text: str) -> bool:
     return not scp_style
 
 
+# ``tokenizer``/``tokenise`` and ``secretary``/``secretion`` are words, not credential keys.
 _KEYWORDS = (
-    r"api[_-]?key|access[_-]?key|private[_-]?key|secret|token|password|passwd|_pwd|authorization"
+    r"api[_-]?key|access[_-]?key|private[_-]?key|secret(?!ar|ion)|token(?!i[sz])|password"
+    r"|passwd|_pwd|authorization"
 )
 
 # Every pattern begins with a literal where possible: Python's ``re`` then jumps between

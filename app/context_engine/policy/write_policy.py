@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..errors import ContextEngineError, InvalidName
-from ..facts.model import FACT_TYPES, SCOPES, Fact, FactType, Scope, normalize_key
+from ..facts.model import FACT_TYPES, SCOPES, Fact, FactType, Scope
 from ..paths import slugify
 from .sensitive import Finding, rule_ids, scan_fields
 
@@ -184,12 +184,25 @@ def derive_name(args: RememberArgs) -> str:
     return slugify(source)
 
 
+_NOT_ALNUM = re.compile(r"[\W_]+")
+_SLUG_SHAPED = re.compile(r"[^\W_]+(?:-[^\W_]+)*")
+
+
+def _key(text: str) -> str:
+    """``normalize_key`` (lowercase letters and digits) in one C-level pass: the duplicate
+    check runs it over every active fact, and ``re``'s ``\\w`` is exactly ``isalnum`` + ``_``."""
+    return _NOT_ALNUM.sub("", text.lower())
+
+
 def _display_key(fact_title: str, name: str) -> str:
     """Normalized display title (S3.8): the title, else the name with ``-`` as spaces."""
-    return normalize_key(fact_title or name.replace("-", " "))
+    return _key(fact_title or name)
 
 
-def _safe_slug(name: str) -> str:
+def _name_slug(name: str) -> str:
+    """A stored name's slug; names the engine wrote are slugs already (the common, fast path)."""
+    if _SLUG_SHAPED.fullmatch(name) and name == name.lower() and len(name.encode("utf-8")) <= 252:
+        return name
     try:
         return slugify(name)
     except InvalidName:
@@ -199,14 +212,12 @@ def _safe_slug(name: str) -> str:
 def find_duplicates(args: RememberArgs, name: str, active: Iterable[Fact]) -> tuple[Fact, ...]:
     """Active facts (either store) with the same name slug, normalized title or description."""
     title_key = _display_key(args.title or "", name)
-    description_key = normalize_key(args.description or "")
+    description_key = _key(args.description or "")
     hits = []
     for fact in active:
-        same_name = _safe_slug(fact.name) == name
+        same_name = _name_slug(fact.name) == name
         same_title = bool(title_key) and _display_key(fact.title, fact.name) == title_key
-        same_description = bool(description_key) and normalize_key(fact.description) == (
-            description_key
-        )
+        same_description = bool(description_key) and _key(fact.description) == description_key
         if same_name or same_title or same_description:
             hits.append(fact)
     return tuple(hits)
