@@ -12,7 +12,7 @@ import numpy as np
 from ..facts.freshness import WINDOWS, freshness
 from ..facts.model import Diagnostic, Fact
 from .block import BlockHit, build_block, clamp_budget, clamp_limit
-from .index import NO_TIME, OLDEST, DocMeta, Scored, SparseIndex, weights_for
+from .index import MASK_TERMS, NO_TIME, OLDEST, DocMeta, Scored, SparseIndex, weights_for
 from .pool import POOL, PREFIX, SHADOWED, Membership, PoolTracker
 from .query import EMPTY_POOL, NO_MATCH, NO_TERMS, OVER_BUDGET, Query, parse_query, suppression
 from .snippet import make_snippet
@@ -103,11 +103,12 @@ class RecallerStats:
 
 @dataclass(frozen=True, slots=True)
 class _Ranked:
-    """A scored pool candidate after boosts."""
+    """A scored pool candidate after boosts; ``bits`` marks which query terms it matched."""
 
     reference: str
     score: float
     stale: bool
+    bits: int = 0
 
 
 class Recaller:
@@ -290,14 +291,14 @@ class Recaller:
         self._override_drops(query, weights, avgdl, now_us, drops, counts)
         if len(scored.slots) == 0:
             return self._finish(text, "", [], 0, limit, budget, NO_MATCH, drops, counts, 0, now)
-        ranked, below, below_total = self._rank(pool, scored, now_us, limit)
+        ranked, below, kept_total, below_total = self._rank(pool, scored, now_us, limit)
         counts[LOST_RELATIVE] = below_total
-        drops[LOST_RELATIVE] = [self._drop(r, LOST_RELATIVE) for r in below[:DROPPED_DETAIL]]
+        drops[LOST_RELATIVE] = [self._drop(r, LOST_RELATIVE) for r in below]
         chosen, rest = ranked[:limit], ranked[limit:]
-        counts[LOST_LIMIT] = len(rest)
+        counts[LOST_LIMIT] = kept_total - len(chosen)
         drops[LOST_LIMIT] = [self._drop(r, LOST_LIMIT) for r in rest[:DROPPED_DETAIL]]
         hits = [self._block_hit(r, query, now) for r in chosen]
-        block = build_block([h for h, _ in hits], budget, omitted=len(rest))
+        block = build_block([h for h, _ in hits], budget, omitted=kept_total - len(chosen))
         by_id = {id(h): fact for h, fact in hits}
         by_hit = {id(h): r for (h, _), r in zip(hits, chosen, strict=True)}
         lost = [self._drop(by_hit[id(h)], LOST_BUDGET) for h in block.dropped]
@@ -370,14 +371,25 @@ class Recaller:
 
     def _rank(
         self, pool: SparseIndex, scored: Scored, now_us: int, limit: int
-    ) -> tuple[list[_Ranked], list[_Ranked], int]:
-        """Boost, apply the relative floor and order: score, newer ``updated_at``, id (S8.6)."""
+    ) -> tuple[list[_Ranked], list[_Ranked], int, int]:
+        """Boost, floor and order (score, newer ``updated_at``, id; S8.6).
+
+        Returns the exactly ordered head (enough for the block and the trace), the best few
+        below the floor, and the kept and below-floor totals.
+        """
         adjusted, stale = pool.adjusted(scored, now_us)
         top = float(adjusted.max())
         keep = adjusted >= RELATIVE_FLOOR * top
         kept = np.flatnonzero(keep)
         updated = pool.updated(scored.slots)
-        order = kept[np.lexsort((-updated[kept], -adjusted[kept]))]
+        want = limit + DROPPED_DETAIL
+        chosen = kept
+        if len(kept) > 4 * want:
+            # Only the best ``want`` (and anything tied with the last of them) need ordering.
+            neg = -adjusted[kept]
+            cutoff = np.partition(neg, want - 1)[want - 1]
+            chosen = kept[neg <= cutoff]
+        order = chosen[np.lexsort((-updated[chosen], -adjusted[chosen]))]
         # Exact order (with the id tie-break) is only needed for what the trace shows.
         need = min(len(order), limit + DROPPED_DETAIL)
         while need < len(order) and (
@@ -390,11 +402,13 @@ class Recaller:
             key=lambda i: (-adjusted[i], -updated[i], self._fact(pool, scored, i).id),
         )
         ranked = [self._ranked(pool, scored, i, adjusted, stale) for i in head]
-        ranked += [self._ranked(pool, scored, int(i), adjusted, stale) for i in order[need:]]
         below_idx = np.flatnonzero(~keep)
-        below_idx = below_idx[np.argsort(-adjusted[below_idx], kind="stable")][:DROPPED_DETAIL]
+        if len(below_idx) > DROPPED_DETAIL:
+            best = np.argpartition(-adjusted[below_idx], DROPPED_DETAIL)[:DROPPED_DETAIL]
+            below_idx = below_idx[best]
+        below_idx = below_idx[np.argsort(-adjusted[below_idx], kind="stable")]
         below = [self._ranked(pool, scored, int(i), adjusted, stale) for i in below_idx]
-        return ranked, below, int(len(adjusted) - len(kept))
+        return ranked, below, len(kept), int(len(adjusted) - len(kept))
 
     def _fact(self, pool: SparseIndex, scored: Scored, i: int) -> Fact:
         """The fact behind candidate ``i``."""
@@ -404,7 +418,12 @@ class Recaller:
         self, pool: SparseIndex, scored: Scored, i: int, adjusted: np.ndarray, stale: np.ndarray
     ) -> _Ranked:
         """Candidate ``i`` as a ranked record."""
-        return _Ranked(pool.key(int(scored.slots[i])), float(adjusted[i]), bool(stale[i]))
+        return _Ranked(
+            pool.key(int(scored.slots[i])),
+            float(adjusted[i]),
+            bool(stale[i]),
+            int(scored.bits[i]),
+        )
 
     def _drop(self, ranked: _Ranked, reason: str, detail: str = "") -> TraceDrop:
         """A trace record for a candidate that lost."""
@@ -451,8 +470,10 @@ class Recaller:
     def _block_hit(self, ranked: _Ranked, query: Query, now: datetime) -> tuple[BlockHit, Fact]:
         """Entry values for one chosen fact: matched terms, freshness, snippet."""
         fact = self._tracker.facts[ranked.reference]
-        present = term_counts(fact)
-        matched = [t for t in query.terms if t in present][:4]
+        matched = [t for j, t in enumerate(query.terms[:MASK_TERMS]) if ranked.bits >> j & 1][:4]
+        if len(matched) < 4 and len(query.terms) > MASK_TERMS:
+            present = term_counts(fact)
+            matched = [t for t in query.terms if t in present][:4]
         reason = "matched " + ", ".join(matched)
         if fact.scope == "project":
             reason += "; project scope"

@@ -21,6 +21,7 @@ B = 0.75
 
 NO_TIME = np.iinfo(np.int64).max  # "never": not stale, sorts as oldest via OLDEST
 OLDEST = -(2**62)
+MASK_TERMS = 62  # query terms tracked in the per-document matched-term bitmask
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -51,11 +52,12 @@ class DocMeta:
 
 @dataclass(frozen=True, slots=True)
 class Scored:
-    """Gate-passing slots with their raw BM25 score and distinct matched-term count."""
+    """Gate-passing slots, raw BM25 score, matched-term count and bitmask (bit j = term j)."""
 
     slots: IntArray
     scores: FloatArray
     matched: IntArray
+    bits: IntArray
 
 
 @dataclass(slots=True)
@@ -192,8 +194,9 @@ class SparseIndex:
         acc = np.zeros(cap, dtype=np.float64)
         count = np.zeros(cap, dtype=np.int64)
         single_ok = np.zeros(cap, dtype=np.bool_)
+        bits = np.zeros(cap, dtype=np.int64)
         lengths = self._length
-        for term in terms:
+        for j, term in enumerate(terms):
             posting = self._postings.get(term)
             if posting is None:
                 continue
@@ -205,11 +208,13 @@ class SparseIndex:
             # Same operation order as the S8.6 reference formula, so the floats agree exactly.
             acc[slots] += w * (tf * (K1 + 1)) / (tf + K1 * (1 - B + B * lengths[slots] / avgdl))
             count[slots] += 1
+            if j < MASK_TERMS:
+                bits[slots] |= 1 << j
             if strong is None or term in strong:
                 single_ok[slots] = True
         gate = (count >= 2) | ((count == 1) & single_ok)
         hit = np.flatnonzero(gate)
-        return Scored(slots=hit, scores=acc[hit], matched=count[hit])
+        return Scored(slots=hit, scores=acc[hit], matched=count[hit], bits=bits[hit])
 
     def adjusted(self, scored: Scored, now_us: int) -> tuple[FloatArray, npt.NDArray[np.bool_]]:
         """Scores × 1.08 for project facts and × 0.92 for stale ones (S8.6), plus the stale mask."""

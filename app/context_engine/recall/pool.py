@@ -67,7 +67,8 @@ class PoolTracker:
             return POOL
         if fact.type in ("user", "feedback"):
             return PREFIX
-        return SHADOWED if self.overrider(reference) is not None else POOL
+        shadowed = any(self._project_by_key.get(key) for key in self._keys.get(reference, ()))
+        return SHADOWED if shadowed else POOL
 
     def _index_keys(self, reference: str, fact: Fact, add: bool) -> None:
         """Add or remove ``reference`` under each of its equivalence keys."""
@@ -84,11 +85,12 @@ class PoolTracker:
                 if not holders:
                     del table[key]
 
-    def _affected_globals(self, keys: tuple[str, ...]) -> set[str]:
-        """Global facts sharing any of ``keys``."""
+    def _affected_globals(self, keys: tuple[str, ...], state: Membership) -> set[str]:
+        """Global facts sharing any of ``keys`` whose membership is ``state``."""
+        membership = self.membership
         out: set[str] = set()
         for key in keys:
-            out |= self._global_by_key.get(key, set())
+            out.update(g for g in self._global_by_key.get(key, ()) if membership.get(g) == state)
         return out
 
     def upsert(self, fact: Fact) -> list[Transition]:
@@ -102,8 +104,12 @@ class PoolTracker:
         self.facts[reference] = fact
         self._index_keys(reference, fact, add=True)
         touched = {reference}
-        if fact.scope != "global" or (old is not None and old.scope != "global"):
-            touched |= self._affected_globals(old_keys + self._keys[reference])
+        # A project fact can only shadow globals still in the pool and release globals it
+        # shadowed before; nothing else can move.
+        if fact.scope != "global":
+            touched |= self._affected_globals(self._keys[reference], POOL)
+        if old is not None and old.scope != "global":
+            touched |= self._affected_globals(old_keys, SHADOWED)
         return self._redecide(touched, {reference: before})
 
     def remove(self, reference: str) -> list[Transition]:
@@ -116,7 +122,7 @@ class PoolTracker:
         before = self.membership.pop(reference)
         moved = [Transition(reference, before, None)]
         if old.scope != "global":
-            moved += self._redecide(self._affected_globals(old_keys), {})
+            moved += self._redecide(self._affected_globals(old_keys, SHADOWED), {})
         return moved
 
     def _redecide(
@@ -124,7 +130,7 @@ class PoolTracker:
     ) -> list[Transition]:
         """Recompute membership of ``references``; report the ones that changed."""
         moved: list[Transition] = []
-        for reference in sorted(references):
+        for reference in references:
             before = known.get(reference, self.membership.get(reference))
             after = self._decide(reference)
             self.membership[reference] = after
