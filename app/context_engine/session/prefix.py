@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from ..errors import InvalidName
-from ..facts.index_file import managed_line
 from ..facts.model import Fact, normalize_key, one_line
 from ..paths import slugify
 
@@ -54,6 +53,9 @@ def masked_global_ids(facts: Iterable[Fact]) -> frozenset[str]:
 
 def build_memory_block(facts: Sequence[Fact]) -> str:
     """The S7.2 memory block for the active facts of both stores."""
+    # Imported here: the index module pulls in the YAML codec, which a hook must not pay for.
+    from ..facts.index_file import managed_line
+
     masked = masked_global_ids(facts)
     visible = [fact for fact in facts if fact.id not in masked]
     guidance = sorted(
