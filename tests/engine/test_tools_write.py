@@ -398,3 +398,62 @@ def test_memory_tool_dispatch_is_read_only(memory: Memory) -> None:
         memory, "memory", {"operation": "list", "type": "x"}, HEADLESS, "ask", Spy(False)
     )
     assert not bad.ran and "type must be one of" in bad.result
+
+
+# -- fixed tool definitions (S9.2: part of the cache-stable prompt) ----------------------------
+
+SPEC_DUMP = (
+    "import json, sys; from context_engine.tools_spec import TOOL_SPECS; "
+    "sys.stdout.write(json.dumps([[s.name, s.description, dict(s.schema)] for s in TOOL_SPECS], "
+    "sort_keys=True))"
+)
+
+
+def test_tool_definitions_use_the_spec_argument_names() -> None:
+    from context_engine import tools_write
+    from context_engine.tools_spec import TOOL_SPECS, tool_spec
+
+    assert [spec.name for spec in TOOL_SPECS] == ["memory", "remember", "forget"]
+    assert list(tool_spec("memory").schema["properties"]) == [
+        "operation",
+        "query",
+        "name",
+        "type",
+        "scope",
+        "limit",
+    ]
+    assert list(tool_spec("remember").schema["properties"]) == [
+        "name",
+        "title",
+        "description",
+        "type",
+        "scope",
+        "body",
+        "id",
+        "expected_revision",
+    ]
+    assert list(tool_spec("forget").schema["properties"]) == ["name"]
+    assert dict(tool_spec("remember").schema) == tools_write.REMEMBER_SCHEMA
+    assert dict(tool_spec("forget").schema) == tools_write.FORGET_SCHEMA
+    assert tool_spec("remember").description == tools_write.REMEMBER_DESCRIPTION
+
+
+def test_tool_definitions_are_byte_identical_across_processes(tmp_path: Path) -> None:
+    """Nothing in a definition depends on the workspace, home, cwd or time."""
+    outputs = []
+    for sub in ("a", "b"):
+        cwd = tmp_path / sub
+        cwd.mkdir()
+        env = dict(os.environ, PYTHONPATH=str(APP_DIR), HOME=str(cwd), REASONIX_HOME=str(cwd))
+        proc = subprocess.run(
+            [sys.executable, "-c", SPEC_DUMP],
+            cwd=cwd,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=60,
+        )
+        outputs.append(proc.stdout)
+    assert outputs[0] == outputs[1]
+    assert str(tmp_path) not in outputs[0]
