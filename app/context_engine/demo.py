@@ -8,11 +8,15 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import cast
 
+from .facts.changes import Changes
 from .facts.memory import Memory
+from .facts.model import FactType, Scope
 from .paths import EnginePaths
 
 NOW = datetime.now(UTC).replace(microsecond=0)
@@ -70,51 +74,74 @@ LOCAL = """# Local overrides (not committed)
 - The staging database runs on port 6432 on this machine.
 """
 
-FACTS: tuple[dict[str, str], ...] = (
-    {"name": "release-target", "title": "Release target", "type": "project", "scope": "project",
-     "description": "Release branch for this project",
-     "body": "Release artifacts are published from `main-v2`.\n\nTag with `vX.Y.Z` first."},
-    {"name": "api-docs", "title": "API reference location", "type": "reference",
-     "scope": "project", "description": "Where the OpenAPI spec lives",
-     "body": "The OpenAPI spec is `api/openapi.yaml`; render it with `make docs`."},
-    {"name": "test-command", "title": "Run tests with the race detector", "type": "feedback",
-     "scope": "project", "description": "Tests must run with -race",
-     "body": "Always run `go test -race ./...`; the CI fails without it.\n\n```sh\n"
-             "go test -race ./...\n```"},
-    {"name": "owner-contact", "title": "Service owner", "type": "user", "scope": "project",
-     "description": "Who owns the payments service",
-     "body": "The payments team owns this service; ask in #payments before schema changes."},
-    {"name": "prefers-tabs", "title": "Prefers tabs", "type": "user", "scope": "global",
-     "description": "Indentation preference",
-     "body": "Use tabs for indentation in Go and Makefiles; two spaces elsewhere."},
-    {"name": "review-style", "title": "Review feedback style", "type": "feedback",
-     "scope": "global", "description": "How to phrase code review comments",
-     "body": "Lead with the problem, then one concrete suggestion. No nitpicks about naming."},
-    {"name": "release-target", "title": "Release target", "type": "project", "scope": "global",
-     "description": "Default release branch across projects",
-     "body": "Releases come from `main` unless a project says otherwise."},
-    {"name": "glossary", "title": "Team glossary", "type": "reference", "scope": "global",
-     "description": "Where the shared glossary is kept",
-     "body": "The glossary is in the wiki under Engineering → Glossary."},
-    {"name": "ledger-format", "title": "Ledger export format", "type": "project",
-     "scope": "project", "description": "Ledger exports are CSV with a header row",
-     "body": "Ledger exports are CSV, UTF-8, with a header row and cents as integers."},
-    {"name": "csv-exports", "title": "CSV exports", "type": "project", "scope": "project",
-     "description": "Ledger exports are CSV with a header row",
-     "body": "Exports are CSV files with a header row."},
+@dataclass(frozen=True, slots=True)
+class FactSpec:
+    """One sample fact."""
+
+    name: str
+    title: str
+    type: FactType
+    scope: Scope
+    description: str
+    body: str
+
+
+def _spec(**fields: str) -> FactSpec:
+    return FactSpec(
+        name=fields["name"],
+        title=fields["title"],
+        type=cast(FactType, fields["type"]),
+        scope=cast(Scope, fields["scope"]),
+        description=fields["description"],
+        body=fields["body"],
+    )
+
+
+FACTS: tuple[FactSpec, ...] = (
+    _spec(name="release-target", title="Release target", type="project", scope="project",
+     description="Release branch for this project",
+     body="Release artifacts are published from `main-v2`.\n\nTag with `vX.Y.Z` first."),
+    _spec(name="api-docs", title="API reference location", type="reference",
+     scope="project", description="Where the OpenAPI spec lives",
+     body="The OpenAPI spec is `api/openapi.yaml`; render it with `make docs`."),
+    _spec(name="test-command", title="Run tests with the race detector", type="feedback",
+     scope="project", description="Tests must run with -race",
+     body="Always run `go test -race ./...`; the CI fails without it.\n\n```sh\n"
+             "go test -race ./...\n```"),
+    _spec(name="owner-contact", title="Service owner", type="user", scope="project",
+     description="Who owns the payments service",
+     body="The payments team owns this service; ask in #payments before schema changes."),
+    _spec(name="prefers-tabs", title="Prefers tabs", type="user", scope="global",
+     description="Indentation preference",
+     body="Use tabs for indentation in Go and Makefiles; two spaces elsewhere."),
+    _spec(name="review-style", title="Review feedback style", type="feedback",
+     scope="global", description="How to phrase code review comments",
+     body="Lead with the problem, then one concrete suggestion. No nitpicks about naming."),
+    _spec(name="release-target", title="Release target", type="project", scope="global",
+     description="Default release branch across projects",
+     body="Releases come from `main` unless a project says otherwise."),
+    _spec(name="glossary", title="Team glossary", type="reference", scope="global",
+     description="Where the shared glossary is kept",
+     body="The glossary is in the wiki under Engineering → Glossary."),
+    _spec(name="ledger-format", title="Ledger export format", type="project",
+     scope="project", description="Ledger exports are CSV with a header row",
+     body="Ledger exports are CSV, UTF-8, with a header row and cents as integers."),
+    _spec(name="csv-exports", title="CSV exports", type="project", scope="project",
+     description="Ledger exports are CSV with a header row",
+     body="Exports are CSV files with a header row."),
 )
 
-STALE = {"name": "legacy-deploy", "title": "Old deploy script", "type": "project",
-         "scope": "project", "description": "Deploys used to go through deploy.sh",
-         "body": "Run `./deploy.sh staging` to deploy. (This may have changed since.)"}
+STALE = _spec(name="legacy-deploy", title="Old deploy script", type="project",
+         scope="project", description="Deploys used to go through deploy.sh",
+         body="Run `./deploy.sh staging` to deploy. (This may have changed since.)")
 
 FORGOTTEN = (
-    {"name": "old-ci", "title": "Old CI provider", "type": "reference", "scope": "project",
-     "description": "CI used to run on Jenkins",
-     "body": "CI ran on Jenkins at ci.example.internal until the move to Actions."},
-    {"name": "likes-emoji", "title": "Likes emoji", "type": "user", "scope": "global",
-     "description": "Emoji in commit messages",
-     "body": "Put an emoji at the start of commit messages."},
+    _spec(name="old-ci", title="Old CI provider", type="reference", scope="project",
+     description="CI used to run on Jenkins",
+     body="CI ran on Jenkins at ci.example.internal until the move to Actions."),
+    _spec(name="likes-emoji", title="Likes emoji", type="user", scope="global",
+     description="Emoji in commit messages",
+     body="Put an emoji at the start of commit messages."),
 )
 
 REASONIX_TURNS = (
@@ -149,17 +176,29 @@ def _instructions(home: Path, root: Path) -> None:
     _write(root / "admin" / "CLAUDE.md", "# Admin UI\n\n- Components live in `src/components`.\n")
 
 
-def _qualified(spec: dict[str, str]) -> dict[str, str]:
-    """Name the fact by reference so a same-named fact in the other scope is kept (S4.11)."""
-    return {**spec, "name": f"{spec['scope']}/{spec['name']}.md"}
+def _save(memory: Memory, spec: FactSpec) -> Changes:
+    """Save ``spec`` named by reference, so a same-named fact in the other scope is kept."""
+    return memory.save(
+        name=f"{spec.scope}/{spec.name}.md",
+        title=spec.title,
+        description=spec.description,
+        body=spec.body,
+        type=spec.type,
+        scope=spec.scope,
+    )
+
+
+def _fixed(moment: datetime) -> Callable[[], datetime]:
+    """A clock stuck at ``moment`` (sample facts get different ages)."""
+    return lambda: moment
 
 
 def _facts(paths: EnginePaths) -> None:
     past = NOW - timedelta(days=400)
-    Memory(paths, clock=lambda: past).save(**_qualified(STALE))  # type: ignore[arg-type]
+    _save(Memory(paths, clock=lambda: past), STALE)
     for number, spec in enumerate(FACTS):
         moment = NOW - timedelta(days=3 * number, hours=number)
-        Memory(paths, clock=lambda m=moment: m).save(**_qualified(spec))  # type: ignore[arg-type]
+        _save(Memory(paths, clock=_fixed(moment)), spec)
     memory = Memory(paths)
     fact = memory.resolve("project/release-target.md")
     memory.save(id=fact.id, body="Release artifacts are published from `main-v2`.\n\n"
@@ -170,7 +209,7 @@ def _facts(paths: EnginePaths) -> None:
                 "Tag with `vX.Y.Z` first, push the tag, then open the release PR.",
                 expected_revision=fact.revision)
     for spec in FORGOTTEN:
-        saved = memory.save(**_qualified(spec))  # type: ignore[arg-type]
+        saved = _save(memory, spec)
         if saved.fact is not None:
             memory.forget(saved.fact.id)
 
@@ -180,7 +219,7 @@ def _sessions(paths: EnginePaths, claude_root: Path) -> None:
     for number, turns in enumerate(REASONIX_TURNS):
         stamp = base + timedelta(days=number)
         name = stamp.strftime("%Y%m%d-%H%M%S") + f".{number:09d}-deepseek-v4-flash.jsonl"
-        lines = [{"schema_version": 1}]
+        lines: list[dict[str, object]] = [{"schema_version": 1}]
         for offset, text in enumerate(turns):
             ms = int((stamp + timedelta(minutes=offset)).timestamp() * 1000)
             lines.append({"role": "user", "content": text, "raw_content": text, "createdAt": ms})
