@@ -69,6 +69,10 @@ _REFERENCE = re.compile(
 )
 
 
+_LETTER = re.compile(r"[^\W\d_]")
+_DIGIT = re.compile(r"\d")
+
+
 def _starts_word(text: str, start: int) -> bool:
     """True when ``start`` is not preceded by a letter, digit or ``_`` (a ``\\b`` check)."""
     return start == 0 or not (text[start - 1].isalnum() or text[start - 1] == "_")
@@ -87,9 +91,7 @@ def _keyword_value_is_secret(match: re.Match[str], original: str) -> bool:
     value = value.strip("\"'`,;")
     if len(value) < 4 or _REFERENCE.search(value):
         return False
-    has_letter = any(ch.isalpha() for ch in value)
-    has_digit = any(ch.isdigit() for ch in value)
-    if len(value) >= 6 and has_letter and has_digit:
+    if len(value) >= 6 and _LETTER.search(value) and _DIGIT.search(value):
         return True
     return shannon_entropy(value) >= KEYWORD_MIN_ENTROPY
 
