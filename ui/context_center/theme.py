@@ -47,6 +47,7 @@ def apply(app: QApplication) -> None:
 def install(app: QApplication) -> None:
     """Fusion style, the palette now and whenever the system scheme changes."""
     assets.register_search_paths()
+    app.setWindowIcon(assets.icon("context-center"))
     app.setStyle("Fusion")
     apply(app)
     QGuiApplication.styleHints().colorSchemeChanged.connect(lambda _scheme: apply(app))
