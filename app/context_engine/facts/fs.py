@@ -111,6 +111,21 @@ def read_file(
         fs.close(fd)
 
 
+def read_sized(fs: FS, path: str | Path, size: int) -> bytes:
+    """Read a file whose lstat size is known: one read in the common case (listing hot path).
+
+    A file that grew since the lstat falls back to ``read_file`` (with its regular-file check).
+    """
+    fd = fs.open(path, READ_FLAGS)
+    try:
+        data = fs.read(fd, size + 1)
+    finally:
+        fs.close(fd)
+    if len(data) <= size:
+        return data
+    return read_file(fs, path)[0]
+
+
 def fsync_dir(fs: FS, directory: Path) -> None:
     """fsync a directory so a rename/link inside it survives a power loss."""
     fd = fs.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)

@@ -22,9 +22,15 @@ _MANAGED = re.compile(
 
 def managed_line(fact: Fact) -> str:
     """`- [<display title>](<name>.md) — [<scope>/<type>] <one-line description>`."""
-    title = one_line(fact.display_title)
-    text = f"- [{title}]({fact.name}.md) — [{fact.scope}/{fact.type}] {one_line(fact.description)}"
-    return text.rstrip()
+    title, description = _single(fact.display_title), _single(fact.description)
+    return f"- [{title}]({fact.name}.md) — [{fact.scope}/{fact.type}] {description}".rstrip()
+
+
+def _single(text: str) -> str:
+    """``one_line`` only when needed: the codec already collapses titles and descriptions."""
+    if "\n" in text or "\r" in text or "  " in text or "\t" in text:
+        return one_line(text)
+    return text.strip()
 
 
 def is_managed(line: str) -> bool:

@@ -69,6 +69,26 @@ def find_by_id(stores: Stores, fact_id: str) -> list[LoadedFile]:
     return found
 
 
+def find_one_by_id(stores: Stores, fact_id: str) -> LoadedFile | None:
+    """The first active file carrying ``fact_id``: where the last snapshot saw it, else a scan.
+
+    A hint is only trusted after re-reading the file and finding the same id in it.
+    """
+    for store in stores.all():
+        hint = store.id_hint(fact_id)
+        if hint is None:
+            continue
+        try:
+            loaded = store.load(hint)
+        except FactFormatError:
+            loaded = None
+        if loaded is not None and loaded.fact.id == fact_id:
+            return loaded
+        break
+    found = find_by_id(stores, fact_id)
+    return found[0] if found else None
+
+
 def find_name(stores: Stores, name: str, scope: Scope | None = None) -> LoadedFile | None:
     """The active fact of ``name`` in ``scope``, or project first then global.
 

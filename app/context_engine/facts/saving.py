@@ -27,7 +27,7 @@ from .codec import new_id, parse_fact, render_fact
 from .fs import atomic_write, fsync_dir
 from .index_file import update_index
 from .model import Fact, FactType, Scope, one_line
-from .resolve import Stores, find_by_id, parse_reference, resolve_loaded
+from .resolve import Stores, find_one_by_id, parse_reference, resolve_loaded
 from .revisions import history, write_snapshot
 from .store import LoadedFile, Store
 
@@ -74,10 +74,10 @@ def _existing(
     stores: Stores, req: SaveRequest, name: str | None, scope: Scope | None
 ) -> LoadedFile | None:
     if req.id is not None:
-        found = find_by_id(stores, req.id)
-        if not found:
+        found = find_one_by_id(stores, req.id)
+        if found is None:
             raise FactNotFound(f'memory id "{req.id}" not found')
-        return found[0]
+        return found
     if name is None:
         raise InvalidName("memory name needs at least one letter or digit")
     if scope is not None:

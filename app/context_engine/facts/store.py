@@ -1,9 +1,9 @@
 """One store directory: read every active fact into an immutable snapshot (S2.3, S3.4).
 
 Reads never take the lock and never write. A file that cannot be read or parsed becomes a
-``Diagnostic`` and is left exactly as it is. Parsed files are cached by their ``FileStamp``
-(device, inode, size, mtime): an atomic replace always changes the inode, so a cached entry is
-re-read whenever the file changed.
+``Diagnostic`` and is left exactly as it is. Parse results are cached by (inode, size, mtime,
+device) from the directory scan: an atomic replace always changes the inode, so a cached entry
+is re-read whenever the file changed.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from pathlib import Path
 from ..errors import FactFormatError
 from ..paths import safe_join, slugify
 from .codec import ParsedFact, parse_fact
-from .fs import FS, read_file
+from .fs import FS, read_file, read_sized
 from .model import Diagnostic, Fact, FileStamp, Scope
 
 INDEX_NAME = "MEMORY.md"
@@ -79,7 +79,8 @@ class Store:
         self.root = root
         self.scope = scope
         self.fs = fs
-        self._cache: dict[str, tuple[FileStamp, ParsedFact]] = {}
+        self._cache: dict[str, _CacheEntry] = {}
+        self._ids: dict[str, str] = {}
         self._cache_lock = threading.Lock()
 
     def fact_path(self, name: str) -> Path:
@@ -113,69 +114,78 @@ class Store:
         """Read every active fact of this store (a missing directory is an empty store)."""
         facts: list[Fact] = []
         diagnostics: list[Diagnostic] = []
-        seen: set[str] = set()
         try:
             entries = list(os.scandir(self.root))
         except (FileNotFoundError, NotADirectoryError):
             entries = []
+        with self._cache_lock:
+            old = self._cache
+        fresh: dict[str, _CacheEntry] = {}
         for entry in entries:
-            if not is_fact_file_name(entry.name):
+            name = entry.name
+            # Inlined ``is_fact_file_name``: this loop runs once per file on every listing.
+            if name[-3:] != ".md" or name[0] == "." or name == INDEX_NAME:
                 continue
-            seen.add(entry.name)
-            path = Path(entry.path)
             try:
                 st = entry.stat(follow_symlinks=False)
             except FileNotFoundError:
                 continue
             except OSError as exc:
+                path = Path(entry.path)
                 diagnostics.append(_diagnostic(_unreadable(path, exc), path))
                 continue
-            if stat.S_ISDIR(st.st_mode):
+            if not stat.S_ISREG(st.st_mode):
+                if stat.S_ISLNK(st.st_mode):
+                    msg = f"{name}: symlinks are not read"
+                    diagnostics.append(Diagnostic("symlink", Path(entry.path), msg))
                 continue
-            if stat.S_ISLNK(st.st_mode):
-                diagnostics.append(
-                    Diagnostic("symlink", path, f"{path.name}: symlinks are not read")
-                )
-                continue
-            try:
-                parsed = self._cached_or_read(entry.name, path, st)
-            except FileNotFoundError:
-                continue
-            except FactFormatError as exc:
-                diagnostics.append(_diagnostic(exc, path))
-                continue
-            if parsed is not None:
-                facts.append(parsed.fact)
-        self._forget_missing(seen)
+            key = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_dev)
+            hit = old.get(name)
+            if hit is None or hit[0] != key:
+                # lstat came first, so the bytes read are at least as new as the key: a later
+                # change always shows up as a different key and forces a re-read.
+                result = self._read_entry(Path(entry.path), st)
+                if result is None:
+                    continue
+                hit = (key, result)
+            fresh[name] = hit
+            if isinstance(hit[1], Diagnostic):
+                diagnostics.append(hit[1])
+            else:
+                facts.append(hit[1].fact)
         facts.sort(key=lambda f: (f.name, f.id))
         diagnostics.sort(key=lambda d: str(d.path))
+        ids: dict[str, str] = {}
+        for fact in facts:
+            if fact.path is not None:
+                ids.setdefault(fact.id, fact.path.name)
+        with self._cache_lock:
+            self._cache = fresh
+            self._ids = ids
         return StoreSnapshot(self.scope, self.root, tuple(facts), tuple(diagnostics))
 
-    def _cached_or_read(self, name: str, path: Path, st: os.stat_result) -> ParsedFact | None:
-        stamp = stamp_of(st)
+    def id_hint(self, fact_id: str) -> Path | None:
+        """Where the last snapshot saw ``fact_id`` (a hint: callers re-read and verify)."""
         with self._cache_lock:
-            hit = self._cache.get(name)
-        if hit is not None and hit[0] == stamp:
-            return hit[1]
-        # lstat came first, so the bytes read are at least as new as the stamp: a later change
-        # always shows up as a different stamp and forces a re-read.
-        try:
-            data, _ = read_file(self.fs, path)
-        except FileNotFoundError:
-            raise
-        except OSError as exc:
-            raise _unreadable(path, exc) from exc
-        parsed = parse_fact(
-            data, path=path, store_scope=self.scope, mtime=mtime_of(st), stamp=stamp
-        )
-        with self._cache_lock:
-            self._cache[name] = (stamp, parsed)
-        return parsed
+            name = self._ids.get(fact_id)
+        return None if name is None else self.root / name
 
-    def _forget_missing(self, seen: set[str]) -> None:
-        with self._cache_lock:
-            for name in [n for n in self._cache if n not in seen]:
-                del self._cache[name]
+    def _read_entry(self, path: Path, st: os.stat_result) -> ParsedFact | Diagnostic | None:
+        try:
+            data = read_sized(self.fs, path, st.st_size)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            return _diagnostic(_unreadable(path, exc), path)
+        try:
+            return parse_fact(
+                data, path=path, store_scope=self.scope, mtime=mtime_of(st), stamp=stamp_of(st)
+            )
+        except FactFormatError as exc:
+            return _diagnostic(exc, path)
+
+
+_CacheEntry = tuple[tuple[int, int, int, int], "ParsedFact | Diagnostic"]
 
 
 def _unreadable(path: Path, exc: OSError) -> FactFormatError:
