@@ -110,15 +110,17 @@ def _file_line(node: Node) -> int | None:
     return None if mark is None else mark.line + 2
 
 
-def _scalar_text(node: Node, key: str) -> FieldValue:
-    """A known key's value as its source text (``010`` stays ``010``); null reads as absent."""
+def _scalar_text(key_node: Node, node: Node, key: str) -> FieldValue:
+    """A known key's value as its source text (``010`` stays ``010``); null reads as absent.
+
+    The line reported is the key's line (what a person looks for in the file).
+    """
+    line = _file_line(key_node)
     if not isinstance(node, ScalarNode):
-        raise FactFormatError(
-            "invalid_field", f"frontmatter key {key!r} must be a scalar", _file_line(node)
-        )
+        raise FactFormatError("invalid_field", f"frontmatter key {key!r} must be a scalar", line)
     if node.tag == yaml_strict.NULL_TAG:
-        return None, _file_line(node)
-    return str(node.value), _file_line(node)
+        return None, line
+    return str(node.value), line
 
 
 def _strict_fields(front: str) -> FrontFields:
@@ -133,12 +135,12 @@ def _strict_fields(front: str) -> FrontFields:
                 "not_a_mapping", "frontmatter is not a YAML mapping", _file_line(root)
             )
         extras: list[tuple[str, object]] = []
-        for key, _, node in yaml_strict.mapping_entries(root):
+        for key, key_node, node in yaml_strict.mapping_entries(root):
             if key == "metadata":
-                fields.top[key] = (None, _file_line(node))
+                fields.top[key] = (None, _file_line(key_node))
                 extras.extend(_strict_metadata(node, fields))
             elif key in TOP_KEYS or key in FLAT_LEGACY_KEYS:
-                fields.top[key] = _scalar_text(node, key)
+                fields.top[key] = _scalar_text(key_node, node, key)
             else:
                 extras.append((key, yaml_strict.construct(node)))
         # Unknown metadata keys travel as one extra entry, after the top-level extras.
@@ -161,9 +163,9 @@ def _strict_metadata(node: Node, fields: FrontFields) -> list[tuple[str, object]
             "invalid_metadata", "frontmatter 'metadata' must be a mapping", _file_line(node)
         )
     unknown: list[tuple[str, object]] = []
-    for key, _, child in yaml_strict.mapping_entries(node):
+    for key, key_node, child in yaml_strict.mapping_entries(node):
         if key in META_KEYS:
-            fields.meta[key] = _scalar_text(child, key)
+            fields.meta[key] = _scalar_text(key_node, child, key)
         else:
             unknown.append((key, yaml_strict.construct(child)))
     return [(METADATA_EXTRA_KEY, YamlMapping(unknown))] if unknown else []
