@@ -1,0 +1,52 @@
+"""The listing cache and id hints never serve stale data (S4.10, S3.4)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from context_engine.facts.memory import Memory
+from store_helpers import make_paths
+
+
+def test_listing_sees_external_changes_on_the_same_object(tmp_path: Path) -> None:
+    memory = Memory(make_paths(tmp_path))
+    memory.save(name="x", description="first", body="b")
+    assert [f.description for f in memory.list_all()] == ["first"]
+    other = Memory(make_paths(tmp_path))
+    other.save(name="x", description="second", body="b")
+    other.save(name="y", description="new", body="b")
+    assert [f.description for f in memory.list_all()] == ["second", "new"]
+    path = memory.paths.project_store / "x.md"
+    # An in-place hand edit of the same length still changes mtime (or inode): re-read.
+    data = path.read_bytes().replace(b"second", b"SECOND")
+    st = path.stat()
+    path.write_bytes(data)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
+    assert [f.description for f in memory.list_all()] == ["SECOND", "new"]
+    os.unlink(path)
+    assert [f.name for f in memory.list_all()] == ["y"]
+
+
+def test_save_by_id_after_another_process_renamed_it(tmp_path: Path) -> None:
+    memory = Memory(make_paths(tmp_path))
+    fact = memory.save(name="x", description="d", body="b").fact
+    assert fact is not None
+    memory.list_all()  # the id hint now points at x.md
+    Memory(make_paths(tmp_path)).save(id=fact.id, name="renamed")
+    Memory(make_paths(tmp_path)).save(name="x", description="another fact", body="b")
+    updated = memory.save(id=fact.id, body="after").fact
+    assert updated is not None
+    assert (updated.name, updated.revision, updated.body) == ("renamed", 3, "after")
+    assert memory.resolve("x").description == "another fact"
+
+
+def test_symlinked_fact_file_is_a_diagnostic_and_not_read(tmp_path: Path) -> None:
+    memory = Memory(make_paths(tmp_path))
+    memory.save(name="real", description="d", body="b")
+    secret = tmp_path / "secret.md"
+    secret.write_text("---\nname: secret\n---\nprivate\n")
+    (memory.paths.project_store / "secret.md").symlink_to(secret)
+    snap = memory.snapshot()
+    assert [f.name for f in snap.facts] == ["real"]
+    assert [(d.code, d.path.name) for d in snap.diagnostics] == [("symlink", "secret.md")]
