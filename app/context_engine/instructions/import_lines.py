@@ -81,6 +81,8 @@ def _is_whitespace(ch: str) -> bool:
 
 def import_target(line: str) -> str | None:
     """The path text of an import line (without ``@``), or None when the line is text."""
+    if "@" not in line:  # fast path: most lines of a document
+        return None
     if line.endswith("\r"):
         line = line[:-1]
     stripped = line.strip(" \t")
