@@ -12,8 +12,8 @@ workspace's data directory (S2.4) and trusts an entry only when all of these hol
   inside one timestamp tick of the recording cannot hide behind an equal stamp.
 
 Whenever a store does not validate completely, its snapshot comes from the store's own reading
-path (``Store.snapshot``), seeded with the entries that did validate, so only changed files are
-parsed and the answer is by construction the fresh-load answer. Any problem with the cache
+path (``Store.snapshot``), so the answer is by construction the fresh-load answer; the cache is
+then rewritten from that snapshot. Any problem with the cache
 file itself (missing, foreign owner, corrupt, other version) means "no cache".
 """
 
@@ -34,9 +34,7 @@ from ..facts.model import Diagnostic, Fact, FileStamp
 from ..paths import EnginePaths
 
 if TYPE_CHECKING:
-    from ..facts.codec import ParsedFact
     from ..facts.memory import Memory
-    from ..facts.store import Store
 
 VERSION = 1
 RACY_NS = 2_000_000_000
@@ -96,12 +94,12 @@ def _when(value: str | None) -> datetime | None:
     return None if value is None else datetime.fromisoformat(value)
 
 
-def _fact_record(fact: Fact, needs_upgrade: bool, encoding: str) -> tuple[Any, ...] | None:
+def _fact_record(fact: Fact, file_name: str) -> tuple[Any, ...] | None:
     """A marshal-safe record of a parsed fact; ``None`` when its extras cannot be kept exactly."""
     record: tuple[Any, ...] = (
         fact.id, fact.revision, fact.name, fact.title, fact.description, fact.type,
         fact.scope, fact.body, _iso(fact.created_at), _iso(fact.updated_at), fact.extra,
-        needs_upgrade, encoding,
+        file_name,
     )
     try:
         if marshal.loads(marshal.dumps(record)) != record:
@@ -111,7 +109,13 @@ def _fact_record(fact: Fact, needs_upgrade: bool, encoding: str) -> tuple[Any, .
     return record
 
 
-def _fact_from(record: Sequence[Any], path: Path, identity: Identity) -> tuple[Fact, bool, str]:
+def _child(root: Path, name: str) -> Path:
+    """``root / name`` for a plain file name; pathlib's own fast child constructor when present."""
+    make = getattr(root, "_make_child_relpath", None)  # what iterdir() uses: no re-parsing
+    return make(name) if callable(make) else root / name  # type: ignore[no-any-return]
+
+
+def _fact_from(record: Sequence[Any], path: Path, identity: Identity) -> Fact:
     dev, ino, size, mtime_ns = identity[0], identity[1], identity[2], identity[3]
     fact = Fact(
         id=record[0], revision=record[1], name=record[2], title=record[3],
@@ -119,7 +123,7 @@ def _fact_from(record: Sequence[Any], path: Path, identity: Identity) -> tuple[F
         created_at=_when(record[8]), updated_at=_when(record[9]), path=path,
         stamp=FileStamp(dev, ino, size, mtime_ns), extra=tuple(record[10]),
     )
-    return fact, bool(record[11]), str(record[12])
+    return fact
 
 
 def _read_cache(path: Path) -> dict[str, Any]:
@@ -163,23 +167,6 @@ def _trusted(identity: Identity, recorded: Sequence[Any], written_ns: int) -> bo
     return max(identity[3], identity[4]) < written_ns - RACY_NS
 
 
-def _seed(store: Store, entries: Mapping[str, tuple[FileStamp, ParsedFact]]) -> None:
-    """Give the store the parses we already trust (public hook if it has one)."""
-    seed = getattr(store, "seed_cache", None)
-    if callable(seed):
-        seed(entries)
-    else:
-        store._cache.update(entries)
-
-
-def _store_entries(store: Store) -> dict[str, tuple[FileStamp, ParsedFact]]:
-    export = getattr(store, "cache_entries", None)
-    if callable(export):
-        entries: dict[str, tuple[FileStamp, ParsedFact]] = export()
-        return entries
-    return dict(store._cache)
-
-
 class SnapshotCache:
     """Load both stores through the persisted cache; rewrite it when something changed."""
 
@@ -214,13 +201,12 @@ class SnapshotCache:
             }
             if usable and not entry["diagnostics"] and len(trusted) == len(listing):
                 for name, (identity, record) in trusted.items():
-                    facts.append(_fact_from(record, root / name, tuple(identity))[0])
+                    facts.append(_fact_from(record, _child(root, name), tuple(identity)))
                 reused += len(trusted)
                 new_stores[scope] = entry
                 continue
             parsed.append(scope)
-            reused += len(trusted)
-            store_facts, store_diags, new_stores[scope] = self._fresh(scope, root, trusted)
+            store_facts, store_diags, new_stores[scope] = self._fresh(scope, root)
             facts.extend(store_facts)
             diagnostics.extend(store_diags)
         if parsed:
@@ -230,32 +216,27 @@ class SnapshotCache:
         return CachedSnapshot(tuple(facts), tuple(diagnostics), reused, tuple(parsed))
 
     def _fresh(
-        self, scope: str, root: Path, trusted: Mapping[str, Any]
+        self, scope: str, root: Path
     ) -> tuple[tuple[Fact, ...], tuple[Diagnostic, ...], dict[str, Any]]:
-        """The store's own snapshot (seeded with trusted parses) and the entry to persist."""
-        from ..facts.codec import ParsedFact
+        """The store's own snapshot (the fresh-load answer) and the cache entry to persist."""
         from ..facts.memory import Memory
 
         if self._memory is None:
             self._memory = Memory(self.paths)
         store = self._memory.stores.get("global" if scope == "global" else "project")
-        seeds: dict[str, tuple[FileStamp, ParsedFact]] = {}
-        for name, (identity, record) in trusted.items():
-            fact, needs_upgrade, encoding = _fact_from(record, root / name, tuple(identity))
-            assert fact.stamp is not None
-            seeds[name] = (fact.stamp, ParsedFact(fact, needs_upgrade, encoding))
-        _seed(store, seeds)
         written_ns = time.time_ns()
         snapshot = store.snapshot()
         listing = scan(root)
         files: dict[str, Any] = {}
-        for name, (stamp, parsed_fact) in _store_entries(store).items():
-            identity = listing.get(name)
-            if identity is None or FileStamp(*identity[:4]) != stamp:
+        for fact in snapshot.facts:
+            if fact.path is None or fact.stamp is None:
+                continue
+            identity = listing.get(fact.path.name)
+            if identity is None or FileStamp(*identity[:4]) != fact.stamp:
                 continue  # changed again since it was read: leave it to the next load
-            record = _fact_record(parsed_fact.fact, parsed_fact.needs_upgrade, parsed_fact.encoding)
+            record = _fact_record(fact, fact.path.name)
             if record is not None:
-                files[name] = (identity, record)
+                files[fact.path.name] = (identity, record)
         entry = {
             "root": str(root),
             "written_ns": written_ns,

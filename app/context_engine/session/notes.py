@@ -40,13 +40,18 @@ class Baseline:
     masked: frozenset[str] = frozenset()
 
     @classmethod
-    def capture(cls, facts: Iterable[Fact], instructions: Mapping[str, str]) -> Baseline:
+    def capture(
+        cls,
+        facts: Iterable[Fact],
+        instructions: Mapping[str, str],
+        masked: frozenset[str] | None = None,
+    ) -> Baseline:
         """The state right after building a prefix from ``facts`` and ``instructions``."""
         facts = list(facts)
         return cls(
             facts={fact.id: FactMark(fact.id, fact.revision, fact.reference) for fact in facts},
             instructions={label: digest(body) for label, body in instructions.items()},
-            masked=masked_global_ids(facts),
+            masked=masked_global_ids(facts) if masked is None else masked,
         )
 
     def to_json(self) -> dict[str, object]:
@@ -130,7 +135,7 @@ def diff_notes(
         lines.append(
             f"- standing instructions {label} removed: disregard them for the rest of the session."
         )
-    return lines, Baseline.capture(facts, instructions)
+    return lines, Baseline.capture(facts, instructions, masked)
 
 
 def render_notes(lines: Sequence[str]) -> str:

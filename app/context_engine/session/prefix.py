@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 
 from ..errors import InvalidName
@@ -18,10 +19,13 @@ INDEX_PREAMBLE = (
 )
 EMPTY_INDEX = "(no saved facts yet)"
 GUIDANCE_TYPES = ("user", "feedback")
+_ASCII_SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
 
 def _name_slug(name: str) -> str:
     """The slug of a fact name; a name that slugs to nothing keeps its raw text as key."""
+    if _ASCII_SLUG.fullmatch(name):
+        return name  # already a slug (the common case): slugify would return it unchanged
     try:
         return slugify(name)
     except InvalidName:
