@@ -349,3 +349,12 @@ def test_fast_keys_match_normalize_key_and_slugify(text: str) -> None:
     except InvalidName:
         expected = ""
     assert write_policy._name_slug(text) == expected
+
+
+def test_findings_are_reported_whatever_the_reason() -> None:
+    """A person approving an update still sees which rules matched."""
+    body = "Owner: carol" + "@" + "example.com"
+    decision = decide(with_(id=EXISTING.id, body=body))
+    assert decision.reason == "memory updates require confirmation"
+    assert decision.findings == ("email",)
+    assert decide(with_(type="user", body=body), SUBAGENT).findings == ("email",)

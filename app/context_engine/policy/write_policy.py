@@ -224,31 +224,33 @@ def find_duplicates(args: RememberArgs, name: str, active: Iterable[Fact]) -> tu
 
 
 def _first_failure(
-    args: RememberArgs, active: Iterable[Fact], has_project_store: bool
-) -> tuple[str | None, tuple[Finding, ...]]:
-    """The reason of the first failing S10.1 content check (None: all pass) and the findings."""
+    args: RememberArgs,
+    active: Iterable[Fact],
+    has_project_store: bool,
+    findings: tuple[Finding, ...],
+) -> str | None:
+    """The reason of the first failing S10.1 check before the controller's (None: all pass)."""
     if args.description is None or args.body is None:
-        return REASON_REQUIRED, ()
+        return REASON_REQUIRED
     if not has_project_store:
-        return REASON_NO_PROJECT_STORE, ()
+        return REASON_NO_PROJECT_STORE
     if args.type not in ("project", "reference"):
-        return REASON_TYPE, ()
+        return REASON_TYPE
     if args.scope not in (None, "project"):
-        return REASON_GLOBAL, ()
+        return REASON_GLOBAL
     if args.id is not None or args.expected_revision is not None:
-        return REASON_UPDATE, ()
+        return REASON_UPDATE
     try:
         name = derive_name(args)
     except InvalidName:
-        return REASON_NAME, ()
+        return REASON_NAME
     if len(args.body.strip()) > AUTO_WRITE_BODY_BUDGET:
-        return REASON_BUDGET, ()
-    findings = scan_fields(args.as_fields())
+        return REASON_BUDGET
     if findings:
-        return REASON_SENSITIVE, findings
+        return REASON_SENSITIVE
     if find_duplicates(args, name, active):
-        return REASON_DUPLICATE, ()
-    return None, ()
+        return REASON_DUPLICATE
+    return None
 
 
 def evaluate_remember(
@@ -258,8 +260,13 @@ def evaluate_remember(
     *,
     has_project_store: bool = True,
 ) -> Decision:
-    """S10.1 in order; ``active`` is every active fact of both stores."""
-    reason, findings = _first_failure(args, active, has_project_store)
+    """S10.1 in order; ``active`` is every active fact of both stores.
+
+    The findings are reported whatever the reason, so a person approving an update also sees
+    that it holds something secret-looking.
+    """
+    findings = scan_fields(args.as_fields())
+    reason = _first_failure(args, active, has_project_store, findings)
     if reason is None:
         if controller.kind != "subagent" and controller.owns_project_store:
             return Decision("auto", REASON_LOW_RISK)
