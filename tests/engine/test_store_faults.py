@@ -229,3 +229,25 @@ def test_crash_point_enumeration_over_update(tmp_path: Path) -> None:
             break
         assert k < 40
     assert k > 5
+
+
+class FailDirFsyncAfterRenameLink(FailDirFsync):
+    """Directory fsync fails once the renamed fact's new name is linked."""
+
+    def link(self, src: str | Path, dst: str | Path) -> None:
+        super().link(src, dst)
+        if ".revisions" not in str(dst):
+            self.replaced = self.armed
+
+
+def test_rename_with_failed_dir_fsync_never_leaves_two_names(tmp_path: Path) -> None:
+    fs = FailDirFsyncAfterRenameLink()
+    memory = Memory(make_paths(tmp_path), fs=fs)
+    fact = memory.save(name="x", description="d", body="v1").fact
+    assert fact is not None
+    fs.armed = True
+    with pytest.raises(DurabilityUnknown) as err:
+        memory.save(id=fact.id, name="y")
+    assert err.value.revision == 2
+    fs.armed = fs.replaced = False
+    assert [(f.name, f.id, f.revision) for f in memory.list_all()] == [("y", fact.id, 2)]

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ..errors import (
     AlreadyExists,
+    DurabilityUnknown,
     FactFormatError,
     FactNotFound,
     InvalidName,
@@ -203,15 +204,32 @@ def write_fact(
         if existing.path == target:
             atomic_write(store.fs, target, data, revision=fact.revision)
         else:
-            # Rename or move: create the new name first, so a crash never loses the fact.
-            atomic_write(store.fs, target, data, create_only=True, revision=fact.revision)
-            store.fs.unlink(existing.path)
-            fsync_dir(store.fs, existing.path.parent)
+            _rename(store, existing.path, target, data, fact.revision)
             removed.append(existing.path)
     read_back = parse_fact(
         data, path=target, store_scope=store.scope, mtime=fact.updated_at or datetime.now(UTC)
     ).fact
     return read_back, removed
+
+
+def _rename(store: Store, old: Path, target: Path, data: bytes, revision: int) -> None:
+    """Create the new name first (a crash never loses the fact), then drop the old name.
+
+    Once the new file is linked the old one must go even if a directory fsync failed, so one
+    id never stays active under two names; the durability doubt is reported afterwards.
+    """
+    doubt: DurabilityUnknown | None = None
+    try:
+        atomic_write(store.fs, target, data, create_only=True, revision=revision)
+    except DurabilityUnknown as exc:
+        doubt = exc
+    store.fs.unlink(old)
+    try:
+        fsync_dir(store.fs, old.parent)
+    except OSError as exc:
+        doubt = doubt or DurabilityUnknown(f"{old.parent} could not be synced: {exc}", revision)
+    if doubt is not None:
+        raise doubt
 
 
 def _archive_other_copy(stores: Stores, fact: Fact, now: datetime) -> list[Path]:
