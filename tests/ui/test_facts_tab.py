@@ -71,7 +71,7 @@ def test_malformed_file_becomes_a_diagnostic(qtbot, app_root, demo):
     bad.write_bytes(b"---\nname: [unclosed\nmetadata: {\n---\n\nbody\n")
     qtbot.waitUntil(lambda: app_root.facts_tab.diagnostics_model.rowCount() > 0, timeout=3000)
     assert bad.read_bytes().startswith(b"---\nname: [unclosed")  # never rewritten
-    assert app_root.facts_tab.diagnostics.isVisibleTo(app_root.window)
+    assert not app_root.facts_tab.diagnostics.isHidden()
 
 
 def test_own_save_echo_causes_no_reload_or_conflict(qtbot, app_root):
@@ -129,18 +129,44 @@ def test_conflict_save_as_new_revision(qtbot, app_root, demo):
 def test_forget_cancel_keeps_and_ok_archives(qtbot, app_root, demo):
     flows = app_root.writes
     path = demo.paths.project_store / "owner-contact.md"
-    flows.forget(_row(app_root, "owner-contact"))
+    with qtbot.waitSignal(flows.confirmation.shown, timeout=3000) as shown:
+        flows.forget(_row(app_root, "owner-contact"))
+    request = shown.args[0]
+    assert request.tool == "forget" and request.reference == "project/owner-contact.md"
     assert flows.confirm.isVisible()
     assert flows.confirm.cancel_button.isDefault()
-    flows.confirm.cancel_button.click()
-    qtbot.wait(300)
+    assert "revision 1 (archived)" in flows.confirm._facts.text()
+    with qtbot.waitSignal(flows.forgotten, timeout=3000) as outcome:
+        flows.confirm.cancel_button.click()
+    assert not outcome.args[0].written
     assert path.exists()
-    flows.forget(_row(app_root, "owner-contact"))
-    flows.confirm.ok_button.click()
-    qtbot.waitUntil(lambda: not path.exists(), timeout=3000)
+    with qtbot.waitSignal(flows.confirmation.shown, timeout=3000):
+        flows.forget(_row(app_root, "owner-contact"))
+    with qtbot.waitSignal(flows.forgotten, timeout=3000) as outcome:
+        flows.confirm.ok_button.click()
+    assert outcome.args[0].written
+    assert not path.exists()
     archived = list((demo.paths.project_store / ".archive").glob("*-owner-contact.md"))
     assert len(archived) == 1
     qtbot.waitUntil(lambda: _row(app_root, "owner-contact") is None, timeout=3000)
+
+
+def test_confirmation_refuses_on_the_gui_thread_and_at_exit(qtbot, app_root):
+    from context_engine.policy.confirmation import ConfirmationRequest
+
+    request = ConfirmationRequest("forget", "why", (), "project/x.md", "project", "project",
+                                  "body", "", 1, None, "d")
+    service = app_root.writes.confirmation
+    assert service.confirm(request) is False  # GUI thread: fail closed, never block
+    import threading
+
+    answers: list[bool] = []
+    worker = threading.Thread(target=lambda: answers.append(service.confirm(request)))
+    with qtbot.waitSignal(service.shown, timeout=3000):
+        worker.start()
+    service.close()  # application exit: the waiting writer is told "no"
+    worker.join(5)
+    assert answers == [False]
 
 
 def test_create_from_the_editor(qtbot, app_root, demo):

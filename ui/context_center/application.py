@@ -113,6 +113,7 @@ class Application(QObject):
     def shutdown(self) -> None:
         """Stop the watcher and worker threads."""
         self.watcher.stop()
+        self.writes.confirmation.close()  # a writer waiting for an answer gets "no"
         self.tasks.shutdown()
 
     @Slot()

@@ -14,11 +14,10 @@ from context_engine.errors import ContextEngineError, ModifiedExternally, Revisi
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QWidget
 
-from ..dialogs.confirm_dialog import ConfirmDialog, ConfirmText
 from ..dialogs.conflict_dialog import RELOAD, SAVE_AS_NEW, ConflictDialog
 from ..dialogs.fact_editor import FactDraft, FactEditor
-from ..render.markdown import plain_block
 from ..services.backend import Backend
+from ..services.confirmation import QtConfirmationService
 from ..services.fact_rows import FactRow
 from ..services.hub import ChangeSet, Hub
 from ..services.tasks import Op, TaskManager
@@ -33,9 +32,11 @@ class WriteFlows(QObject):
         saved(object): a save from the editor succeeded (the engine's Changes)
         failed(str): a write failed; the message says why
         conflict_shown(): the conflict dialog opened (tests wait for it)
+        forgotten(object): a forget finished (the engine's ToolOutcome; written or refused)
     """
 
     saved = Signal(object)
+    forgotten = Signal(object)
     failed = Signal(str)
     conflict_shown = Signal()
 
@@ -45,7 +46,8 @@ class WriteFlows(QObject):
         self.tasks = tasks
         self.hub = hub
         self.editor = FactEditor(parent)
-        self.confirm = ConfirmDialog(parent)
+        self.confirmation = QtConfirmationService(parent)
+        self.confirm = self.confirmation.dialog
         self.conflict = ConflictDialog(parent)
         self.editor.save_requested.connect(self._on_save_requested)
 
@@ -112,24 +114,18 @@ class WriteFlows(QObject):
     # -- forget, restore, recover ----------------------------------------------------------
 
     def forget(self, row: FactRow) -> None:
-        """Ask first (every forget needs a person's confirmation); OK archives the file."""
-        fact = row.fact
-        text = ConfirmText(
-            action="Archive",
-            summary=f"Forget {fact.reference}: move it to the archive of the {fact.scope} store.",
-            tool="forget",
-            scope=fact.scope,
-            type=fact.type,
-            revision=f"{fact.revision} → archived (recoverable from Archive & Revisions)",
-            reason="Every forget needs a person's confirmation.",
-            content_html=plain_block(fact.body),
+        """Forget through the engine's policy; its confirmation request opens our dialog."""
+        fact_id = row.fact.id
+
+        def done(outcome: Any) -> None:
+            if outcome.written and outcome.changes is not None:
+                self.hub.publish(ChangeSet(FACT_AREAS, "app", outcome.changes))
+            self.forgotten.emit(outcome)
+
+        self.tasks.write(
+            Op("Forgetting fact", lambda token: self.backend.forget(fact_id, self.confirmation),
+               done, self._report)
         )
-
-        def answered(ok: bool) -> None:
-            if ok:
-                self._write("Archiving fact", lambda: self.backend.forget(fact.id))
-
-        self.confirm.ask(text, answered)
 
     def restore(self, fact_id: str, revision: int, active_revision: int,
                 on_done: Callable[[Any], None] | None = None) -> None:

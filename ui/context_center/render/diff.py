@@ -22,7 +22,11 @@ def unified(old: str, new: str, old_label: str, new_label: str) -> str:
 
 def diff_html(old: str, new: str, old_label: str, new_label: str) -> str:
     """A unified diff as HTML: additions green, removals red, hunks dimmed."""
-    text = unified(old, new, old_label, new_label)
+    return diff_lines_html(unified(old, new, old_label, new_label))
+
+
+def diff_lines_html(text: str) -> str:
+    """An existing unified diff text as coloured HTML."""
     if not text:
         return "<p><i>No differences.</i></p>"
     out = []

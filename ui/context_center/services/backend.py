@@ -15,9 +15,12 @@ from context_engine.facts.memory import Memory
 from context_engine.facts.model import Fact
 from context_engine.instructions import Resolution, render_provider_block, resolve_instructions
 from context_engine.paths import EnginePaths
+from context_engine.policy.confirmation import ConfirmationService
+from context_engine.policy.write_policy import Controller
 from context_engine.recall import Recaller, RecallTrace, TraceLog
 from context_engine.suggestions import MemoryCandidate, Suggestions, scan
 from context_engine.suggestions.accept import Edits, accept_memory
+from context_engine.tools_write import ToolOutcome, run_write_tool
 
 from ..dialogs.fact_editor import FactDraft
 from .fact_rows import FactsSnapshot, build_rows
@@ -150,9 +153,16 @@ class Backend:
             expected_digest=draft.digest,
         )
 
-    def forget(self, fact_id: str) -> Changes:
-        """Archive exactly this identity (an id never archives another scope's copy)."""
-        return self.memory.forget(fact_id)
+    def forget(self, fact_id: str, confirmation: ConfirmationService) -> ToolOutcome:
+        """Forget through the write policy: every forget asks a person (S10.4).
+
+        The same engine path as the agent's and the CLI's ``forget`` tool; by id, so exactly
+        this identity is archived, never another scope's copy of the name.
+        """
+        return run_write_tool(
+            self.memory, "forget", {"name": fact_id}, Controller("interactive"), "ask",
+            confirmation,
+        )
 
     def restore(self, fact_id: str, revision: int, expected_revision: int) -> Changes:
         """Snapshot ``revision`` becomes a new revision (S4.6)."""
