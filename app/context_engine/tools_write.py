@@ -464,7 +464,9 @@ def _forget(
             before_write()
         permission.consume(FORGET_TOOL, args)
         # By id: exactly the identities the person reviewed, not whatever holds the name now.
-        changes = [memory.forget(fact_id) for fact_id in dict.fromkeys(f.id for f in targets)]
+        # (A hand-edited file without a well-formed id is archived by its reference instead.)
+        refs = dict.fromkeys(f.id if _ID_SHAPE.match(f.id) else f.reference for f in targets)
+        changes = [memory.forget(ref) for ref in refs]
     except ContextEngineError as exc:
         return _failed(decision, exc)
     archived = [f.reference for f in targets]
