@@ -13,6 +13,8 @@ from context_engine.policy.sensitive import (
     scan_text,
     strip_format_chars,
 )
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from secret_samples import NEGATIVES, POSITIVES
 
 POSITIVE_CASES = [(rule, sample) for rule, samples in POSITIVES.items() for sample in samples]
@@ -124,3 +126,50 @@ def test_oversized_input_fails_closed() -> None:
     """Text past the scan bound is itself a finding, so nothing hides beyond the limit."""
     text = "a" * (MAX_SCAN_CHARS + 10)
     assert [f.rule for f in scan_text(text)] == [OVERSIZED_RULE]
+
+
+# -- properties --------------------------------------------------------------------------------
+
+FRAGMENTS = (
+    [s for samples in POSITIVES.values() for s in samples]
+    + NEGATIVES
+    + [
+        "@",
+        "://",
+        ":",
+        "=",
+        " ",
+        "\n",
+        "-----BEGIN ",
+        "eyJ",
+        "k-",
+        "password",
+        "\u200b",
+        "\u00ad",
+    ]
+)
+MIXED = st.lists(st.sampled_from(FRAGMENTS) | st.text(max_size=8), max_size=12).map("".join)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    MIXED,
+    st.lists(st.tuples(st.integers(0, 10_000), st.sampled_from("\u200b\u2060\u00ad\u202e\ufeff"))),
+)
+def test_format_characters_never_change_the_findings(
+    text: str, inserts: list[tuple[int, str]]
+) -> None:
+    """The scanned copy has Cf removed, so inserting them anywhere cannot hide or add a finding."""
+    spliced = text
+    for position, char in inserts:
+        at = position % (len(spliced) + 1)
+        spliced = spliced[:at] + char + spliced[at:]
+    assert scan_text(spliced) == scan_text(text)
+
+
+@settings(max_examples=150, deadline=None)
+@given(MIXED)
+def test_any_text_scans_to_known_rule_ids(text: str) -> None:
+    """No input raises; every finding is a known rule id of the scanned field."""
+    for finding in scan_text(text, "body"):
+        assert finding.rule in RULE_IDS and finding.field == "body"
