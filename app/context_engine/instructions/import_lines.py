@@ -49,11 +49,6 @@ class FenceTracker:
         self._char = ""
         self._length = 0
 
-    @property
-    def inside(self) -> bool:
-        """Whether the last line fed was inside (or opened/closed) a fence."""
-        return bool(self._char)
-
     def feed(self, line: str) -> bool:
         """Update the state with ``line``; return True when the line is code or a fence."""
         match = _FENCE.match(line)

@@ -28,7 +28,7 @@ _O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 _O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 FILE_FLAGS = os.O_RDONLY | _O_CLOEXEC | _O_NOCTTY | _O_NONBLOCK
-DIR_FLAGS = os.O_RDONLY | _O_CLOEXEC | _O_DIRECTORY
+DIR_FLAGS = os.O_RDONLY | _O_CLOEXEC | _O_DIRECTORY | _O_NONBLOCK
 
 FailureKind = Literal["missing", "escape", "unreadable", "empty"]
 
@@ -131,8 +131,7 @@ class Opener:
 
     def open_dir(self, dir_fd: int, base_real: str | None, name: str) -> int | Failure:
         """Open one child directory of ``dir_fd`` that must stay inside ``base_real``."""
-        fd = self._open_parts(dir_fd, base_real, (name,), DIR_FLAGS, "directory")
-        return fd
+        return self._open_parts(dir_fd, base_real, (name,), DIR_FLAGS, "directory")
 
     def read_file(
         self, dir_fd: int, base_real: str | None, parts: tuple[str, ...]
