@@ -11,7 +11,7 @@ from ..facts.model import FactType
 from ..paths import slugify
 from .model import MemoryCandidate, UserTurn
 from .similarity import CoverageIndex, similar_tokens, tokens
-from .text import sentences, shorten, stable_hash, statement_key
+from .text import marked_sentences, sentences, shorten, stable_hash, statement_key
 
 MAX_MEMORIES = 6
 MIN_CHARS, MAX_CHARS = 8, 420
@@ -20,21 +20,6 @@ MAX_EVIDENCE = 5
 MAX_CLUSTERS = 256  # distinct statements kept for ranking; later ones only add evidence
 NAME_CHARS = 48
 
-CJK_MARKERS: tuple[str, ...] = (
-    "记住",
-    "以后",
-    "始终",
-    "总是",
-    "每次",
-    "默认",
-    "不要",
-    "偏好",
-    "规则",
-    "约定",
-)
-_EN_MARKER = re.compile(
-    r"\b(remember|always|never|by default|preference|prefer(?:s|red|ably)?)\b", re.IGNORECASE
-)
 _QUESTION = re.compile(
     r"[?？]\s*$|^(?:do|does|did|can|could|would|should|is|are|why|how|what)\b", re.I
 )
@@ -60,19 +45,6 @@ _IMPERATIVE = re.compile(
     r"\b(?:you|please|don't|do not|make sure)\b|^(?:always|never)\b|请|你|不要|别|务必",
     re.IGNORECASE,
 )
-
-
-def find_marker(statement: str) -> str | None:
-    """The earliest S11.3 marker in ``statement``, as written, or ``None``."""
-    best: tuple[int, str] | None = None
-    for marker in CJK_MARKERS:
-        at = statement.find(marker)
-        if at >= 0 and (best is None or at < best[0]):
-            best = (at, marker)
-    match = _EN_MARKER.search(statement)
-    if match is not None and (best is None or match.start() < best[0]):
-        best = (match.start(), match.group(1).lower())
-    return best[1] if best else None
 
 
 def infer_type(statement: str) -> FactType:
@@ -142,8 +114,7 @@ def _statements(turn: UserTurn) -> Iterable[tuple[str, str]]:
             if MIN_CHARS <= len(sentence) <= MAX_CHARS:
                 yield sentence, "explicit memory note"
         return
-    for sentence in sentences(turn.text):
-        marker = find_marker(sentence)
+    for sentence, marker in marked_sentences(turn):
         if marker is not None and is_statement(sentence):
             yield sentence, f'marker "{marker}"'
 

@@ -46,10 +46,15 @@ class SessionFile:
 
     source: str
     session_id: str
-    path: Path
+    location: str  # the path as listed: a ``Path`` is built only for sessions we open
     mtime_ns: int
     read: Callable[[SessionFile], ReadResult] = field(compare=False)
     belongs: Callable[[SessionFile], bool] | None = field(default=None, compare=False)
+
+    @property
+    def path(self) -> Path:
+        """The session file."""
+        return Path(self.location)
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,6 +14,7 @@ from .roots import SourceRoots
 from .sessions import MAX_SESSIONS, load_recent
 from .similarity import CoverageIndex
 from .skills import existing_skill_names, skill_candidates
+from .text import marked_sentences
 
 
 def scan(
@@ -44,8 +45,11 @@ def scan(
     recent = load_recent(paths.state, paths.root, roots, limit)
     diagnostics.extend(recent.diagnostics)
     turns = [turn for _session, result in recent.sessions for turn in result.turns]
-    memories = memory_candidates(turns, covered, taken_names=(f.name for f in fact_list))
-    skills = skill_candidates(turns, existing_skill_names(paths.root, paths.home))
+    try:
+        memories = memory_candidates(turns, covered, taken_names=(f.name for f in fact_list))
+        skills = skill_candidates(turns, existing_skill_names(paths.root, paths.home))
+    finally:
+        marked_sentences.cache_clear()  # shared by the two extractors of this scan only
     return Suggestions(
         available=True,
         memories=tuple(memories),

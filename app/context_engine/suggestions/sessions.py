@@ -26,7 +26,7 @@ def list_sessions(state: Path, root: Path, roots: SourceRoots) -> list[SessionFi
     for _source, finder in FINDERS:
         found.extend(finder(state, root, roots))
     # Newest first; ties broken by path so two scans agree (ListSessions, §1.6).
-    found.sort(key=lambda s: (-s.mtime_ns, str(s.path)))
+    found.sort(key=lambda s: (-s.mtime_ns, s.location))
     return found
 
 

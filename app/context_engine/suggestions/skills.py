@@ -7,10 +7,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .candidates import find_marker
 from .model import SkillCandidate, UserTurn
 from .readers._io import list_dir
-from .text import sentences, shorten, stable_hash
+from .text import marked_sentences, shorten, stable_hash
 from .words import word_set
 from .workflows import signatures
 
@@ -59,8 +58,8 @@ def _collect(turns: Sequence[UserTurn]) -> dict[str, _Seen]:
     seen: dict[str, _Seen] = {}
     positions: dict[str, int] = {}
     for turn in turns:
-        for sentence in sentences(turn.text):
-            if find_marker(sentence) is not None:
+        for sentence, marker in marked_sentences(turn):
+            if marker is not None:
                 continue  # a standing rule is a memory candidate, not a workflow step
             for sig in signatures(sentence):
                 entry = seen.setdefault(sig, _Seen(len(seen)))

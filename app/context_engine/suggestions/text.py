@@ -5,9 +5,31 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 
 from ..facts.model import normalize_key, one_line
+from .model import UserTurn
 from .similarity import split_sentences
+
+CJK_MARKERS: tuple[str, ...] = (
+    "记住",
+    "以后",
+    "始终",
+    "总是",
+    "每次",
+    "默认",
+    "不要",
+    "偏好",
+    "规则",
+    "约定",
+)
+# One pass finds the earliest S11.3 marker; English ones are whole words ("prefer" also as
+# prefers/preferred/preferably), case-insensitive.
+_MARKER = re.compile(
+    "|".join(CJK_MARKERS)
+    + r"|\b(?:remember|always|never|by default|preference|prefer(?:s|red|ably)?)\b",
+    re.IGNORECASE,
+)
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _LIST_PREFIX = re.compile(r"^\s*(?:[-*+•>]\s+|\d+[.)]\s+)+")
@@ -48,3 +70,18 @@ def stable_hash(*parts: str) -> str:
 def statement_key(text: str) -> str:
     """The identity of a statement: letters and digits only, lowercased."""
     return normalize_key(text)
+
+
+def find_marker(statement: str) -> str | None:
+    """The earliest S11.3 marker in ``statement``, lowercased, or ``None``."""
+    match = _MARKER.search(statement)
+    return match.group(0).lower() if match is not None else None
+
+
+@lru_cache(maxsize=1 << 15)
+def marked_sentences(turn: UserTurn) -> tuple[tuple[str, str | None], ...]:
+    """``(sentence, marker)`` pairs of a turn, computed once for both extractors.
+
+    ``scan`` clears the cache when it is done, so no turn text outlives a scan.
+    """
+    return tuple((s, find_marker(s)) for s in sentences(turn.text))

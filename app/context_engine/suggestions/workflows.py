@@ -35,13 +35,11 @@ _BREAKS = word_set(
     onto against via as than until while of about without using under over per since whenever
     again now first next too also please"""
 )
-_CANON = (
-    (re.compile(r"\bpull[ -]?requests?\b", re.I), "pr"),
-    (re.compile(r"\bmerge[ -]?requests?\b", re.I), "mr"),
-    (re.compile(r"\bprs\b", re.I), "pr"),
-    (re.compile(r"\bunit[ -]?tests?\b", re.I), "tests"),
-    (re.compile(r"\bcode[ -]?review\b", re.I), "review"),
+# Spellings of one thing folded to one word, so two sessions' phrasings meet.
+_CANON = re.compile(
+    r"\b(?:(pull[ -]?requests?|prs)|(merge[ -]?requests?)|(unit[ -]?tests?)|(code[ -]?review))\b"
 )
+_CANON_WORDS = ("pr", "mr", "tests", "review")
 _WORD = re.compile(r"[a-z][a-z0-9'-]*")
 _SPAN = re.compile(r"`([^`\n]{2,120})`")
 _CMD_HEAD = re.compile(r"^[a-z][a-z0-9._-]*$")
@@ -56,11 +54,11 @@ def _singular(word: str) -> str:
 
 def verb_phrase(sentence: str) -> str | None:
     """``verb object`` of an imperative sentence, normalized, or ``None``."""
-    text = sentence.strip().lower().replace("`", " ")
-    for pattern, repl in _CANON:
-        text = pattern.sub(repl, text)
+    # The verb and its object open an imperative sentence: the head is enough.
+    text = sentence[:160].strip().lower().replace("`", " ")
+    text = _CANON.sub(lambda m: _CANON_WORDS[(m.lastindex or 1) - 1], text)
     text = _LEAD.sub("", text)
-    words = re.split(r"[\s]+", text)
+    words = text.split(None, 12)[:12]
     if not words:
         return None
     verb = words[0].strip(",.:;!")

@@ -23,15 +23,17 @@ def read_first_line(path: Path, limit: int = HEADER_LIMIT) -> bytes:
         return handle.readline(limit)
 
 
-def stat_mtime_ns(path: Path) -> int | None:
-    """Modification time of ``path`` in ns, or ``None`` when it cannot be stat'ed."""
+def stat_mtime_ns(path: Path | str | os.DirEntry[str]) -> int | None:
+    """Modification time in ns (a ``DirEntry`` is stat'ed through its cache), else ``None``."""
     try:
+        if isinstance(path, os.DirEntry):
+            return path.stat().st_mtime_ns
         return os.stat(path).st_mtime_ns
     except OSError:
         return None
 
 
-def list_dir(path: Path) -> list[os.DirEntry[str]]:
+def list_dir(path: Path | str) -> list[os.DirEntry[str]]:
     """Entries of a directory; a missing or unreadable directory is empty."""
     try:
         with os.scandir(path) as entries:

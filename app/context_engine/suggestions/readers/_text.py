@@ -39,10 +39,14 @@ def strip_trailing_blocks(text: str, tags: Iterable[str]) -> str:
         text = text[: match.start()]
 
 
-def starts_with_any(text: str, prefixes: Iterable[str], *, fold: bool = False) -> bool:
+def starts_with_any(text: str, prefixes: tuple[str, ...], *, fold: bool = False) -> bool:
     """Whether ``text`` (left-trimmed) starts with one of ``prefixes``."""
     head = text.lstrip()
     if fold:
-        head = head.lower()
-        return any(head.startswith(p.lower()) for p in prefixes)
-    return any(head.startswith(p) for p in prefixes)
+        return head[:128].lower().startswith(_lowered(prefixes))
+    return head.startswith(prefixes)
+
+
+@lru_cache(maxsize=16)
+def _lowered(prefixes: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(p.lower() for p in prefixes)

@@ -133,8 +133,8 @@ def find_sessions(state: Path, root: Path, roots: SourceRoots) -> list[SessionFi
                 continue
             if not entry.is_file():
                 continue
-            path = Path(entry.path)
-            mtime = stat_mtime_ns(path)
+            mtime = stat_mtime_ns(entry)
             if mtime is not None:
-                found.append(SessionFile(SOURCE, name[: -len(".jsonl")], path, mtime, read))
+                stem = name[: -len(".jsonl")]
+                found.append(SessionFile(SOURCE, stem, entry.path, mtime, read))
     return found

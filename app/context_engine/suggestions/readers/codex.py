@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -111,28 +112,28 @@ def session_cwd(path: Path) -> str:
     return as_str(payload.get("cwd")) if isinstance(payload, dict) else ""
 
 
-def _walk(directory: Path, depth: int, out: list[Path]) -> None:
+def _walk(directory: Path | str, depth: int, out: list[os.DirEntry[str]]) -> None:
     for entry in list_dir(directory):
         if entry.is_dir(follow_symlinks=False):
             if depth < _MAX_DEPTH:
-                _walk(Path(entry.path), depth + 1, out)
+                _walk(entry.path, depth + 1, out)
         elif entry.name.startswith("rollout-") and entry.name.endswith(".jsonl"):
-            out.append(Path(entry.path))
+            out.append(entry)
 
 
 def find_sessions(state: Path, root: Path, roots: SourceRoots) -> list[SessionFile]:
     """All rollouts by stat; membership is checked late from the header line (``belongs``)."""
-    paths: list[Path] = []
-    _walk(roots.codex / "sessions", 1, paths)
-    _walk(roots.codex / "archived_sessions", _MAX_DEPTH, paths)
+    entries: list[os.DirEntry[str]] = []
+    _walk(roots.codex / "sessions", 1, entries)
+    _walk(roots.codex / "archived_sessions", _MAX_DEPTH, entries)
 
     def belongs(session: SessionFile) -> bool:
         return under_root(session_cwd(session.path), root)
 
     found: list[SessionFile] = []
-    for path in paths:
-        mtime = stat_mtime_ns(path)
+    for entry in entries:
+        mtime = stat_mtime_ns(entry)
         if mtime is not None:
-            stem = path.name[: -len(".jsonl")]
-            found.append(SessionFile(SOURCE, stem, path, mtime, read_session, belongs))
+            stem = entry.name[: -len(".jsonl")]
+            found.append(SessionFile(SOURCE, stem, entry.path, mtime, read_session, belongs))
     return found

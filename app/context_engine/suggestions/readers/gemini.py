@@ -122,9 +122,8 @@ def find_sessions(state: Path, root: Path, roots: SourceRoots) -> list[SessionFi
             name = entry.name
             if not name.startswith("session-") or not name.endswith((".json", ".jsonl")):
                 continue
-            path = Path(entry.path)
-            mtime = stat_mtime_ns(path)
+            mtime = stat_mtime_ns(entry)
             if mtime is not None:
                 stem = name.rsplit(".", 1)[0]
-                found.append(SessionFile(SOURCE, stem, path, mtime, read_session))
+                found.append(SessionFile(SOURCE, stem, entry.path, mtime, read_session))
     return found

@@ -152,16 +152,15 @@ def _sessions_in(directory: Path, keep: Callable[[Path], bool] | None) -> list[S
         stem = name[: -len(".jsonl")]
         if f"{stem}.cleanup-pending.json" in names or f"{name}.cleanup-pending.json" in names:
             continue
-        path = Path(entry.path)
-        if keep is not None and not keep(path):
+        if keep is not None and not keep(Path(entry.path)):
             continue
-        mtime = stat_mtime_ns(path)
+        mtime = stat_mtime_ns(entry)
         if mtime is None:
             continue
         events = f"{stem}.events.jsonl"
         if events in names:  # SessionContentModTime: the newer of the two (§1.6)
             mtime = max(mtime, stat_mtime_ns(directory / events) or 0)
-        found.append(SessionFile(SOURCE, stem, path, mtime, read_session))
+        found.append(SessionFile(SOURCE, stem, entry.path, mtime, read_session))
     return found
 
 
