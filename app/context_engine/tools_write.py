@@ -253,6 +253,8 @@ def _remember(
     decision = evaluate_remember(parsed, facts, controller, has_project_store=has_project_store)
     if decision.kind == "denied":
         return _refused(decision)
+    # Bound to the arguments as they were decided on; spent by the one write below.
+    permission = Permission(REMEMBER_TOOL, args)
     try:
         name = _write_name(parsed)
         target = _update_target(memory, parsed, name)
@@ -261,7 +263,6 @@ def _remember(
             request = _remember_request(args, parsed, name, target, decision)
             if not confirmation.confirm(request):
                 return _refused(decision)
-        permission = Permission(REMEMBER_TOOL, args)
         if before_write is not None:
             before_write()
         permission.consume(REMEMBER_TOOL, args)
@@ -433,6 +434,7 @@ def _forget(
     decision = evaluate_forget(controller)
     if decision.kind == "denied":
         return _refused(decision)
+    permission = Permission(FORGET_TOOL, args)
     targets = _forget_targets(memory.snapshot().facts, ref)
     if not targets:
         return ToolOutcome(
@@ -458,7 +460,6 @@ def _forget(
     )
     if not confirmation.confirm(request):
         return _refused(decision)
-    permission = Permission(FORGET_TOOL, args)
     try:
         if before_write is not None:
             before_write()

@@ -457,3 +457,24 @@ def test_tool_definitions_are_byte_identical_across_processes(tmp_path: Path) ->
         outputs.append(proc.stdout)
     assert outputs[0] == outputs[1]
     assert str(tmp_path) not in outputs[0]
+
+
+def test_arguments_changed_after_the_decision_are_not_written(
+    memory: Memory, paths: EnginePaths
+) -> None:
+    """S10.3: the permission covers the arguments decided on, not whatever they became."""
+    args = dict(RELEASE)
+    outcome = run_write_tool(
+        memory,
+        "remember",
+        args,
+        HEADLESS,
+        "ask",
+        Spy(answer=False),
+        before_write=lambda: args.update(type="user", scope="global"),
+    )
+    assert (outcome.decision, outcome.written) == ("auto", False)
+    assert (
+        outcome.result == "Not written: the write permission was granted for different arguments."
+    )
+    assert store_bytes(paths) == {}
