@@ -99,14 +99,18 @@ def test_generic_turn_adds_nothing_over_the_lean_entry(env: tuple[Path, Path, En
 
 def test_session_start_adds_memory_and_instructions(env: tuple[Path, Path, EnginePaths]) -> None:
     workspace, home, _ = env
-    out = handle("claude-code", "SessionStart", payload(workspace, "SessionStart"), home=str(home))
+    start = payload(workspace, "SessionStart")
+    out = handle("claude-code", "SessionStart", start, home=str(home))
     added = context_of(out)
     assert json.loads(out)["hookSpecificOutput"]["hookEventName"] == "SessionStart"
     assert added.startswith("# Memory")
     assert "### prefers tabs (global/feedback)" in added
     assert "[release target](release-target.md)" in added
-    assert "Use the staging cluster" in added and "workspace/CLAUDE.md" in added
-    assert str(workspace) not in out and str(home) not in out and not ABSOLUTE.search(out)
+    assert "Use the staging cluster" not in added  # Claude Code loads CLAUDE.md itself
+    both = handle("claude-code", None, start, home=str(home), with_instructions=True)
+    assert "Use the staging cluster" in context_of(both) and "workspace/CLAUDE.md" in both
+    for text in (out, both):
+        assert str(workspace) not in text and str(home) not in text and not ABSOLUTE.search(text)
 
 
 def test_mid_session_change_rides_the_next_prompt_once(env: tuple[Path, Path, EnginePaths]) -> None:

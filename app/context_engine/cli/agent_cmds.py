@@ -26,12 +26,17 @@ def mcp(ctx: CliContext) -> None:
 @click.command("hook")
 @click.argument("agent", type=click.Choice(AGENTS))
 @click.argument("event", required=False)
+@click.option(
+    "--with-instructions",
+    is_flag=True,
+    help="SessionStart also adds the # Instructions block (REASONIX.md, AGENTS.md, …).",
+)
 @pass_cli
-def hook(ctx: CliContext, agent: str, event: str | None) -> None:
+def hook(ctx: CliContext, agent: str, event: str | None, with_instructions: bool) -> None:
     """Answer one agent hook: JSON on stdin, the context to add as JSON on stdout.
 
-    Events: SessionStart (the memory and instruction block) and UserPromptSubmit — BeforeAgent
-    for Gemini CLI — (recall block and turn-tail notes). The event defaults to the payload's
+    Events: SessionStart (the memory block) and UserPromptSubmit — BeforeAgent for Gemini
+    CLI — (recall block and turn-tail notes). The event defaults to the payload's
     hook_event_name. Always exits 0; on any problem it adds nothing.
     """
     from ..hooks.runner import run
@@ -40,7 +45,10 @@ def hook(ctx: CliContext, agent: str, event: str | None) -> None:
     for name in AGENTS:  # narrow the click string to the literal type
         if name == agent:
             chosen = name
-    sys.exit(run(chosen, event, home=ctx.home, workspace=ctx.workspace))
+    code = run(
+        chosen, event, home=ctx.home, workspace=ctx.workspace, with_instructions=with_instructions
+    )
+    sys.exit(code)
 
 
 def register(group: click.Group) -> None:

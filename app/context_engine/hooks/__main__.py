@@ -18,11 +18,22 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m context_engine.hooks")
     parser.add_argument("--home", help="Reasonix home (also the state root).")
     parser.add_argument("--workspace", help="Workspace directory (default: the payload's cwd).")
+    parser.add_argument(
+        "--with-instructions",
+        action="store_true",
+        help="SessionStart also adds the # Instructions block (REASONIX.md, AGENTS.md, …).",
+    )
     parser.add_argument("agent", choices=AGENTS)
     parser.add_argument("event", nargs="?", help="Default: the payload's hook_event_name.")
     args = parser.parse_args(argv)
     agent: Agent = next(name for name in AGENTS if name == args.agent)
-    return run(agent, args.event, home=args.home, workspace=args.workspace)
+    return run(
+        agent,
+        args.event,
+        home=args.home,
+        workspace=args.workspace,
+        with_instructions=args.with_instructions,
+    )
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """One hook invocation: read the agent's payload, add the prefix or the turn's context, reply.
 
-``SessionStart`` builds the stable prefix (memory block + instruction block) and records the
-baseline for that agent session; ``UserPromptSubmit`` / ``BeforeAgent`` adds the recall block
+``SessionStart`` builds the stable prefix — the memory block, plus our instruction block when
+asked (the agents load their own CLAUDE.md / AGENTS.md / GEMINI.md) — and records the baseline
+for that agent session; ``UserPromptSubmit`` / ``BeforeAgent`` adds the recall block
 and the turn-tail notes for the prompt, records the trace and moves the baseline. A generic
 turn with nothing pending adds nothing. A hook never breaks the agent: any failure prints
 ``{}`` (add nothing) and one line on stderr.
@@ -41,6 +42,7 @@ def handle(
     *,
     home: str | None = None,
     workspace: str | None = None,
+    with_instructions: bool = False,
     sources: SourcesFactory = default_sources,
 ) -> str:
     """The stdout JSON for one hook call (raises on bad input; see :func:`run`)."""
@@ -53,7 +55,7 @@ def handle(
     engine = sources(paths)
     states = BaselineStore(paths.workspace_data / "agent-sessions")
     if kind == "start":
-        prefix, baseline = open_prefix(engine)
+        prefix, baseline = open_prefix(engine, with_instructions=with_instructions)
         states.save(agent, payload.session_id, baseline)
         return render_output(name, prefix)
     previous = states.load(agent, payload.session_id)
@@ -62,10 +64,20 @@ def handle(
     return render_output(name, result.added_context)
 
 
-def run(agent: Agent, event: str | None, *, home: str | None, workspace: str | None) -> int:
+def run(
+    agent: Agent,
+    event: str | None,
+    *,
+    home: str | None,
+    workspace: str | None,
+    with_instructions: bool = False,
+) -> int:
     """CLI entry: stdin → stdout; always exit 0 so a broken hook never blocks the agent."""
     try:
-        out = handle(agent, event, sys.stdin.read(), home=home, workspace=workspace)
+        text = sys.stdin.read()
+        out = handle(
+            agent, event, text, home=home, workspace=workspace, with_instructions=with_instructions
+        )
     except Exception as exc:  # a hook must never block the prompt
         sys.stderr.write(f"context-engine hook: nothing added ({type(exc).__name__})\n")
         out = "{}"

@@ -112,7 +112,7 @@ def _fact_record(fact: Fact, file_name: str) -> tuple[Any, ...] | None:
 def _child(root: Path, name: str) -> Path:
     """``root / name`` for a plain file name; pathlib's own fast child constructor when present."""
     make = getattr(root, "_make_child_relpath", None)  # what iterdir() uses: no re-parsing
-    return make(name) if callable(make) else root / name  # type: ignore[no-any-return]
+    return make(name) if callable(make) else root / name
 
 
 def _fact_from(record: Sequence[Any], path: Path, identity: Identity) -> Fact:

@@ -67,11 +67,18 @@ class TurnResult:
         return "\n\n".join(part for part in (self.recall_block, self.notes) if part)
 
 
-def open_prefix(sources: SessionSources) -> tuple[str, Baseline]:
-    """Build the stable prefix once and the baseline it implies (S7.1)."""
+def open_prefix(
+    sources: SessionSources, *, with_instructions: bool = True
+) -> tuple[str, Baseline]:
+    """Build the stable prefix once and the baseline it implies (S7.1).
+
+    ``with_instructions=False`` gives the memory block alone, for hosts that load their own
+    instruction files (edits to ours still become turn-tail notes).
+    """
     facts = list(sources.active_facts())
     instructions = sources.instructions()
-    prefix = build_stable_prefix(build_memory_block(facts), instructions.block)
+    block = instructions.block if with_instructions else ""
+    prefix = build_stable_prefix(build_memory_block(facts), block)
     return sources.scrub(prefix), Baseline.capture(facts, instructions.documents)
 
 
