@@ -159,6 +159,27 @@ def test_statement_rules_length_question_code_and_cap(home: Home) -> None:
     assert result.memories[0].body == "Always format the code before review."  # newest first
 
 
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        ("Do not push directly to main, ever. Never force-push.", True),
+        ("Don't use npm here; we always use pnpm", True),
+        ("When you open a PR, always link the issue.", True),
+        ("Can you always answer in English from now on", True),
+        ("Do you always run the linters", False),
+        ("Why does it always crash on start", False),
+        ("Never mind, let's fix the parser instead.", False),
+        ("As always, thanks for the help.", False),
+        ("这个以后再说吧。", False),
+        ("默认端口是多少？", False),
+        ("是否总是需要重新编译", False),
+    ],
+)
+def test_rule_or_not(sentence: str, expected: bool) -> None:
+    turns = [UserTurn("reasonix", "s", sentence)]
+    assert bool(memory_candidates(turns, CoverageIndex())) is expected
+
+
 def test_long_turn_is_split_into_sentences_and_evidence_is_bounded(home: Home) -> None:
     long_tail = "By default the API listens on port 8080 " + "and more detail " * 12 + "."
     text = f"Fix the parser crash. Also, never commit generated files. {long_tail}"

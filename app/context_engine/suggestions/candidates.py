@@ -20,8 +20,12 @@ MAX_EVIDENCE = 5
 MAX_CLUSTERS = 256  # distinct statements kept for ranking; later ones only add evidence
 NAME_CHARS = 48
 
+# A question, not a rule. "Can you always…" is a request and "When you…, always…" a rule,
+# so only these openers count.
 _QUESTION = re.compile(
-    r"[?？]\s*$|^(?:do|does|did|can|could|would|should|is|are|why|how|what)\b", re.I
+    r"[?？吗]\s*[。.]?$|^(?:why|how|what|which|who|is|are|was|were|does|did|should (?:we|i)|"
+    r"do (?:you|we|i|they))\b|^(?:为什么|怎么|是否|能不能)",
+    re.IGNORECASE,
 )
 _CODEY = re.compile(r"[{}();=<>\[\]|`]")
 

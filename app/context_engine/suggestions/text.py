@@ -72,9 +72,13 @@ def statement_key(text: str) -> str:
     return normalize_key(text)
 
 
+# Idioms that hold a marker word but state no rule ("never mind", "as always", 以后再说 "later").
+_IDIOMS = re.compile(r"\bnever ?mind\b|\bas always\b|\bif you remember\b|以后再说", re.IGNORECASE)
+
+
 def find_marker(statement: str) -> str | None:
     """The earliest S11.3 marker in ``statement``, lowercased, or ``None``."""
-    match = _MARKER.search(statement)
+    match = _MARKER.search(_IDIOMS.sub(" ", statement))
     return match.group(0).lower() if match is not None else None
 
 
