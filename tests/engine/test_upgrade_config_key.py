@@ -1,0 +1,120 @@
+"""Removal of the retired [agent].memory_compiler key (S5.4): line-based, TOML-aware, the rest
+of the file byte-identical, atomic, one notice."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+
+import pytest
+from context_engine.upgrade import config_key
+from context_engine.upgrade.config_key import remove_memory_compiler_key, strip_retired_key
+from context_engine.upgrade.toml_lines import TomlScanError
+
+CONFIG = '''# Reasonix settings
+model = "deepseek"
+
+[agent]
+name = "coder"
+system_prompt = """
+memory_compiler = "this line is inside a string"
+[agent]
+"""
+memory_compiler = "v5"   # retired in v2
+literal = \'\'\'
+memory_compiler = 'also inside'
+\'\'\'
+tools = [
+  "read", # comment with memory_compiler = x
+  "memory_compiler = y",
+]
+max_turns = 40
+
+[other]
+memory_compiler = "a different table keeps it"
+
+[agent.sub]
+memory_compiler = "a sub-table keeps it"
+'''
+
+
+def test_only_the_agent_key_lines_go_and_the_rest_is_byte_identical() -> None:
+    updated, changed = strip_retired_key(CONFIG)
+    assert changed
+    assert updated == CONFIG.replace('memory_compiler = "v5"   # retired in v2\n', "")
+    before = tomllib.loads(CONFIG)
+    after = tomllib.loads(updated)
+    del before["agent"]["memory_compiler"]
+    assert after == before
+
+
+def test_multiline_values_are_removed_whole() -> None:
+    text = (
+        "[agent]\n"
+        'memory_compiler = """\nfirst\nmemory_compiler = x\n"""\n'
+        "keep = 1\n"
+        "[agent]\n"  # invalid TOML duplicate header is not our business: scanner only
+    )
+    updated, changed = strip_retired_key(text)
+    assert changed
+    assert updated == "[agent]\nkeep = 1\n[agent]\n"
+    array = '[agent]\nmemory_compiler = [\n  "a",\n  # c\n  { x = 1 },\n]\nkeep = 2\n'
+    assert strip_retired_key(array) == ("[agent]\nkeep = 2\n", True)
+
+
+def test_dotted_root_key_quoted_key_and_crlf() -> None:
+    text = 'a = 1\r\nagent.memory_compiler = "x"\r\n[agent]\r\n"memory_compiler" = 2\r\nb = 3\r\n'
+    assert strip_retired_key(text) == ("a = 1\r\n[agent]\r\nb = 3\r\n", True)
+
+
+def test_no_key_means_no_change() -> None:
+    text = '[agent]\nname = "a"\n[other]\nmemory_compiler = 1\n'
+    assert strip_retired_key(text) == (text, False)
+    assert strip_retired_key("") == ("", False)
+
+
+@pytest.mark.parametrize(
+    "bad",
+    ['[agent]\nmemory_compiler = """never closed\n', "[agent\nx = 1\n", "[agent]\nx 1\n"],
+)
+def test_unreadable_toml_raises_scan_error(bad: str) -> None:
+    with pytest.raises(TomlScanError):
+        strip_retired_key(bad)
+
+
+def test_file_rewrite_returns_a_notice_once(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    raw = CONFIG.encode() + b"# latin-1 byte kept: \xe9\n"
+    path.write_bytes(raw)
+    os.chmod(path, 0o640)
+    notice = remove_memory_compiler_key(path)
+    assert notice is not None and "memory_compiler" in notice and str(path) in notice
+    assert path.read_bytes() == raw.replace(b'memory_compiler = "v5"   # retired in v2\n', b"")
+    assert os.stat(path).st_mode & 0o777 == 0o640
+    assert remove_memory_compiler_key(path) is None
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["config.toml"]
+
+
+def test_missing_or_unparseable_file_is_left_alone(tmp_path: Path) -> None:
+    assert remove_memory_compiler_key(tmp_path / "absent.toml") is None
+    bad = tmp_path / "config.toml"
+    bad.write_bytes(b'[agent]\nmemory_compiler = "unterminated\n')
+    assert remove_memory_compiler_key(bad) is None
+    assert bad.read_bytes() == b'[agent]\nmemory_compiler = "unterminated\n'
+
+
+def test_a_failed_write_leaves_the_file_and_no_temp(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(CONFIG)
+
+    def no_space(src: object, dst: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(config_key.os, "replace", no_space)
+    with pytest.raises(OSError):
+        remove_memory_compiler_key(path)
+    assert path.read_text() == CONFIG
+    assert [p.name for p in tmp_path.iterdir()] == ["config.toml"]
