@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 from context_engine.suggestions.readers import FINDERS, claude_code, codex, gemini, reasonix
 from context_engine.suggestions.sessions import list_sessions, load_recent
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from suggest_home import EN, FORMATS, ZH, Home, install, make_home, session_dir
 
 
@@ -218,3 +220,85 @@ def test_listing_is_stat_only_and_newest_first(home: Home, monkeypatch: pytest.M
     load_recent(home.paths.state, home.root, home.roots)
     read = sorted(p.name for p in opened if p.name != "projects.json")
     assert read == sorted(s.path.name for s in sessions)  # the seam does see every session
+
+
+def test_unreadable_session_is_a_diagnostic(home: Home, monkeypatch: pytest.MonkeyPatch) -> None:
+    from context_engine.suggestions.readers import _io
+
+    install(home, "claude-code")
+    install(home, "codex")
+
+    def broken(path: Path) -> bytes:
+        if path.suffix == ".jsonl" and "claude" in str(path):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path)
+
+    real = _io.read_bytes
+    monkeypatch.setattr(_io, "read_bytes", broken)
+    recent = load_recent(home.paths.state, home.root, home.roots)
+    assert [s.source for s, _ in recent.sessions] == ["codex"]
+    assert "unreadable" in [d.code for d in recent.diagnostics]
+
+
+def test_bom_and_huge_lines(home: Home) -> None:
+    directory = session_dir(home, "reasonix")
+    directory.mkdir(parents=True)
+    huge = "x" * 3_000_000
+    lines = [
+        json.dumps({"role": "user", "content": "Always keep the changelog current."}),
+        json.dumps({"role": "assistant", "content": huge}),
+        json.dumps({"role": "user", "content": "short"}),
+    ]
+    (directory / "s.jsonl").write_bytes(b"\xef\xbb\xbf" + "\n".join(lines).encode())
+    (session,) = reasonix.find_sessions(home.paths.state, home.root, home.roots)
+    result = session.read(session)
+    assert [t.text for t in result.turns] == ["Always keep the changelog current.", "short"]
+    assert result.corrupt_lines == 0
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+_LINE = st.one_of(
+    _JSON.map(json.dumps),
+    st.fixed_dictionaries(
+        {
+            "role": st.sampled_from(["user", "assistant", 3]),
+            "type": st.sampled_from(["user", "event_msg", "response_item", "session_meta"]),
+            "content": _JSON,
+            "message": _JSON,
+            "payload": _JSON,
+            "raw_content": _JSON,
+        }
+    ).map(json.dumps),
+    st.binary(max_size=40).map(lambda b: b.decode("latin-1")),
+)
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(lines=st.lists(_LINE, max_size=8))
+def test_any_content_never_breaks_a_scan(tmp_path: Path, lines: list[str]) -> None:
+    from context_engine.suggestions.scanner import scan
+
+    home = make_home(tmp_path / str(abs(hash(tuple(lines)))))
+    text = "\n".join(lines)
+    for fmt in FORMATS:
+        directory = session_dir(home, fmt)
+        directory.mkdir(parents=True, exist_ok=True)
+        name = {"codex": "rollout-x.jsonl", "gemini": "session-x.json"}.get(fmt, "s.jsonl")
+        body = text
+        if fmt == "codex":
+            body = (
+                json.dumps({"type": "session_meta", "payload": {"cwd": str(home.root)}})
+                + "\n"
+                + text
+            )
+        (directory / name).write_text(body, encoding="utf-8", errors="surrogatepass")
+    result = scan(home.paths, home.roots, facts=[], instruction_bodies=[])
+    assert result.available
