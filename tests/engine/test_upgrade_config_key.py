@@ -118,3 +118,73 @@ def test_a_failed_write_leaves_the_file_and_no_temp(
         remove_memory_compiler_key(path)
     assert path.read_text() == CONFIG
     assert [p.name for p in tmp_path.iterdir()] == ["config.toml"]
+
+
+# ---------------------------------------------------------------- property test
+
+import json  # noqa: E402
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_CONTENT = st.lists(
+    st.one_of(
+        st.sampled_from(["\n", "memory_compiler = 1\n", "[agent]\n", '"', "'", "#", "=", "\\"]),
+        st.characters(min_codepoint=0x20, max_codepoint=0x2FF, exclude_characters="\x7f"),
+    ),
+    max_size=30,
+).map("".join)
+
+
+def _toml_value(kind: str, content: str) -> str:
+    if kind == "int":
+        return str(len(content))
+    if kind == "basic":
+        return json.dumps(content, ensure_ascii=False)
+    if kind == "literal_ml":
+        return "'''\n" + content.replace("'", "") + "'''"
+    if kind == "basic_ml":
+        escaped = content.replace("\\", "\\\\").replace('"', '\\"')
+        return '"""\n' + escaped + '"""'
+    return "[\n  " + json.dumps(content, ensure_ascii=False) + ", # c\n  2,\n]"
+
+
+_KINDS = st.sampled_from(["int", "basic", "literal_ml", "basic_ml", "array"])
+_ENTRY = st.tuples(st.sampled_from(["memory_compiler", "name", "x"]), _KINDS, _CONTENT)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["agent", "other", "agent.sub"]), st.lists(_ENTRY, max_size=4)),
+        max_size=4,
+        unique_by=lambda t: t[0],
+    ),
+    st.booleans(),
+)
+def test_removal_equals_deleting_the_key_from_the_parsed_document(
+    tables: list[tuple[str, list[tuple[str, str, str]]]], crlf: bool
+) -> None:
+    lines: list[str] = []
+    for table, entries in tables:
+        lines.append(f"[{table}]")
+        seen: set[str] = set()
+        for key, kind, content in entries:
+            if key in seen:
+                continue
+            seen.add(key)
+            lines.append(f"{key} = {_toml_value(kind, content)}")
+    text = "\n".join(lines) + "\n"
+    if crlf:
+        text = text.replace("\n", "\r\n")
+    try:
+        expected = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return  # (e.g. "agent" after "agent.sub" redefinition rules) not a config to test
+    updated, changed = strip_retired_key(text)
+    agent = expected.get("agent", {})
+    assert changed == ("memory_compiler" in agent)
+    agent.pop("memory_compiler", None)
+    assert tomllib.loads(updated) == expected
+    if not changed:
+        assert updated == text
