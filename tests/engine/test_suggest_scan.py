@@ -313,3 +313,20 @@ def test_source_roots_from_env(tmp_path: Path) -> None:
         Path("/x"),
         Path("/g/.gemini"),
     )
+
+
+def test_cli_text_output_and_unavailable(tmp_path: Path) -> None:
+    from context_engine.cli.suggest_cmds import suggestions_json, suggestions_text
+    from context_engine.suggestions.scanner import unavailable
+
+    home, env = _cli_home(tmp_path)
+    write_session(home, "reasonix", "s", [EN])
+    out = CliRunner().invoke(
+        cli, ["--home", str(home.paths.home), "--workspace", str(home.root), "suggest"], env=env
+    )
+    assert out.exit_code == 0
+    assert "always-run-the-linters-before-you-commit" in out.output
+    assert f"s: {EN}" in out.output
+    remote = unavailable()
+    assert suggestions_json(remote) == {"available": False, "memories": [], "skills": []}
+    assert "unavailable" in suggestions_text(remote)

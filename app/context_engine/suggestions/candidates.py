@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from ..errors import InvalidName
-from ..facts.model import FactType
+from ..facts.model import FactType, one_line
 from ..paths import slugify
 from .model import MemoryCandidate, UserTurn
 from .similarity import CoverageIndex, similar_tokens, tokens
@@ -113,10 +113,12 @@ class _Cluster:
 
 def _statements(turn: UserTurn) -> Iterable[tuple[str, str]]:
     """``(statement, reason)`` pairs a turn offers."""
-    if turn.explicit:
-        for sentence in sentences(turn.text):
-            if MIN_CHARS <= len(sentence) <= MAX_CHARS:
-                yield sentence, "explicit memory note"
+    if turn.explicit:  # the whole note is one statement when it fits
+        note = one_line(turn.text)
+        parts = [note] if len(note) <= MAX_CHARS else list(sentences(turn.text))
+        for part in parts:
+            if MIN_CHARS <= len(part) <= MAX_CHARS:
+                yield part, "explicit memory note"
         return
     for sentence, marker in marked_sentences(turn):
         if marker is not None and is_statement(sentence):
