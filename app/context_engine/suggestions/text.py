@@ -33,6 +33,8 @@ _MARKER = re.compile(
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _LIST_PREFIX = re.compile(r"^\s*(?:[-*+•>]\s+|\d+[.)]\s+)+")
+_LIST_STARTS = frozenset("-*+•>0123456789")
+_SPACES = re.compile(r"\s{2,}|[\t\r\f\v]")
 
 
 def prose_lines(text: str) -> Iterator[str]:
@@ -44,7 +46,9 @@ def prose_lines(text: str) -> Iterator[str]:
             continue
         if fenced or line.startswith(("    ", "\t", "$ ", ">>> ")):
             continue  # code, shell transcripts and pasted output are not statements
-        line = _LIST_PREFIX.sub("", line).strip()
+        line = line.strip()
+        if line[:1] in _LIST_STARTS:
+            line = _LIST_PREFIX.sub("", line).strip()
         if line:
             yield line
 
@@ -53,7 +57,8 @@ def sentences(text: str) -> Iterator[str]:
     """One-line sentences of the prose of a turn."""
     for line in prose_lines(text):
         for sentence in split_sentences(line):
-            yield one_line(sentence)
+            # split_sentences trims; only inner runs of whitespace are left to collapse.
+            yield _SPACES.sub(" ", sentence) if _SPACES.search(sentence) else sentence
 
 
 def shorten(text: str, limit: int) -> str:
@@ -78,6 +83,8 @@ _IDIOMS = re.compile(r"\bnever ?mind\b|\bas always\b|\bif you remember\b|以后�
 
 def find_marker(statement: str) -> str | None:
     """The earliest S11.3 marker in ``statement``, lowercased, or ``None``."""
+    if _MARKER.search(statement) is None:
+        return None
     match = _MARKER.search(_IDIOMS.sub(" ", statement))
     return match.group(0).lower() if match is not None else None
 

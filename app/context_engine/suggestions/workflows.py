@@ -40,6 +40,7 @@ _CANON = re.compile(
     r"\b(?:(pull[ -]?requests?|prs)|(merge[ -]?requests?)|(unit[ -]?tests?)|(code[ -]?review))\b"
 )
 _CANON_WORDS = ("pr", "mr", "tests", "review")
+_CANON_HINTS = ("pull", "prs", "merge", "unit", "code")
 _WORD = re.compile(r"[a-z][a-z0-9'-]*")
 _SPAN = re.compile(r"`([^`\n]{2,120})`")
 _CMD_HEAD = re.compile(r"^[a-z][a-z0-9._-]*$")
@@ -56,7 +57,8 @@ def verb_phrase(sentence: str) -> str | None:
     """``verb object`` of an imperative sentence, normalized, or ``None``."""
     # The verb and its object open an imperative sentence: the head is enough.
     text = sentence[:160].strip().lower().replace("`", " ")
-    text = _CANON.sub(lambda m: _CANON_WORDS[(m.lastindex or 1) - 1], text)
+    if any(hint in text for hint in _CANON_HINTS):
+        text = _CANON.sub(lambda m: _CANON_WORDS[(m.lastindex or 1) - 1], text)
     text = _LEAD.sub("", text)
     words = text.split(None, 12)[:12]
     if not words:
