@@ -102,14 +102,24 @@ def diff_notes(
     """Note lines for every change since ``baseline``, and the baseline that follows."""
     lines: list[str] = []
     current = {fact.id: fact for fact in facts}
-    for fact in sorted(facts, key=lambda f: (f.scope != "project", f.name, f.id)):
-        old = baseline.facts.get(fact.id)
+    known = baseline.facts
+    # Only the few changed facts are sorted (project first, then by name): turns stay cheap.
+    changed = [
+        fact
+        for fact in facts
+        if (old := known.get(fact.id)) is None
+        or old.revision != fact.revision
+        or old.reference != fact.reference
+    ]
+    for fact in sorted(changed, key=lambda f: (f.scope != "project", f.name, f.id)):
+        old = known.get(fact.id)
         if old is None:
             lines.append(_fact_line("saved", fact))
-        elif old.revision != fact.revision or old.reference != fact.reference:
+        else:
             renamed = f" (was {old.reference})" if old.reference != fact.reference else ""
             lines.append(_fact_line("updated", fact, renamed))
-    for mark in sorted(baseline.facts.values(), key=lambda m: m.reference):
+    gone = [mark for fact_id, mark in known.items() if fact_id not in current]
+    for mark in sorted(gone, key=lambda m: m.reference):
         if mark.id not in current:
             lines.append(
                 f"- forgot {mark.reference}: disregard its loaded guidance and index entry "

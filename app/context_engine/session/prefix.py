@@ -32,12 +32,27 @@ def _name_slug(name: str) -> str:
         return name
 
 
-def equivalence_keys(fact: Fact) -> set[str]:
-    """The S7.2 keys: id, name slug, normalized title (prefixed so kinds never collide)."""
-    keys = {f"id:{fact.id}", f"name:{_name_slug(fact.name)}"}
+def _compute_keys(fact: Fact) -> tuple[str, ...]:
+    keys = [f"id:{fact.id}", f"name:{_name_slug(fact.name)}"]
     title_key = normalize_key(fact.display_title)
     if title_key:
-        keys.add(f"title:{title_key}")
+        keys.append(f"title:{title_key}")
+    return tuple(keys)
+
+
+# Keys depend only on id, name and title; a long session asks for the same facts every turn.
+_KEY_CACHE: dict[tuple[str, str, str], tuple[str, ...]] = {}
+_KEY_CACHE_LIMIT = 200_000
+
+
+def equivalence_keys(fact: Fact) -> tuple[str, ...]:
+    """The S7.2 keys: id, name slug, normalized title (prefixed so kinds never collide)."""
+    memo = (fact.id, fact.name, fact.title)
+    keys = _KEY_CACHE.get(memo)
+    if keys is None:
+        if len(_KEY_CACHE) >= _KEY_CACHE_LIMIT:
+            _KEY_CACHE.clear()
+        keys = _KEY_CACHE[memo] = _compute_keys(fact)
     return keys
 
 
@@ -47,11 +62,11 @@ def masked_global_ids(facts: Iterable[Fact]) -> frozenset[str]:
     project_keys: set[str] = set()
     for fact in facts:
         if fact.scope == "project":
-            project_keys |= equivalence_keys(fact)
+            project_keys.update(equivalence_keys(fact))
     return frozenset(
         fact.id
         for fact in facts
-        if fact.scope == "global" and equivalence_keys(fact) & project_keys
+        if fact.scope == "global" and not project_keys.isdisjoint(equivalence_keys(fact))
     )
 
 

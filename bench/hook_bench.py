@@ -1,0 +1,116 @@
+"""Wall time of one Claude Code ``UserPromptSubmit`` hook process at N facts (issue 9).
+
+Prints the median end-to-end time of ``python -m context_engine.hooks claude-code`` (process
+start included) with a warm snapshot cache, the same with the cache removed before each run
+(baseline), and the share spent importing, loading and recalling (measured by a phase-timed
+copy of the hook in a fresh process).
+
+    .venv/bin/python bench/hook_bench.py            # 10,000 facts, 5 runs
+    .venv/bin/python bench/hook_bench.py --facts 50000 --runs 9
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT / "app"), str(ROOT / "bench")]
+
+from _facts import make_workspace  # noqa: E402
+
+from context_engine.hooks.snapshot_cache import cache_path  # noqa: E402
+
+PROMPT = "why does the docker release build time out after the cache migration?"
+
+PHASES = r"""
+import json, sys, time
+t0 = time.perf_counter()
+from context_engine.hooks.fast_sources import CachedEngine
+from context_engine.hooks.state import BaselineStore
+from context_engine.paths import EnginePaths
+from context_engine.recall import Recaller, RecallTrace, TraceLog
+from context_engine.session.core import run_turn
+t1 = time.perf_counter()
+paths = EnginePaths.resolve(home=sys.argv[1], workspace=sys.argv[2])
+engine = CachedEngine(paths)
+facts = engine.active_facts()
+engine.instructions()
+states = BaselineStore(paths.workspace_data / "agent-sessions")
+baseline = states.load("claude-code", "bench")
+t2 = time.perf_counter()
+result, following = run_turn(engine, baseline, sys.argv[3])
+states.save("claude-code", "bench", following)
+t3 = time.perf_counter()
+print(json.dumps({"import": t1 - t0, "load": t2 - t1, "recall": t3 - t2}))
+"""
+
+
+def env() -> dict[str, str]:
+    return dict(os.environ, PYTHONPATH=str(ROOT / "app"))
+
+
+def hook_once(home: Path, workspace: Path) -> float:
+    payload = json.dumps(
+        {"session_id": "bench", "cwd": str(workspace), "hook_event_name": "UserPromptSubmit",
+         "prompt": PROMPT}
+    )
+    cmd = [sys.executable, "-m", "context_engine.hooks", "--home", str(home), "claude-code"]
+    start = time.perf_counter()
+    out = subprocess.run(cmd, input=payload, capture_output=True, text=True, env=env(), check=True)
+    elapsed = time.perf_counter() - start
+    assert "memory-recall" in out.stdout, out.stdout[:200]
+    return elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--facts", type=int, default=10_000)
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    base = Path(tempfile.mkdtemp(prefix="hook-bench-"))
+    try:
+        paths = make_workspace(base, args.facts)
+        # Files written just now are "racy" for 2 s; age them so the cache may trust them.
+        old = time.time() - 3600
+        for store in (paths.project_store, paths.global_store):
+            for file in store.iterdir():
+                os.utime(file, (old, old))
+        time.sleep(2.1)  # ctime cannot be aged: wait out the racy window instead
+        hook_once(paths.home, paths.workspace)  # writes the cache
+        warm = [hook_once(paths.home, paths.workspace) for _ in range(args.runs)]
+        cold = []
+        for _ in range(max(3, args.runs // 2)):
+            cache_path(paths).unlink(missing_ok=True)
+            cold.append(hook_once(paths.home, paths.workspace))
+        hook_once(paths.home, paths.workspace)
+        phases = []
+        for _ in range(args.runs):
+            cmd = [sys.executable, "-c", PHASES, str(paths.home), str(paths.workspace), PROMPT]
+            out = subprocess.run(cmd, capture_output=True, text=True, env=env(), check=True)
+            phases.append(json.loads(out.stdout))
+        med = {k: statistics.median(p[k] for p in phases) for k in ("import", "load", "recall")}
+        total = sum(med.values())
+        print(f"hook UserPromptSubmit, {args.facts:,} facts, {args.runs} runs (median, wall)")
+        print(f"  warm snapshot cache : {statistics.median(warm) * 1000:8.0f} ms")
+        print(f"  no cache (baseline) : {statistics.median(cold) * 1000:8.0f} ms"
+              f"   ratio warm/baseline {statistics.median(warm) / statistics.median(cold):.2f}")
+        print("  in-process phases (warm cache; process start and interpreter excluded):")
+        for key in ("import", "load", "recall"):
+            print(f"    {key:<7} {med[key] * 1000:8.0f} ms  {med[key] / total:5.0%}")
+        print("  (load = facts via cache + instructions + baseline; recall = index build + S8 +"
+              " notes + trace + baseline save)")
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
