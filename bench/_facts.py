@@ -10,12 +10,7 @@ from context_engine.facts.codec import render_fact
 from context_engine.facts.model import Fact
 from context_engine.paths import EnginePaths
 
-WORDS = (
-    "release build deploy cache token parser index budget branch docker kernel socket "
-    "schema migration lint format type check test fixture queue worker retry timeout "
-    "config secret vault proxy gateway router handler logger metric trace span alert "
-    "frontend backend database replica shard backup restore archive upload download"
-).split()
+WORDS = ["release", "build", "deploy", "cache", "token", "parser", "index", "budget", "branch", "docker", "kernel", "socket", "schema", "migration", "lint", "format", "type", "check", "test", "fixture", "queue", "worker", "retry", "timeout", "config", "secret", "vault", "proxy", "gateway", "router", "handler", "logger", "metric", "trace", "span", "alert", "frontend", "backend", "database", "replica", "shard", "backup", "restore", "archive", "upload", "download"]
 
 
 def make_workspace(base: Path, count: int, seed: int = 7) -> EnginePaths:
@@ -30,7 +25,8 @@ def make_workspace(base: Path, count: int, seed: int = 7) -> EnginePaths:
         store.mkdir(parents=True, exist_ok=True)
     for i in range(count):
         scope = "global" if i % 10 == 0 else "project"
-        fact_type = rng.choice(("user", "feedback") if scope == "global" else ("project", "reference"))
+        kinds = ("user", "feedback") if scope == "global" else ("project", "reference")
+        fact_type = rng.choice(kinds)
         words = rng.sample(WORDS, 12)
         name = f"{words[0]}-{words[1]}-{i}"
         when = start + timedelta(hours=i)

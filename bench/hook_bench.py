@@ -26,7 +26,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "app"), str(ROOT / "bench")]
 
 from _facts import make_workspace  # noqa: E402
-
 from context_engine.hooks.snapshot_cache import cache_path  # noqa: E402
 
 PROMPT = "why does the docker release build time out after the cache migration?"

@@ -24,7 +24,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "app"), str(ROOT / "bench")]
 
 from _facts import make_workspace  # noqa: E402
-
 from context_engine.engine import ContextEngine  # noqa: E402
 from context_engine.facts.memory import Memory  # noqa: E402
 
@@ -82,7 +81,8 @@ def main() -> None:
 
         cold_ms = median_ms(cold_turn, max(3, args.runs // 2))
         print(f"session, {args.facts:,} facts, {args.runs} runs (median)")
-        print(f"  stable prefix build          : {prefix_ms:8.1f} ms  ({len(session.stable_prefix):,} chars)")
+        size = len(session.stable_prefix)
+        print(f"  stable prefix build          : {prefix_ms:8.1f} ms  ({size:,} chars)")
         print(f"  turn with recall (warm index): {warm_ms:8.1f} ms")
         print(f"  generic turn ('continue')    : {generic_ms:8.1f} ms")
         print(f"  turn after one fact changed  : {changed_ms:8.1f} ms  (incremental index + note)")
