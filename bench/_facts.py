@@ -10,7 +10,14 @@ from context_engine.facts.codec import render_fact
 from context_engine.facts.model import Fact
 from context_engine.paths import EnginePaths
 
-WORDS = ["release", "build", "deploy", "cache", "token", "parser", "index", "budget", "branch", "docker", "kernel", "socket", "schema", "migration", "lint", "format", "type", "check", "test", "fixture", "queue", "worker", "retry", "timeout", "config", "secret", "vault", "proxy", "gateway", "router", "handler", "logger", "metric", "trace", "span", "alert", "frontend", "backend", "database", "replica", "shard", "backup", "restore", "archive", "upload", "download"]
+WORDS = [
+    "release", "build", "deploy", "cache", "token", "parser", "index", "budget", "branch",
+    "docker", "kernel", "socket", "schema", "migration", "lint", "format", "type", "check",
+    "test", "fixture", "queue", "worker", "retry", "timeout", "config", "secret", "vault",
+    "proxy", "gateway", "router", "handler", "logger", "metric", "trace", "span", "alert",
+    "frontend", "backend", "database", "replica", "shard", "backup", "restore", "archive",
+    "upload", "download",
+]
 
 
 def make_workspace(base: Path, count: int, seed: int = 7) -> EnginePaths:
