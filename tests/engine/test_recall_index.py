@@ -125,3 +125,17 @@ def test_workspace_recall_follows_disk_changes(tmp_path) -> None:  # type: ignor
     memory.forget("zebra-cache")
     ws.refresh()
     assert ws.recaller.recall("ZebraCache incident #77", now=NOW).trace.hits == ()
+
+
+def test_global_stays_shadowed_while_any_equivalent_project_fact_remains() -> None:
+    glob = fact("g", "quokka gateway", title="Shared Title", scope="global")
+    p1 = fact("p1", "quokka gateway one", title="shared title", scope="project")
+    p2 = fact("p2", "quokka gateway two", title="SHARED-TITLE", scope="project")
+    recaller = Recaller([glob, p1, p2])
+    assert recaller.membership(glob.reference) == SHADOWED
+    recaller.remove(p1.reference)
+    assert recaller.membership(glob.reference) == SHADOWED
+    recaller.upsert(replace(p2, title="something else", revision=2))
+    assert recaller.membership(glob.reference) == POOL
+    recaller.upsert(replace(p2, title="Shared title", revision=3))
+    assert recaller.membership(glob.reference) == SHADOWED

@@ -90,6 +90,8 @@ def fit_entry(hit: BlockHit, room: int) -> tuple[str, str] | None:
     entry = render_entry(hit, hit.snippet)
     if len(entry) <= room:
         return entry, hit.snippet
+    if len(render_entry(hit, "")) > room:
+        return None  # not even the header and title fit
     text = hit.snippet
     while text:
         text = text[: len(text) - max(len(text) // 4, 1)]

@@ -12,6 +12,7 @@ import math
 from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 import numpy.typing as npt
@@ -21,7 +22,7 @@ B = 0.75
 
 NO_TIME = np.iinfo(np.int64).max  # "never": not stale, sorts as oldest via OLDEST
 OLDEST = -(2**62)
-MASK_TERMS = 62  # query terms tracked in the per-document matched-term bitmask
+MASK_TERMS = 52  # query terms tracked in the per-document matched-term bitmask
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -191,27 +192,33 @@ class SparseIndex:
         ``strong`` is the set of terms that pass alone, ``None`` for "any match passes".
         """
         cap = len(self._keys)
-        acc = np.zeros(cap, dtype=np.float64)
-        count = np.zeros(cap, dtype=np.int64)
-        single_ok = np.zeros(cap, dtype=np.bool_)
-        bits = np.zeros(cap, dtype=np.int64)
-        lengths = self._length
+        views: list[npt.NDArray[np.int32]] = []
+        used: list[int] = []
         for j, term in enumerate(terms):
             posting = self._postings.get(term)
-            if posting is None:
-                continue
-            pairs = np.frombuffer(posting, dtype=np.int32)
-            slots = pairs[0::2].astype(np.int64)
-            tf = pairs[1::2].astype(np.float64)
-            del pairs  # release the buffer export so the array may resize later
-            w = weights[term]
-            # Same operation order as the S8.6 reference formula, so the floats agree exactly.
-            acc[slots] += w * (tf * (K1 + 1)) / (tf + K1 * (1 - B + B * lengths[slots] / avgdl))
-            count[slots] += 1
-            if j < MASK_TERMS:
-                bits[slots] |= 1 << j
-            if strong is None or term in strong:
-                single_ok[slots] = True
+            if posting is not None:
+                views.append(np.frombuffer(posting, dtype=np.int32))
+                used.append(j)
+        if not views:
+            empty = np.zeros(0, dtype=np.int64)
+            return Scored(empty, np.zeros(0, dtype=np.float64), empty, empty)
+        sizes = [len(v) // 2 for v in views]
+        pairs = np.concatenate(views)
+        views.clear()  # release the buffer exports so the postings may resize later
+        slots = pairs[0::2].astype(np.int64)
+        tf = pairs[1::2].astype(np.float64)
+        w = np.repeat(np.array([weights[terms[j]] for j in used], dtype=np.float64), sizes)
+        # Same operation order as the S8.6 reference formula, and bincount adds each
+        # document's contributions in query-term order starting from 0.0, so the floats
+        # agree exactly with a term-by-term sum.
+        contrib = w * (tf * (K1 + 1)) / (tf + K1 * (1 - B + B * self._length[slots] / avgdl))
+        acc = cast(FloatArray, np.bincount(slots, weights=contrib, minlength=cap))
+        count = np.bincount(slots, minlength=cap).astype(np.int64)
+        strong_flags = [1.0 if strong is None or terms[j] in strong else 0.0 for j in used]
+        single_ok = np.bincount(slots, weights=np.repeat(strong_flags, sizes), minlength=cap) > 0
+        # Each (document, term) pair occurs once, so a sum of distinct powers of two is an OR.
+        powers = [float(1 << j) if j < MASK_TERMS else 0.0 for j in used]
+        bits = np.bincount(slots, weights=np.repeat(powers, sizes), minlength=cap).astype(np.int64)
         gate = (count >= 2) | ((count == 1) & single_ok)
         hit = np.flatnonzero(gate)
         return Scored(slots=hit, scores=acc[hit], matched=count[hit], bits=bits[hit])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .tokenize import spans
+from .tokenize import TOKEN_RE, cjk_terms
 
 GENERIC_TURNS: frozenset[str] = frozenset(
     {
@@ -56,22 +56,39 @@ def _has_inner_capital(typed: str) -> bool:
 
 
 def parse_query(message: str) -> Query:
-    """Trim the message and extract its distinct terms and distinctive terms."""
+    """Trim the message and extract its distinct terms and distinctive terms.
+
+    Works on the token matches directly: a pasted message can hold thousands of CJK bigrams.
+    """
     text = message.strip()
     terms: dict[str, None] = {}
     distinctive: set[str] = set()
-    for span in spans(text):
-        terms.setdefault(span.term, None)
-        typed = span.typed
-        if not span.cjk and (
-            any(ch.isdigit() for ch in typed) or "_" in typed or _has_inner_capital(typed)
-        ):
-            distinctive.add(span.term)
-        before = text[span.start - 1] if span.start > 0 else ""
-        after = text[span.end] if span.end < len(text) else ""
-        # For CJK bigrams only the run's edges touch the marker characters.
-        if before == "#" or after == ".":
-            distinctive.add(span.term)
+    size = len(text)
+    for match in TOKEN_RE.finditer(text):
+        cjk, word = match.group(1), match.group(2)
+        start, end = match.span()
+        before = text[start - 1] if start > 0 else ""
+        after = text[end] if end < size else ""
+        if word:
+            term = word.lower()
+            terms.setdefault(term, None)
+            if (
+                before == "#"
+                or after == "."
+                or "_" in word
+                or any(ch.isdigit() for ch in word)
+                or _has_inner_capital(word)
+            ):
+                distinctive.add(term)
+            continue
+        grams = cjk_terms(cjk)
+        for gram in grams:
+            terms.setdefault(gram, None)
+        # Only the run's edges touch the marker characters.
+        if before == "#":
+            distinctive.add(grams[0])
+        if after == ".":
+            distinctive.add(grams[-1])
     return Query(text=text, terms=tuple(terms), distinctive=frozenset(distinctive))
 
 

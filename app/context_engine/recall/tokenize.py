@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator
-from dataclasses import dataclass
 
 from ..facts.model import Fact
 
@@ -23,7 +21,7 @@ CJK_CLASS = (
     "\U00020000-\U0003134f"
 )
 # Group 1: a CJK run; group 2: a run of word characters that are not CJK.
-_TOKEN_RE = re.compile(f"([{CJK_CLASS}]+)|([^\\W{CJK_CLASS}]+)")
+TOKEN_RE = re.compile(f"([{CJK_CLASS}]+)|([^\\W{CJK_CLASS}]+)")
 _CJK_RE = re.compile(f"[{CJK_CLASS}]")
 
 
@@ -32,18 +30,7 @@ def is_cjk(text: str) -> bool:
     return _CJK_RE.search(text) is not None
 
 
-@dataclass(frozen=True, slots=True)
-class TokenSpan:
-    """One token with the text as typed and where it sits in the source string."""
-
-    term: str
-    typed: str
-    start: int
-    end: int
-    cjk: bool
-
-
-def _cjk_terms(run: str) -> list[str]:
+def cjk_terms(run: str) -> list[str]:
     """Overlapping bigrams of a CJK run; a lone character is its own token."""
     if len(run) == 1:
         return [run]
@@ -53,27 +40,12 @@ def _cjk_terms(run: str) -> list[str]:
 def tokens(text: str) -> list[str]:
     """All tokens of ``text`` in order, duplicates kept (document length counts them)."""
     out: list[str] = []
-    for cjk, word in _TOKEN_RE.findall(text):
+    for cjk, word in TOKEN_RE.findall(text):
         if word:
             out.append(word.lower())
         else:
-            out.extend(_cjk_terms(cjk))
+            out.extend(cjk_terms(cjk))
     return out
-
-
-def spans(text: str) -> Iterator[TokenSpan]:
-    """Tokens with their as-typed form and offsets (the query gate needs both)."""
-    for match in _TOKEN_RE.finditer(text):
-        cjk, word = match.group(1), match.group(2)
-        if word:
-            yield TokenSpan(word.lower(), word, match.start(), match.end(), False)
-            continue
-        base = match.start()
-        if len(cjk) == 1:
-            yield TokenSpan(cjk, cjk, base, base + 1, True)
-            continue
-        for i in range(len(cjk) - 1):
-            yield TokenSpan(cjk[i : i + 2], cjk[i : i + 2], base + i, base + i + 2, True)
 
 
 def document_text(fact: Fact) -> str:
