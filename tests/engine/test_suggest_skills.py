@@ -96,6 +96,8 @@ def test_existing_home_skill_is_not_proposed(home: Home) -> None:
         ("Fixed the bug yesterday.", []),
         ("What does this do?", []),
         ("Thanks, looks good.", []),
+        ("Fix the bug.", []),
+        ("Fix the flaky parser bug.", ["fix flaky parser bug"]),
         ("Run `pytest -q tests/` then commit", ["run pytest"]),
     ],
 )

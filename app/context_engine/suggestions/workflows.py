@@ -35,6 +35,11 @@ _BREAKS = word_set(
     onto against via as than until while of about without using under over per since whenever
     again now first next too also please"""
 )
+# Objects too vague to name a workflow on their own ("fix the bug", "change this thing").
+_VAGUE = word_set(
+    """bug issue error problem thing stuff code file one change way something everything
+    anything job work task step rest following above below same other"""
+)
 # Spellings of one thing folded to one word, so two sessions' phrasings meet.
 _CANON = re.compile(
     r"\b(?:(pull[ -]?requests?|prs)|(merge[ -]?requests?)|(unit[ -]?tests?)|(code[ -]?review))\b"
@@ -79,7 +84,7 @@ def verb_phrase(sentence: str) -> str | None:
             obj.append(_singular(word))
         if len(obj) == 3 or stop:
             break
-    if not obj:
+    if not obj or all(word in _VAGUE for word in obj):
         return None
     return " ".join([verb, *obj])
 
