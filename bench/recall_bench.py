@@ -19,6 +19,7 @@ import time
 import tracemalloc
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "app"))
@@ -219,13 +220,13 @@ def run_size(n: int, n_queries: int, repeats: int) -> dict[str, float]:
     base_build = timed(Baseline, facts)[1]
     baseline = Baseline(facts)
 
-    recall = recaller.recall
+    recall = partial(recaller.recall, now=NOW)
     for q in queries[:10]:  # warm-up
         recaller.recall(q, now=NOW)
-    ours_lat = [timed(lambda q=q: recall(q, now=NOW))[1] for q in queries]
+    ours_lat = [timed(recall, q)[1] for q in queries]
     base_queries = queries if n <= 1_000 else queries[:50]
     pasted = [facts[i].body[:1000] for i in range(0, n, max(1, n // 20))]  # long pasted turns
-    pasted_lat = [timed(lambda q=q: recall(q, now=NOW))[1] for q in pasted]
+    pasted_lat = [timed(recall, q)[1] for q in pasted]
     base_lat = [timed(baseline.query, q)[1] for q in base_queries]
 
     rng = random.Random(3)
