@@ -26,7 +26,8 @@ class CandidateNotFound(ContextEngineError):
 
 class _Saved(Protocol):
     @property
-    def fact(self) -> Fact | None: ...
+    def fact(self) -> Fact | None:
+        """The fact the save produced."""
 
 
 class FactSaver(Protocol):
@@ -42,7 +43,8 @@ class FactSaver(Protocol):
         type: FactType | None = ...,
         scope: Scope | None = ...,
         create_only: bool = ...,
-    ) -> _Saved: ...
+    ) -> _Saved:
+        """Create (or update) one fact; accepting always passes ``create_only=True``."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -104,6 +104,7 @@ class _Cluster:
     evidence: list[str] = field(default_factory=list)
 
     def add(self, session_id: str, statement: str) -> None:
+        """Count one more session stating this (one evidence line per session)."""
         if session_id in self.sessions:
             return
         self.sessions.append(session_id)

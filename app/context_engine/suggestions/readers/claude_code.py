@@ -95,6 +95,7 @@ def _reader(root: Path) -> Callable[[SessionFile], ReadResult]:
     """A session reader bound to the workspace root (lines of other cwds are dropped)."""
 
     def read_session(session: SessionFile) -> ReadResult:
+        """Real user turns of one transcript; corrupt lines are counted."""
         result = ReadResult()
         try:
             data = _io.read_bytes(session.path)

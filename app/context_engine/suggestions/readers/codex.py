@@ -128,6 +128,7 @@ def find_sessions(state: Path, root: Path, roots: SourceRoots) -> list[SessionFi
     _walk(roots.codex / "archived_sessions", _MAX_DEPTH, entries)
 
     def belongs(session: SessionFile) -> bool:
+        """Whether the rollout's ``session_meta`` cwd is the root or under it."""
         return under_root(session_cwd(session.path), root)
 
     found: list[SessionFile] = []
