@@ -71,13 +71,25 @@ def test_other_workspaces_are_never_read(home: Home, opened: dict[str, list[Path
     (glob / "g.jsonl.meta").write_text(json.dumps({"workspace_root": "/somewhere/else"}))
     foreign.append(glob / "g.jsonl")
 
-    result = scan(home.paths, home.roots, facts=[], instruction_bodies=[])
+    any_open: list[str] = []
+    real_open = builtins.open
 
+    def recording_open(file: Any, *args: Any, **kwargs: Any) -> Any:
+        any_open.append(os.fspath(file) if not isinstance(file, int) else "")
+        return real_open(file, *args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(builtins, "open", recording_open)
+        patch.setattr(io, "open", recording_open)
+        result = scan(home.paths, home.roots, facts=[], instruction_bodies=[])
+
+    assert any_open  # the recorder sees the scan's own reads
+    codex_foreign = [p for p in foreign if p.name.startswith("rollout-")]
+    assert not [p for p in any_open if Path(p) in foreign and Path(p) not in codex_foreign]
     assert [m.body for m in result.memories] == [ZH, EN]
     assert all("CANARY" not in e for m in result.memories for e in m.evidence)
     assert not any(p in foreign for p in opened["whole"])
     # Codex ties a rollout to a workspace only in its first line: that line, nothing more.
-    codex_foreign = [p for p in foreign if p.name.startswith("rollout-")]
     assert sorted(p for p in opened["header"] if p in foreign) == sorted(codex_foreign)
     assert all(d.path not in foreign for d in result.diagnostics)
     assert len(result.sessions) == 5
