@@ -8,8 +8,9 @@ explicit approval runs the call again with a one-time approval bound to the same
 (the policy re-checks everything, and writes stay create-only). A client that cannot answer an
 elicitation gets the refusal reason and nothing is written.
 
-The elicitation message carries the tool name and the policy's fixed reason only, never a fact's
-content (S7.4): the client already shows the person the tool call's arguments.
+The elicitation message is the approval notification of ``policy/notify.py`` — the tool name
+only, never a fact's name, reason or content (S7.4): the client already shows the person the
+tool call's arguments, and the refusal text the model gets carries the policy's reason.
 """
 
 from __future__ import annotations
@@ -56,11 +57,16 @@ class ToolDef:
 
 @dataclass(frozen=True, slots=True)
 class ToolReply:
-    """What one tool call produced; ``needs_person`` holds the reason when a person must confirm."""
+    """What one tool call produced.
+
+    When a person must confirm, ``needs_person`` is the policy's reason (for the refusal text)
+    and ``ask`` the text to put in front of the person.
+    """
 
     text: str
     is_error: bool = False
     needs_person: str | None = None
+    ask: str = ""
 
 
 class ToolHost(Protocol):
@@ -79,14 +85,6 @@ def request_digest(name: str, args: Mapping[str, Any]) -> str:
     """Binds an elicitation round to the exact tool and arguments it was asked for."""
     canonical = json.dumps([name, args], sort_keys=True, ensure_ascii=False, default=str)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
-
-
-def confirmation_message(tool: str, reason: str) -> str:
-    """The elicitation text: tool name and the policy reason, never the content (S7.4)."""
-    return (
-        f"The agent's `{tool}` call needs your confirmation before memory is changed: {reason}. "
-        "Review the call's arguments in your client, then approve or decline."
-    )
 
 
 def refused_text(reason: str) -> str:
@@ -158,7 +156,7 @@ def build_server(host: ToolHost, *, version: str = "") -> Server[Any]:
         no_person = ToolReply(refused_text(f"{reply.needs_person}; {NO_PERSON}"), is_error=True)
         if not client_can_elicit(ctx):
             return result(no_person)
-        message = confirmation_message(name, reply.needs_person)
+        message = reply.ask or f"Approve the agent's `{name}` memory call?"
         if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
             form = types.ElicitRequestFormParams(message=message, requested_schema=CONFIRM_SCHEMA)
             return types.InputRequiredResult(
@@ -188,14 +186,14 @@ def build_server(host: ToolHost, *, version: str = "") -> Server[Any]:
 
 
 class _AskedNobody:
-    """Fail-closed confirmation that remembers why a person was wanted."""
+    """Fail-closed confirmation that remembers the request a person was wanted for."""
 
     def __init__(self) -> None:
-        self.reason: str | None = None
+        self.request: ConfirmationRequest | None = None
 
     def confirm(self, request: ConfirmationRequest) -> bool:
-        """Refuse, keeping the policy's reason."""
-        self.reason = request.reason
+        """Refuse, keeping the request."""
+        self.request = request
         return False
 
 
@@ -223,8 +221,11 @@ class EngineToolHost:
         )
         if outcome.written or outcome.ran:
             return ToolReply(outcome.result)
-        if asked.reason is not None:
-            return ToolReply(refused_text(outcome.reason), True, needs_person=outcome.reason)
+        if asked.request is not None:
+            from .policy.notify import approval_notification
+
+            ask = approval_notification(asked.request)
+            return ToolReply(refused_text(outcome.reason), True, outcome.reason, ask)
         return ToolReply(_refusal(outcome.reason, outcome.result), is_error=True)
 
 

@@ -66,8 +66,8 @@ def assert_private(paths: EnginePaths, output: str) -> None:
 
 
 async def accept(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
-    assert "remember" in params.message and "global memory requires confirmation" in params.message
-    assert "Always indent" not in params.message  # the tool name and reason only (S7.4)
+    assert "`remember`" in params.message  # the tool name only (S7.4, policy/notify.py)
+    assert "global" not in params.message and "tabs" not in params.message
     return types.ElicitResult(action="accept", content={"approve": True})
 
 
@@ -106,17 +106,22 @@ def test_tools_search_read_write_and_refuse_without_elicitation(paths: EnginePat
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
-def test_elicitation_accept_writes_and_decline_does_not(paths: EnginePaths, mode: str) -> None:
+def test_elicitation_decline_then_accept(paths: EnginePaths, mode: str) -> None:
+    answers = [decline, accept]  # the person says no, then yes to the same call
+
+    async def person(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        return await answers.pop(0)(context, params)
+
     async def main() -> None:
-        async with Client(server(paths), mode=mode, elicitation_callback=decline) as client:
+        async with Client(server(paths), mode=mode, elicitation_callback=person) as client:
             declined = await client.call_tool("remember", GLOBAL_FACT)
             assert declined.is_error and "declined" in text(declined)
-        assert "global/prefers-tabs.md" not in active(paths)
-        async with Client(server(paths), mode=mode, elicitation_callback=accept) as client:
+            assert "global/prefers-tabs.md" not in active(paths)
             written = await client.call_tool("remember", GLOBAL_FACT)
             assert not written.is_error, text(written)
             assert "global/prefers-tabs.md" in text(written)
             assert_private(paths, text(written))
 
     anyio.run(main)
+    assert answers == []
     assert active(paths)["global/prefers-tabs.md"] == "Always indent with tabs."
