@@ -164,3 +164,29 @@ def test_no_local_path_in_provider_visible_text(
     for secret in (workspace, workspace.parent, home, user_home, engine.paths.project_store):
         assert str(secret) not in blob
     assert "<workspace>/dist" in blob
+
+
+LOW_RISK = {
+    "name": "deploy-window",
+    "description": "When deploys may run",
+    "type": "project",
+    "body": "Deploys run only on Tuesdays.",
+}
+
+
+def test_tools_go_through_the_write_policy(dirs: tuple[Path, Path]) -> None:
+    workspace, home = dirs
+    engine = ContextEngine.open(workspace=workspace, home=home)
+    seed(engine)
+    sub = engine.start_session("subagent").call_tool("remember", LOW_RISK)
+    assert not sub.written and sub.decision == "denied"
+    yolo = engine.start_session("headless", mode="yolo")
+    glob = yolo.call_tool("remember", {**LOW_RISK, "scope": "global"})
+    assert not glob.written and glob.reason == "global memory requires confirmation"
+    saved = yolo.call_tool("remember", LOW_RISK)
+    assert saved.written and "project/deploy-window.md" in saved.result
+    found = yolo.call_tool("memory", {"operation": "search", "query": "Tuesdays"})
+    assert "project/deploy-window.md" in found.result
+    assert str(workspace) not in found.result and str(home) not in found.result
+    facts = {f.reference for f in Memory(engine.paths).snapshot().facts}
+    assert "project/deploy-window.md" in facts and "global/deploy-window.md" not in facts
