@@ -72,7 +72,8 @@ def test_reasonix_global_sessions_kept_only_when_the_sidecar_names_the_root(home
         (glob / f"{name}.jsonl").write_text('{"role":"user","content":"x"}\n')
         if ws is not None:
             (glob / f"{name}.jsonl.meta").write_text(json.dumps({"workspace_root": ws}))
-    ids = [s.session_id for s in reasonix.find_sessions(home.paths.state, home.root, home.roots)]
+    found = reasonix.find_sessions(home.paths.state, home.root, home.roots)
+    ids = [s.session_id for s in found if s.belongs is None or s.belongs(s)]
     assert ids == ["mine"]
 
 

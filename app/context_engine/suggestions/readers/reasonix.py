@@ -141,7 +141,9 @@ def read_session(session: SessionFile) -> ReadResult:
     return result
 
 
-def _sessions_in(directory: Path, keep: Callable[[Path], bool] | None) -> list[SessionFile]:
+def _sessions_in(
+    directory: Path, belongs: Callable[[SessionFile], bool] | None
+) -> list[SessionFile]:
     entries = list_dir(directory)
     names = {e.name for e in entries}
     found: list[SessionFile] = []
@@ -152,15 +154,13 @@ def _sessions_in(directory: Path, keep: Callable[[Path], bool] | None) -> list[S
         stem = name[: -len(".jsonl")]
         if f"{stem}.cleanup-pending.json" in names or f"{name}.cleanup-pending.json" in names:
             continue
-        if keep is not None and not keep(Path(entry.path)):
-            continue
         mtime = stat_mtime_ns(entry)
         if mtime is None:
             continue
         events = f"{stem}.events.jsonl"
         if events in names:  # SessionContentModTime: the newer of the two (§1.6)
             mtime = max(mtime, stat_mtime_ns(directory / events) or 0)
-        found.append(SessionFile(SOURCE, stem, entry.path, mtime, read_session))
+        found.append(SessionFile(SOURCE, stem, entry.path, mtime, read_session, belongs))
     return found
 
 
@@ -177,5 +177,7 @@ def find_sessions(state: Path, root: Path, roots: SourceRoots) -> list[SessionFi
     """The workspace's project sessions plus global sessions whose sidecar names the root."""
     base = roots.state if roots.state is not None else state
     found = _sessions_in(base / "projects" / workspace_slug(root) / "sessions", None)
-    found += _sessions_in(base / "sessions", lambda p: same_path(_sidecar_root(p), root))
+    # Global sessions name their workspace in the sidecar: read late, only for sessions newer
+    # than the ones already picked (like a Codex header).
+    found += _sessions_in(base / "sessions", lambda s: same_path(_sidecar_root(s.path), root))
     return found
