@@ -173,6 +173,11 @@ def test_statement_rules_length_question_code_and_cap(home: Home) -> None:
         ("这个以后再说吧。", False),
         ("默认端口是多少？", False),
         ("是否总是需要重新编译", False),
+        ("> I will always run the linters first.", False),
+        ("ERROR: connection was never established", False),
+        ("2026-08-01 09:30:15 worker never acknowledged the job", False),
+        ("ValueError: never seen this key", False),
+        ("- always squash-merge feature branches", True),
     ],
 )
 def test_rule_or_not(sentence: str, expected: bool) -> None:

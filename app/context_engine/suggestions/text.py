@@ -32,21 +32,29 @@ _MARKER = re.compile(
 )
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
-_LIST_PREFIX = re.compile(r"^\s*(?:[-*+•>]\s+|\d+[.)]\s+)+")
-_LIST_STARTS = frozenset("-*+•>0123456789")
+_LIST_PREFIX = re.compile(r"^\s*(?:[-*+•]\s+|\d+[.)]\s+)+")
+_LIST_STARTS = frozenset("-*+•0123456789")
+# Pasted output, not prose: log lines, stack frames, tracebacks, diff and prompt lines.
+_PASTED = re.compile(
+    r"^(?:\d{4}-\d{2}-\d{2}[T ]|\[?\d{1,2}:\d{2}(?::\d{2})?|(?:ERROR|WARN|WARNING|INFO|DEBUG|"
+    r"TRACE|FATAL|CRITICAL|PANIC)\b|at [\w.$<>]+\(|File \"|Traceback |goroutine \d|[+-]{3} |@@ |"
+    r"\w+Error:|\w+Exception\b|npm (?:ERR|WARN)|error(?:\[\w+\])?:)"
+)
 _SPACES = re.compile(r"\s{2,}|[\t\r\f\v]")
 
 
 def prose_lines(text: str) -> Iterator[str]:
-    """Lines of a turn outside fenced code blocks, list and quote markers removed."""
+    """Prose lines of a turn: no code, quotes or pasted output; list markers removed."""
     fenced = False
     for line in text.splitlines():
         if _FENCE.match(line):
             fenced = not fenced
             continue
         if fenced or line.startswith(("    ", "\t", "$ ", ">>> ")):
-            continue  # code, shell transcripts and pasted output are not statements
+            continue  # code and shell transcripts are not statements
         line = line.strip()
+        if line.startswith(">") or _PASTED.match(line):
+            continue  # a quote (often of the assistant) or pasted output: not the user's rule
         if line[:1] in _LIST_STARTS:
             line = _LIST_PREFIX.sub("", line).strip()
         if line:
