@@ -8,6 +8,8 @@ import pytest
 from context_engine.recall import Recaller
 from context_engine.recall.block import escape
 from context_engine.recall.query import GENERIC, NO_MATCH
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from recall_fixtures import NOW, fact, sample_store
 
 
@@ -231,3 +233,37 @@ def test_snapshot_diagnostics_are_reported_as_skipped(tmp_path) -> None:  # type
     trace = recaller.recall("AuthHandler 6928", now=NOW).trace
     assert [(s.code, s.file) for s in trace.skipped] == [("yaml_syntax", "broken.md")]
     assert str(tmp_path) not in trace.to_text()
+
+
+def test_every_hit_over_budget_reason() -> None:
+    huge_title = "Quokka gateway " + "very long title words " * 20
+    store = [fact("big", "quokka gateway details", title=huge_title)]
+    result = Recaller(store).recall("quokka gateway", budget=480, now=NOW)
+    assert result.block == ""
+    assert result.trace.suppressed == "matched facts exceeded recall budget"
+    assert result.trace.dropped_counts == {"budget": 1}
+    assert result.trace.omitted == 1
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    budget=st.integers(min_value=0, max_value=3000),
+    limit=st.integers(min_value=0, max_value=10),
+    sizes=st.lists(st.integers(min_value=0, max_value=1500), min_size=1, max_size=10),
+)
+def test_block_never_exceeds_budget(budget: int, limit: int, sizes: list[int]) -> None:
+    store = [
+        fact(f"f{i}", "quokka gateway <&> " + "x" * size, title=f"T{i} " + "y" * (size // 10))
+        for i, size in enumerate(sizes)
+    ]
+    result = Recaller(store).recall("quokka gateway", budget=budget, limit=limit, now=NOW)
+    trace = result.trace
+    assert len(result.block) <= trace.char_budget
+    assert trace.used_chars == len(result.block)
+    assert len(trace.hits) <= trace.limit
+    below_floor = trace.dropped_counts.get("relative score", 0)
+    assert len(trace.hits) + trace.omitted + below_floor == len(store)
+    if trace.omitted and result.block:
+        assert f"- omitted={trace.omitted} additional" in result.block
+    if result.block:
+        assert result.block.count("</memory-recall>") == 1
