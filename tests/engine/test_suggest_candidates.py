@@ -178,6 +178,8 @@ def test_statement_rules_length_question_code_and_cap(home: Home) -> None:
         ("2026-08-01 09:30:15 worker never acknowledged the job", False),
         ("ValueError: never seen this key", False),
         ("- always squash-merge feature branches", True),
+        ("It always seems to spin on the second call.", False),
+        ("It should always log the request id.", True),
     ],
 )
 def test_rule_or_not(sentence: str, expected: bool) -> None:
@@ -220,6 +222,7 @@ def test_explicit_memory_note_needs_no_marker(home: Home) -> None:
         ("The API server listens on 8080 by default.", "project"),
         ("Remember the runbook lives at https://wiki.example.com/runbook.", "reference"),
         ("Bugs are always tracked in Linear project INGEST.", "reference"),
+        ("Remember the prod DB is at db.internal:5432, read-only for us.", "reference"),
     ],
 )
 def test_inferred_type(statement: str, kind: str) -> None:

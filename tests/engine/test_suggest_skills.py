@@ -55,9 +55,21 @@ def test_steps_follow_the_order_seen_in_the_sessions(home: Home) -> None:
     write_session(home, "gemini", "b", [PR_B, "Run `make lint` please."], mtime=2)
     (skill,) = _skills(home)
     steps = [line for line in skill.body.splitlines() if line[:2] in ("1.", "2.", "3.")]
-    assert steps[0].startswith("1. Can you update the PR")
-    assert steps[1] == "2. Run `make lint` please."
+    assert steps[0].startswith("1. Update PR — as asked: “Can you update the PR")
+    assert steps[1] == "2. Run `make lint` — as asked: “Run `make lint` please.”"
     assert len(steps) == 2
+
+
+def test_one_sentence_asking_for_two_steps_is_quoted_once(home: Home) -> None:
+    ask = "Update the PR after review and run `make test` again."
+    write_session(home, "reasonix", "a", [ask], mtime=1)
+    write_session(home, "codex", "b", ["update the pull request, then run `make test`"], mtime=2)
+    (skill,) = _skills(home)
+    steps = [line for line in skill.body.splitlines() if line[:2] in ("1.", "2.")]
+    assert steps == [
+        "1. Update PR — as asked: “update the pull request, then run `make test`”",
+        "2. Run `make test`",
+    ]
 
 
 def test_command_lines_are_workflows_too(home: Home) -> None:

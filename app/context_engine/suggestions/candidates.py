@@ -27,12 +27,18 @@ _QUESTION = re.compile(
     r"do (?:you|we|i|they))\b|^(?:为什么|怎么|是否|能不能)",
     re.IGNORECASE,
 )
+# "It always seems to spin": a report about the code, unless it says what should be.
+_OBSERVATION = re.compile(
+    r"^(?:it|it's|this|that|there|he|she|they)\b(?!.*\b(?:should|must|needs? to|has to|have to)\b)",
+    re.IGNORECASE,
+)
 _CODEY = re.compile(r"[{}();=<>\[\]|`]")
 
 _URL = re.compile(r"https?://|\bwww\.", re.IGNORECASE)
 _REFERENCE = re.compile(
     r"\b(see|docs? (?:are|is|live|lives) (?:at|in)|documented (?:at|in)|tracked in|dashboard|"
-    r"runbook|wiki|ticket|jira|linear|confluence)\b|文档在|参见|见文档|看板",
+    r"runbook|wiki|ticket|jira|linear|confluence|(?:is|are|lives?|located|hosted) at)\b|"
+    r"\b[\w-]+(?:\.[\w-]+)+:\d{2,5}\b|文档在|参见|见文档|看板",
     re.IGNORECASE,
 )
 _USER = re.compile(
@@ -65,10 +71,10 @@ def infer_type(statement: str) -> FactType:
 
 
 def is_statement(sentence: str) -> bool:
-    """One-line, 8–420 characters, not a question, not code."""
+    """One-line, 8–420 characters, not a question, not an observation, not code."""
     if not MIN_CHARS <= len(sentence) <= MAX_CHARS:
         return False
-    if _QUESTION.search(sentence):
+    if _QUESTION.search(sentence) or _OBSERVATION.search(sentence):
         return False
     return len(_CODEY.findall(sentence)) * 10 <= len(sentence)
 

@@ -54,6 +54,14 @@ def _title(signature: str) -> str:
     return " ".join(w.upper() if w in _ACRONYMS else w for w in words)
 
 
+def _step_label(signature: str) -> str:
+    """``update pr`` → ``Update PR``; ``$ make test`` → ``Run `make test```."""
+    if signature.startswith("$ "):
+        return f"Run `{signature[2:]}`"
+    title = _title(signature)
+    return title[:1].upper() + title[1:]
+
+
 def _collect(turns: Sequence[UserTurn]) -> dict[str, _Seen]:
     seen: dict[str, _Seen] = {}
     positions: dict[str, int] = {}
@@ -108,10 +116,15 @@ def _candidate(name: str, sigs: list[str], seen: dict[str, _Seen]) -> SkillCandi
     evidence = tuple(
         f"{sid}: {shorten(head.first_text[sid], EVIDENCE_CHARS)}" for sid in head.sessions
     )
-    steps = [
-        f"{i}. {shorten(seen[sig].first_text[seen[sig].sessions[0]], EVIDENCE_CHARS)}"
-        for i, sig in enumerate(sigs, start=1)
-    ]
+    steps: list[str] = []
+    quoted: set[str] = set()
+    for i, sig in enumerate(sigs, start=1):
+        sentence = seen[sig].first_text[seen[sig].sessions[0]]
+        step = f"{i}. {_step_label(sig)}"
+        if sentence not in quoted:  # one sentence often asks for several steps: quote it once
+            quoted.add(sentence)
+            step += f" — as asked: “{shorten(sentence, EVIDENCE_CHARS)}”"
+        steps.append(step)
     description = f"Use when asked to {title} — a workflow repeated across recent sessions."
     body = "\n".join(
         [
