@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from context_engine.instructions import changed_paths, resolve_instructions
+from context_engine.instructions import changed_labels, changed_paths, resolve_instructions
 from context_engine.instructions.opener import FileSystem, Opener
 from instructions_support import FailingFS, RecordingFS, engine_paths
 
@@ -223,6 +223,11 @@ def test_changed_paths_sees_edits_and_new_files(tmp_path: Path) -> None:
     }
     watched = {path for path, _ in res.watched}
     assert ws / "AGENTS.md" in watched
+    assert set(changed_labels(res)) == {
+        "workspace/docs/a.md",
+        "workspace/sub/CLAUDE.local.md",
+        "user/AGENTS.md",
+    }
 
 
 def test_crlf_and_in_root_dot_dot(tmp_path: Path) -> None:

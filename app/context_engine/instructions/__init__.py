@@ -11,7 +11,7 @@ from .quick_add import EmptyNote, parse_quick_add, quick_add, root_document
 from .render import render_provider_block
 from .report import format_report
 from .resolver import resolve_instructions
-from .watch import changed_paths
+from .watch import changed_labels, changed_paths, path_label
 
 __all__ = [
     "EmptyNote",
@@ -20,9 +20,11 @@ __all__ = [
     "InstructionDiagnostic",
     "InstructionDocument",
     "Resolution",
+    "changed_labels",
     "changed_paths",
     "format_report",
     "parse_quick_add",
+    "path_label",
     "quick_add",
     "render_provider_block",
     "resolve_instructions",

@@ -80,3 +80,4 @@ class Resolution:
     documents: tuple[InstructionDocument, ...]
     diagnostics: tuple[InstructionDiagnostic, ...]
     watched: tuple[tuple[Path, FileStamp | None], ...] = ()
+    home: Path | None = None

@@ -292,4 +292,5 @@ def _resolve(paths: EnginePaths, target: Path | None, fs: FileSystem | None) -> 
         documents=documents,
         diagnostics=tuple(loader.diagnostics),
         watched=tuple(loader.watched),
+        home=paths.home,
     )

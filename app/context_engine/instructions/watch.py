@@ -32,3 +32,22 @@ def changed_paths(resolution: Resolution) -> tuple[Path, ...]:
         elif now != stamp:
             changed.append(path)
     return tuple(dict.fromkeys(changed))
+
+
+def path_label(resolution: Resolution, path: Path) -> str | None:
+    """The provider-safe label of a watched path: ``workspace/<rel>`` or ``user/<rel>``."""
+    for prefix, base in (("workspace", resolution.root), ("user", resolution.home)):
+        if base is None:
+            continue
+        try:
+            rel = path.relative_to(base)
+        except ValueError:
+            continue
+        return "/".join((prefix, *rel.parts))
+    return None
+
+
+def changed_labels(resolution: Resolution) -> tuple[str, ...]:
+    """Labels of :func:`changed_paths`, safe for a turn-tail note (S7.3, S7.4)."""
+    labels = (path_label(resolution, path) for path in changed_paths(resolution))
+    return tuple(label for label in labels if label is not None)
