@@ -243,3 +243,21 @@ def test_crlf_and_in_root_dot_dot(tmp_path: Path) -> None:
     assert res.diagnostics == ()
     again = resolve_instructions(engine_paths(tmp_path / "home", ws), ws)
     assert again.documents == res.documents
+
+
+def test_import_path_attribute_is_escaped(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    _write(ws / "docs/a&b's.md", "odd name\n")
+    _write(ws / "AGENTS.md", "@docs/a&b's.md\n")
+    res = resolve_instructions(engine_paths(tmp_path / "home", ws), ws)
+    assert res.documents[0].body.startswith(
+        '<instruction-import path="docs/a&amp;b&#x27;s.md">\nodd name\n'
+    )
+
+
+def test_missing_home_is_quiet(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    _write(ws / "AGENTS.md", "rule\n")
+    res = resolve_instructions(engine_paths(tmp_path / "no-home", ws), ws)
+    assert res.diagnostics == ()
+    assert (tmp_path / "no-home/AGENTS.md", None) in res.watched
