@@ -123,6 +123,19 @@ def test_same_statement_in_two_sessions_is_one_candidate_with_two_evidence_lines
     )
 
 
+@pytest.mark.parametrize(
+    ("statement", "name"),
+    [
+        ("Remember that the staging DB is read-only.", "the-staging-db-is-read-only"),
+        ("From now on, always use pnpm.", "always-use-pnpm"),
+        ("请记住：发布前先跑集成测试。", "发布前先跑集成测试"),
+        ("Remember.", "remember"),
+    ],
+)
+def test_names_skip_filler_openers(statement: str, name: str) -> None:
+    assert candidate_name(statement, set()) == name
+
+
 def test_name_taken_by_an_existing_fact_gets_a_suffix(home: Home) -> None:
     write_session(home, "reasonix", "s1", ["Never push directly to main."])
     plain = candidate_name("Never push directly to main.", set())

@@ -79,12 +79,23 @@ def is_statement(sentence: str) -> bool:
     return len(_CODEY.findall(sentence)) * 10 <= len(sentence)
 
 
+# Openers that carry no meaning in a name ("Remember that …", "From now on, …", "请…").
+_NAME_FILLER = re.compile(
+    r"^(?:(?:please|remember|note|keep in mind|from now on|going forward|also)\b(?: that)?"
+    r"[\s,:;—-]*)+|^(?:记住|请记住|请注意|注意|请)[\s:：，,]*",
+    re.IGNORECASE,
+)
+
+
 def candidate_name(statement: str, taken: set[str]) -> str:
     """A fact name from the statement: stable for the same statement and store state."""
-    try:
-        slug = slugify(statement)
-    except InvalidName:
-        slug = "suggestion"
+    slug = "suggestion"
+    for text in (_NAME_FILLER.sub("", statement), statement):
+        try:
+            slug = slugify(text)
+            break
+        except InvalidName:
+            continue
     cut = slug
     if len(slug) > NAME_CHARS:
         cut = slug[:NAME_CHARS]
