@@ -135,7 +135,7 @@ def _read_cache(path: Path) -> dict[str, Any]:
         if hasattr(os, "getuid") and st.st_uid != os.getuid():
             return {}
         with open(path, "rb") as handle:
-            data = marshal.load(handle)
+            data = marshal.loads(handle.read())  # one read: marshal.load(file) reads piecemeal
     except (OSError, EOFError, ValueError, TypeError):
         return {}
     if not isinstance(data, dict) or data.get("version") != VERSION:
@@ -150,7 +150,7 @@ def _write_cache(path: Path, document: Mapping[str, Any]) -> None:
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".marshal")
         try:
             with os.fdopen(fd, "wb") as handle:
-                marshal.dump(dict(document), handle)
+                handle.write(marshal.dumps(dict(document)))
             os.chmod(tmp, 0o600)
             os.replace(tmp, path)
         except BaseException:
