@@ -208,17 +208,104 @@ class Baseline:
 
     def change(self, i: int, fact: Fact) -> None:
         self.corpus[i] = tokens(document_text(fact))
+        del self.model  # free the old model first: at 100,000 facts each one holds GBs
         self.model = BM25Okapi(self.corpus)
+
+
+class Bm25sAlt:
+    """bm25s ``lucene``: S8.6's idf; scores × (k1 + 1) match ours to float32. Rebuilt per change."""
+
+    def __init__(self, facts: list[Fact]) -> None:
+        import bm25s
+
+        self.bm25s = bm25s
+        self.corpus = [tokens(document_text(f)) for f in facts]
+        self._build()
+
+    def _build(self) -> None:
+        self.model = self.bm25s.BM25(method="lucene", k1=1.2, b=0.75)
+        self.model.index(self.corpus, show_progress=False)
+
+    def query(self, text: str) -> list[int]:
+        scores = self.model.get_scores(list(dict.fromkeys(tokens(text))))
+        return np.argsort(-scores)[:8].tolist()
+
+    def change(self, i: int, fact: Fact) -> None:
+        self.corpus[i] = tokens(document_text(fact))
+        self._build()
+
+
+class Fts5Alt:
+    """SQLite FTS5 over pre-tokenized text (its own bm25 idf); delete + insert per change."""
+
+    def __init__(self, facts: list[Fact]) -> None:
+        import sqlite3
+
+        self.db = sqlite3.connect(":memory:")
+        self.db.execute(
+            "create virtual table docs using fts5(body, "
+            "tokenize = \"unicode61 remove_diacritics 0 tokenchars '_'\")"
+        )
+        self.db.executemany(
+            "insert into docs(rowid, body) values (?, ?)",
+            ((i, " ".join(tokens(document_text(f)))) for i, f in enumerate(facts)),
+        )
+        self.db.commit()
+
+    def query(self, text: str) -> list[int]:
+        terms = " OR ".join(f'"{t}"' for t in dict.fromkeys(tokens(text)))
+        rows = self.db.execute(
+            "select rowid from docs where docs match ? order by bm25(docs) limit 8", (terms,)
+        )
+        return [r[0] for r in rows]
+
+    def change(self, i: int, fact: Fact) -> None:
+        self.db.execute("delete from docs where rowid = ?", (i,))
+        self.db.execute(
+            "insert into docs(rowid, body) values (?, ?)",
+            (i, " ".join(tokens(document_text(fact)))),
+        )
+        self.db.commit()
+
+    def nbytes(self) -> int:
+        pages = self.db.execute("pragma page_count").fetchone()[0]
+        return int(pages * self.db.execute("pragma page_size").fetchone()[0])
+
+
+def run_alternatives(n: int, n_queries: int) -> None:
+    """bm25s and FTS5 on the same store and queries (speed and memory only)."""
+    facts = make_facts(n)
+    queries = make_queries(facts, n_queries)[:50]
+    print(f"   alternatives at {n:,} facts (50 queries):")
+    for name, cls in (("bm25s lucene", Bm25sAlt), ("sqlite fts5", Fts5Alt)):
+        try:
+            alt, build = timed(cls, facts)
+        except ImportError:
+            print(f"   {name:14} not installed")
+            continue
+        lat = [timed(alt.query, q)[1] for q in queries]
+        change = statistics.median(timed(alt.change, i, facts[(i * 7) % n])[1] for i in range(3))
+        if isinstance(alt, Fts5Alt):
+            mem = alt.nbytes() / 1e6
+        else:
+            del alt
+            mem = traced_bytes(lambda cls=cls: cls(facts)) / 1e6
+        print(
+            f"   {name:14} build {build:.3f} s; p50 {pct(lat, 50):.3f} ms; "
+            f"p95 {pct(lat, 95):.3f} ms;"
+            f" one change {change * 1000:.1f} ms; memory {mem:.1f} MB"
+        )
 
 
 def run_size(n: int, n_queries: int, repeats: int) -> dict[str, float]:
     """All figures for one store size."""
     facts = make_facts(n)
     queries = make_queries(facts, n_queries)
-    ours_build = statistics.median(timed(Recaller, facts)[1] for _ in range(repeats))
-    recaller = Recaller(facts)
-    base_build = timed(Baseline, facts)[1]
-    baseline = Baseline(facts)
+    builds = [timed(Recaller, facts) for _ in range(repeats)]
+    ours_build = statistics.median(seconds for _, seconds in builds)
+    recaller = builds[-1][0]
+    del builds
+    baseline, base_build = timed(Baseline, facts)
 
     recall = partial(recaller.recall, now=NOW)
     for q in queries[:10]:  # warm-up
@@ -297,12 +384,17 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000])
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument(
+        "--alternatives", action="store_true", help="also time bm25s and SQLite FTS5 (≤ 10,000)"
+    )
     args = parser.parse_args()
     print("recall bench: ours = incremental sparse index (exact S8.6 BM25 + gate + block);")
     print("rank-bm25 = BM25Okapi.get_scores + top-8 (different idf; speed baseline only),")
     print("rebuilt from cached tokens per change. ratio = rank-bm25 / ours.")
     for n in args.sizes:
         report(run_size(n, args.queries, args.repeats if n <= 10_000 else 1))
+        if args.alternatives and n <= 10_000:
+            run_alternatives(n, args.queries)
 
 
 if __name__ == "__main__":
