@@ -35,7 +35,7 @@ from .session.privacy import Scrubber
 if TYPE_CHECKING:
     from .facts.memory import Memory
     from .policy.confirmation import ConfirmationService
-    from .recall import Recaller
+    from .recall import Recaller, TraceLog
     from .tools_write import ToolOutcome
 
 ControllerName = Literal["interactive", "headless", "subagent"]
@@ -101,13 +101,19 @@ class ContextEngine:
         self.record_trace(result.trace)
         return RecallOutcome(result.block, result.trace)
 
+    def trace_log(self) -> TraceLog:
+        """The workspace's recall traces, where ``recall`` and ``/memory recall`` keep them."""
+        from .recall import TraceLog
+
+        stores = (self.paths.project_store, self.paths.global_store)
+        return TraceLog(self.paths.workspace_data / "recall", stores=stores)
+
     def record_trace(self, trace: object) -> None:
         """Persist a recall trace for ``/memory recall``, the CLI and the app (S8.10)."""
-        from .recall import RecallTrace, TraceLog
+        from .recall import RecallTrace
 
         if isinstance(trace, RecallTrace):
-            stores = (self.paths.project_store, self.paths.global_store)
-            TraceLog(self.paths.workspace_data, stores=stores).record(trace)
+            self.trace_log().record(trace)
 
     def scrub(self, text: str) -> str:
         """Provider-visible text with every local path removed (S7.4)."""

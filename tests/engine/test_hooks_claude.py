@@ -80,7 +80,7 @@ def test_user_prompt_submit_over_the_cli(env: tuple[Path, Path, EnginePaths]) ->
     assert data["hookSpecificOutput"]["hookEventName"] == "UserPromptSubmit"
     added = context_of(out)
     assert "<memory-recall>" in added and "published from main-v2" in added
-    trace = json.loads((paths.workspace_data / "recall-last.json").read_text("utf-8"))
+    trace = json.loads((paths.workspace_data / "recall" / "recall-last.json").read_text("utf-8"))
     assert trace["query"] == "Where are release artifacts published from?"
     assert trace["hits"] and trace["hits"][0]["name"] == "release-target"
     for text in (str(workspace), str(home), str(paths.project_store)):
@@ -93,7 +93,7 @@ def test_generic_turn_adds_nothing_over_the_lean_entry(env: tuple[Path, Path, En
     stdin = payload(workspace, "UserPromptSubmit", "continue")
     out = run_cli(["-m", "context_engine.hooks", "--home", str(home), "claude-code"], stdin).stdout
     assert json.loads(out) == {}
-    trace = json.loads((paths.workspace_data / "recall-last.json").read_text("utf-8"))
+    trace = json.loads((paths.workspace_data / "recall" / "recall-last.json").read_text("utf-8"))
     assert trace["query"] == "continue" and trace["suppressed"] == "generic user turn"
 
 

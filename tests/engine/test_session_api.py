@@ -109,7 +109,7 @@ def test_matching_turn_gets_recall_and_records_trace(dirs: tuple[Path, Path]) ->
     turn = session.process_user_turn("Where are release artifacts published from?")
     assert "<memory-recall>" in turn.recall_block
     assert turn.text_for_provider.endswith(turn.recall_block)
-    last = engine.paths.workspace_data / "recall-last.json"
+    last = engine.paths.workspace_data / "recall" / "recall-last.json"
     trace = json.loads(last.read_text("utf-8"))
     assert trace["query"] == "Where are release artifacts published from?"
     assert any(hit["name"] == "release-target" for hit in trace["hits"])
