@@ -25,9 +25,14 @@ class CliContext:
     home: str | None
     workspace: str | None
     json: bool
+    remote: str | None = None  # --remote "<command>": only the remote catalog (issue 8)
 
     def paths(self) -> EnginePaths:
-        """Resolve the engine paths for this invocation."""
+        """Resolve the engine paths for this invocation (refused under ``--remote``)."""
+        if self.remote:
+            from ..catalog.errors import Unavailable
+
+            raise Unavailable("local", "this command needs local files; not available remotely")
         return EnginePaths.resolve(home=self.home, workspace=self.workspace)
 
     def emit(self, payload: dict[str, Any], text: str | None = None) -> None:

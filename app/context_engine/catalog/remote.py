@@ -1,0 +1,175 @@
+"""``RemoteCatalog``: the ``Catalog`` interface answered by a ``serve --stdio`` process.
+
+It holds no local data and opens no local file: every call is a request to the server, and
+when that is impossible it raises — ``Unavailable`` for a capability the server did not
+declare (checked before sending), ``Disconnected`` when the connection is gone — so the CLI
+and the app show "unavailable"/"disconnected" instead of quietly reading this machine's store,
+sessions or instructions (S11.6, S13.6). ``reconnect()`` starts the command again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from ..facts.archive import ArchivedEntry
+from ..facts.memory import MemorySnapshot
+from ..policy.confirmation import ConfirmationService
+from ..recall.trace import RecallTrace
+from ..remote.client import RpcClient, State
+from ..suggestions.accept import Edits
+from ..suggestions.model import Suggestions
+from . import wire
+from .base import (
+    Accepted,
+    CompletionKind,
+    History,
+    InstructionsView,
+    LoadedFact,
+    RecallRun,
+    SearchHit,
+    WriteOutcome,
+)
+from .errors import Disconnected, Unavailable
+
+
+class RemoteCatalog:
+    """A remote workspace's catalog over ``command``'s stdio (connects on construction)."""
+
+    def __init__(
+        self,
+        command: str | Sequence[str],
+        *,
+        confirmation: ConfirmationService | None = None,
+        on_changes: Callable[[list[str]], None] | None = None,
+        on_state: Callable[[State], None] | None = None,
+        timeout: float = 120.0,
+        connect: bool = True,
+    ) -> None:
+        self.command = command
+        self.client = RpcClient(
+            command,
+            confirmation=confirmation,
+            on_changes=on_changes,
+            on_state=on_state,
+            timeout=timeout,
+        )
+        self._capabilities: frozenset[str] = frozenset()
+        self._name = command if isinstance(command, str) else " ".join(command)
+        if connect:
+            self.reconnect()
+
+    # -- connection ----------------------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        """The server's ``host:workspace root``, else the command line."""
+        return self._name
+
+    @property
+    def state(self) -> State:
+        """``connected`` or ``disconnected``."""
+        return self.client.state
+
+    def reconnect(self) -> None:
+        """(Re)start the command and redo the handshake; capabilities are re-read."""
+        client = self.client
+        info = client.reconnect() if client.state == "connected" else client.connect()
+        self._capabilities = frozenset(str(c) for c in info.get("capabilities", ()))
+        workspace = info.get("workspace")
+        if isinstance(workspace, dict) and workspace.get("name"):
+            self._name = str(workspace["name"])
+
+    def close(self) -> None:
+        """Close the connection (the server exits at end of input)."""
+        self.client.close()
+
+    def capabilities(self) -> frozenset[str]:
+        """What the server declared in ``initialize``."""
+        return self._capabilities
+
+    def _call(self, capability: str, method: str, params: dict[str, Any] | None = None) -> Any:
+        if self.client.state != "connected":
+            raise Disconnected("the remote workspace is disconnected; reconnect to continue")
+        if capability not in self._capabilities:
+            raise Unavailable(capability)
+        return self.client.call(method, params or {})
+
+    # -- reads ---------------------------------------------------------------------------------
+
+    def list_facts(self) -> MemorySnapshot:
+        """``facts/list``."""
+        return wire.decode_snapshot(self._call("facts", "facts/list"))
+
+    def read(self, ref: str) -> LoadedFact:
+        """``facts/read``."""
+        return wire.decode_loaded(self._call("facts", "facts/read", {"ref": ref}))
+
+    def search(
+        self, query: str, *, fact_type: str | None = None, scope: str | None = None, limit: int = 5
+    ) -> tuple[SearchHit, ...]:
+        """``facts/search``."""
+        params = {"query": query, "type": fact_type, "scope": scope, "limit": limit}
+        return wire.decode_hits(self._call("facts", "facts/search", params))
+
+    def revisions(self, ref: str) -> History:
+        """``facts/revisions``."""
+        return wire.decode_history(self._call("facts", "facts/revisions", {"ref": ref}))
+
+    def archived(self) -> tuple[ArchivedEntry, ...]:
+        """``archive/list``."""
+        return wire.decode_archived(self._call("archive", "archive/list"))
+
+    def instructions(self, target: str | None = None) -> InstructionsView:
+        """``instructions/get`` (``target`` is a path on the server)."""
+        data = self._call("instructions", "instructions/get", {"target": target})
+        return wire.decode_instructions(data)
+
+    def last_trace(self) -> RecallTrace | None:
+        """``recall/last``."""
+        return wire.decode_trace(self._call("recall", "recall/last").get("trace"))
+
+    def recent_traces(self, limit: int = 20) -> tuple[RecallTrace, ...]:
+        """``recall/recent``."""
+        data = self._call("recall", "recall/recent", {"limit": limit})
+        return tuple(RecallTrace.from_dict(t) for t in data["traces"])
+
+    def recall(self, message: str, *, limit: int = 4, budget: int = 2400) -> RecallRun:
+        """``recall/run`` (the server records the trace)."""
+        params = {"message": message, "limit": limit, "budget": budget}
+        return wire.decode_run(self._call("recall", "recall/run", params))
+
+    def suggestions(self) -> Suggestions:
+        """``suggestions/scan`` — ``Unavailable`` when the server lacks the capability."""
+        return wire.decode_suggestions(self._call("suggestions", "suggestions/scan"))
+
+    def accept(self, candidate_id: str, edits: Edits | None = None) -> Accepted:
+        """``suggestions/accept``."""
+        params = {"id": candidate_id, "edits": wire.encode_edits(edits or Edits())}
+        return wire.decode_accepted(self._call("suggestions", "suggestions/accept", params))
+
+    def complete(self, kind: CompletionKind, prefix: str = "") -> tuple[str, ...]:
+        """``complete``: the server runs the same completion function as a local catalog."""
+        data = self._call("completion", "complete", {"kind": kind, "prefix": prefix})
+        return tuple(str(item) for item in data["items"])
+
+    # -- writes (the server's policy; confirmations come back to our service) -----------------
+
+    def save(self, args: Mapping[str, object]) -> WriteOutcome:
+        """``write/save``."""
+        return wire.decode_outcome(self._call("writes", "write/save", {"args": dict(args)}))
+
+    def forget(self, ref: str) -> WriteOutcome:
+        """``write/forget``."""
+        return wire.decode_outcome(self._call("writes", "write/forget", {"ref": ref}))
+
+    def restore(
+        self, ref: str, revision: int, expected_revision: int | None = None
+    ) -> WriteOutcome:
+        """``write/restore``."""
+        params = {"ref": ref, "revision": revision, "expected_revision": expected_revision}
+        return wire.decode_outcome(self._call("writes", "write/restore", params))
+
+    def recover(self, archive_path: str) -> WriteOutcome:
+        """``write/recover`` (the path is the server's archive path)."""
+        return wire.decode_outcome(self._call("writes", "write/recover", {"path": archive_path}))

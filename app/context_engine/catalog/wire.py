@@ -1,0 +1,425 @@
+"""JSON form of every catalog value, and back (remote protocol, ``docs/remote-protocol.md``).
+
+``decode_*(encode_*(v)) == v`` for every value a ``LocalCatalog`` returns, so a remote catalog
+hands the app and the CLI the same engine types. Paths stay the server's paths: they are shown
+(local display only) and sent back as given, never opened on the client.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from pathlib import Path
+from typing import Any, cast
+
+from ..facts.archive import ArchivedEntry
+from ..facts.memory import MemorySnapshot
+from ..facts.model import Diagnostic, Fact, FactType, Scope
+from ..instructions import ImportRecord, InstructionDiagnostic, InstructionDocument, Resolution
+from ..instructions.model import InstructionScope
+from ..recall.trace import RecallTrace
+from ..suggestions.accept import Edits
+from ..suggestions.model import MemoryCandidate, ScanDiagnostic, SkillCandidate, Suggestions
+from .base import (
+    Accepted,
+    History,
+    InstructionsView,
+    LoadedFact,
+    RecallRun,
+    SearchHit,
+    WriteDecision,
+    WriteOutcome,
+)
+
+Json = dict[str, Any]
+
+
+def _time(value: datetime | None) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def _parse_time(value: object) -> datetime | None:
+    return datetime.fromisoformat(value) if isinstance(value, str) else None
+
+
+def _path(value: object) -> Path | None:
+    return Path(value) if isinstance(value, str) else None
+
+
+# -- facts ---------------------------------------------------------------------------------------
+
+
+def encode_fact(fact: Fact) -> Json:
+    """Every field of a fact (the body too; ``stamp`` is local-only and dropped)."""
+    return {
+        "id": fact.id,
+        "revision": fact.revision,
+        "name": fact.name,
+        "title": fact.title,
+        "description": fact.description,
+        "type": fact.type,
+        "scope": fact.scope,
+        "body": fact.body,
+        "created_at": _time(fact.created_at),
+        "updated_at": _time(fact.updated_at),
+        "path": str(fact.path) if fact.path is not None else None,
+        "extra": [[key, value] for key, value in fact.extra],
+    }
+
+
+def decode_fact(data: Mapping[str, Any]) -> Fact:
+    """Inverse of :func:`encode_fact`."""
+    return Fact(
+        id=str(data["id"]),
+        revision=int(data["revision"]),
+        name=str(data["name"]),
+        title=str(data["title"]),
+        description=str(data["description"]),
+        type=cast(FactType, data["type"]),
+        scope=cast(Scope, data["scope"]),
+        body=str(data["body"]),
+        created_at=_parse_time(data.get("created_at")),
+        updated_at=_parse_time(data.get("updated_at")),
+        path=_path(data.get("path")),
+        extra=tuple((str(k), v) for k, v in data.get("extra", ())),
+    )
+
+
+def encode_diagnostic(diag: Diagnostic) -> Json:
+    """A store diagnostic."""
+    return {"code": diag.code, "path": str(diag.path), "message": diag.message, "line": diag.line}
+
+
+def decode_diagnostic(data: Mapping[str, Any]) -> Diagnostic:
+    """Inverse of :func:`encode_diagnostic`."""
+    return Diagnostic(str(data["code"]), Path(data["path"]), str(data["message"]), data.get("line"))
+
+
+def encode_snapshot(snapshot: MemorySnapshot) -> Json:
+    """``{"facts": [...], "diagnostics": [...]}``."""
+    return {
+        "facts": [encode_fact(f) for f in snapshot.facts],
+        "diagnostics": [encode_diagnostic(d) for d in snapshot.diagnostics],
+    }
+
+
+def decode_snapshot(data: Mapping[str, Any]) -> MemorySnapshot:
+    """Inverse of :func:`encode_snapshot`."""
+    return MemorySnapshot(
+        tuple(decode_fact(f) for f in data["facts"]),
+        tuple(decode_diagnostic(d) for d in data["diagnostics"]),
+    )
+
+
+def encode_loaded(loaded: LoadedFact) -> Json:
+    """``{"fact", "digest"}``."""
+    return {"fact": encode_fact(loaded.fact), "digest": loaded.digest}
+
+
+def decode_loaded(data: Mapping[str, Any]) -> LoadedFact:
+    """Inverse of :func:`encode_loaded`."""
+    return LoadedFact(decode_fact(data["fact"]), str(data["digest"]))
+
+
+def encode_hits(hits: tuple[SearchHit, ...]) -> Json:
+    """``{"hits": [{"fact", "score", "snippet"}]}``."""
+    return {
+        "hits": [
+            {"fact": encode_fact(h.fact), "score": h.score, "snippet": h.snippet} for h in hits
+        ]
+    }
+
+
+def decode_hits(data: Mapping[str, Any]) -> tuple[SearchHit, ...]:
+    """Inverse of :func:`encode_hits`."""
+    return tuple(
+        SearchHit(decode_fact(h["fact"]), float(h["score"]), str(h["snippet"]))
+        for h in data["hits"]
+    )
+
+
+def encode_history(history: History) -> Json:
+    """``{"active", "revisions"}``."""
+    return {
+        "active": encode_fact(history.active),
+        "revisions": [encode_fact(f) for f in history.revisions],
+    }
+
+
+def decode_history(data: Mapping[str, Any]) -> History:
+    """Inverse of :func:`encode_history`."""
+    return History(decode_fact(data["active"]), tuple(decode_fact(f) for f in data["revisions"]))
+
+
+def encode_archived(entries: tuple[ArchivedEntry, ...]) -> Json:
+    """``{"archived": [{"path", "archived_at", "fact", "diagnostic"}]}``."""
+    return {
+        "archived": [
+            {
+                "path": str(e.path),
+                "archived_at": e.archived_at.isoformat(),
+                "fact": encode_fact(e.fact) if e.fact is not None else None,
+                "diagnostic": encode_diagnostic(e.diagnostic) if e.diagnostic else None,
+            }
+            for e in entries
+        ]
+    }
+
+
+def decode_archived(data: Mapping[str, Any]) -> tuple[ArchivedEntry, ...]:
+    """Inverse of :func:`encode_archived`."""
+    return tuple(
+        ArchivedEntry(
+            path=Path(e["path"]),
+            archived_at=datetime.fromisoformat(e["archived_at"]),
+            fact=decode_fact(e["fact"]) if e.get("fact") else None,
+            diagnostic=decode_diagnostic(e["diagnostic"]) if e.get("diagnostic") else None,
+        )
+        for e in data["archived"]
+    )
+
+
+# -- instructions --------------------------------------------------------------------------------
+
+
+def _encode_document(doc: InstructionDocument) -> Json:
+    return {
+        "order": doc.order,
+        "scope": doc.scope,
+        "label": doc.label,
+        "path": str(doc.path),
+        "directory": str(doc.directory),
+        "dir_label": doc.dir_label,
+        "local": doc.local,
+        "body": doc.body,
+        "raw": doc.raw,
+        "imports": [
+            {"path": str(i.path), "source": str(i.source), "line": i.line} for i in doc.imports
+        ],
+    }
+
+
+def _decode_document(data: Mapping[str, Any]) -> InstructionDocument:
+    return InstructionDocument(
+        order=int(data["order"]),
+        scope=cast(InstructionScope, data["scope"]),
+        label=str(data["label"]),
+        path=Path(data["path"]),
+        directory=Path(data["directory"]),
+        dir_label=str(data["dir_label"]),
+        local=bool(data["local"]),
+        body=str(data["body"]),
+        raw=str(data["raw"]),
+        imports=tuple(
+            ImportRecord(Path(i["path"]), Path(i["source"]), int(i["line"]))
+            for i in data["imports"]
+        ),
+    )
+
+
+def encode_instructions(view: InstructionsView) -> Json:
+    """The resolution (documents with bodies, diagnostics) and the provider block."""
+    res = view.resolution
+    return {
+        "root": str(res.root),
+        "target": str(res.target),
+        "documents": [_encode_document(d) for d in res.documents],
+        "diagnostics": [
+            {
+                "code": d.code,
+                "source": str(d.source) if d.source is not None else None,
+                "line": d.line,
+                "path": d.path,
+                "message": d.message,
+            }
+            for d in res.diagnostics
+        ],
+        "block": view.block,
+    }
+
+
+def decode_instructions(data: Mapping[str, Any]) -> InstructionsView:
+    """Inverse of :func:`encode_instructions` (``watched`` is local-only and left empty)."""
+    resolution = Resolution(
+        root=Path(data["root"]),
+        target=Path(data["target"]),
+        documents=tuple(_decode_document(d) for d in data["documents"]),
+        diagnostics=tuple(
+            InstructionDiagnostic(
+                str(d["code"]),
+                _path(d.get("source")),
+                d.get("line"),
+                str(d["path"]),
+                str(d["message"]),
+            )
+            for d in data["diagnostics"]
+        ),
+    )
+    return InstructionsView(resolution, str(data["block"]))
+
+
+# -- recall --------------------------------------------------------------------------------------
+
+
+def encode_trace(trace: RecallTrace | None) -> Json | None:
+    """``RecallTrace.to_dict()`` (None stays None)."""
+    return trace.to_dict() if trace is not None else None
+
+
+def decode_trace(data: Mapping[str, Any] | None) -> RecallTrace | None:
+    """``RecallTrace.from_dict``."""
+    return RecallTrace.from_dict(dict(data)) if data is not None else None
+
+
+def encode_run(run: RecallRun) -> Json:
+    """``{"block", "trace"}``."""
+    return {"block": run.block, "trace": run.trace.to_dict()}
+
+
+def decode_run(data: Mapping[str, Any]) -> RecallRun:
+    """Inverse of :func:`encode_run`."""
+    return RecallRun(str(data["block"]), RecallTrace.from_dict(dict(data["trace"])))
+
+
+# -- suggestions ---------------------------------------------------------------------------------
+
+
+def encode_suggestions(result: Suggestions) -> Json:
+    """Every candidate with its evidence, and the scan's diagnostics and sessions."""
+    return {
+        "available": result.available,
+        "memories": [
+            {
+                "id": m.id,
+                "name": m.name,
+                "title": m.title,
+                "description": m.description,
+                "type": m.type,
+                "scope": m.scope,
+                "reason": m.reason,
+                "evidence": list(m.evidence),
+                "body": m.body,
+            }
+            for m in result.memories
+        ],
+        "skills": [
+            {
+                "id": s.id,
+                "name": s.name,
+                "description": s.description,
+                "evidence": list(s.evidence),
+                "body": s.body,
+            }
+            for s in result.skills
+        ],
+        "diagnostics": [
+            {"code": d.code, "path": str(d.path), "message": d.message, "count": d.count}
+            for d in result.diagnostics
+        ],
+        "sessions": list(result.sessions),
+    }
+
+
+def decode_suggestions(data: Mapping[str, Any]) -> Suggestions:
+    """Inverse of :func:`encode_suggestions`."""
+    return Suggestions(
+        available=bool(data["available"]),
+        memories=tuple(
+            MemoryCandidate(
+                id=str(m["id"]),
+                name=str(m["name"]),
+                title=str(m["title"]),
+                description=str(m["description"]),
+                type=cast(FactType, m["type"]),
+                scope=cast(Scope, m["scope"]),
+                reason=str(m["reason"]),
+                evidence=tuple(str(e) for e in m["evidence"]),
+                body=str(m["body"]),
+            )
+            for m in data["memories"]
+        ),
+        skills=tuple(
+            SkillCandidate(
+                id=str(s["id"]),
+                name=str(s["name"]),
+                description=str(s["description"]),
+                evidence=tuple(str(e) for e in s["evidence"]),
+                body=str(s["body"]),
+            )
+            for s in data["skills"]
+        ),
+        diagnostics=tuple(
+            ScanDiagnostic(str(d["code"]), Path(d["path"]), str(d["message"]), int(d["count"]))
+            for d in data.get("diagnostics", ())
+        ),
+        sessions=tuple(str(s) for s in data.get("sessions", ())),
+    )
+
+
+def encode_edits(edits: Edits) -> Json:
+    """The fields a person changed before accepting (None: keep the proposal)."""
+    return {
+        "name": edits.name,
+        "title": edits.title,
+        "description": edits.description,
+        "type": edits.type,
+        "scope": edits.scope,
+        "body": edits.body,
+    }
+
+
+def decode_edits(data: Mapping[str, Any] | None) -> Edits:
+    """Inverse of :func:`encode_edits`."""
+    data = data or {}
+    return Edits(
+        name=data.get("name"),
+        title=data.get("title"),
+        description=data.get("description"),
+        type=data.get("type"),
+        scope=data.get("scope"),
+        body=data.get("body"),
+    )
+
+
+def encode_accepted(accepted: Accepted) -> Json:
+    """``{"fact"}`` or ``{"path"}``."""
+    return {
+        "fact": encode_fact(accepted.fact) if accepted.fact is not None else None,
+        "path": accepted.path,
+    }
+
+
+def decode_accepted(data: Mapping[str, Any]) -> Accepted:
+    """Inverse of :func:`encode_accepted`."""
+    fact = data.get("fact")
+    return Accepted(decode_fact(fact) if fact else None, data.get("path"))
+
+
+# -- writes --------------------------------------------------------------------------------------
+
+
+def encode_outcome(outcome: WriteOutcome) -> Json:
+    """``{"decision", "reason", "written", "result", "fact", "archived"}``."""
+    return {
+        "decision": outcome.decision,
+        "reason": outcome.reason,
+        "written": outcome.written,
+        "result": outcome.result,
+        "fact": encode_fact(outcome.fact) if outcome.fact is not None else None,
+        "archived": list(outcome.archived),
+        "ran": outcome.ran,
+    }
+
+
+def decode_outcome(data: Mapping[str, Any]) -> WriteOutcome:
+    """Inverse of :func:`encode_outcome`."""
+    fact = data.get("fact")
+    return WriteOutcome(
+        decision=cast(WriteDecision, data["decision"]),
+        reason=str(data["reason"]),
+        written=bool(data["written"]),
+        result=str(data["result"]),
+        fact=decode_fact(fact) if fact else None,
+        archived=tuple(str(p) for p in data.get("archived", ())),
+        ran=bool(data.get("ran", True)),
+    )

@@ -1,0 +1,298 @@
+"""Catalog-backed twins of the commands that work on a remote workspace (``--remote``).
+
+Same names, arguments and S12 output shapes as the local commands (the JSON and text helpers
+are theirs); the data comes only from ``open_catalog``. Writes go through the server's write
+policy: ``remember`` and ``forget`` ask this terminal to confirm what the policy requires
+(no TTY: refused, nothing written); ``restore`` and ``recover`` are the person's own action.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any, cast
+
+import click
+
+from ..catalog.base import WriteOutcome
+from ..facts.model import FACT_TYPES, SCOPES, FactType, Scope
+from ..instructions.report import format_report, resolution_payload
+from ..suggestions.accept import Edits
+from .completion_cmds import complete_cmd, completer
+from .facts_cmds import (
+    archived_json,
+    archived_text,
+    fact_json,
+    fact_line,
+    revisions_json,
+    revisions_text,
+)
+from .output import CliContext, engine_errors, fail, pass_cli
+from .remote_mode import open_catalog
+from .suggest_cmds import suggestions_json, suggestions_text
+
+REFS = completer("refs")
+ARCHIVES = completer("archives")
+
+
+def _written(ctx: CliContext, outcome: WriteOutcome, verb: str) -> None:
+    """``{"fact", "archived"}`` when written; exit 1 with the policy's reason when not."""
+    if not outcome.ran:
+        fail(ctx, "refused", outcome.result)
+    payload = {
+        "fact": fact_json(outcome.fact) if outcome.fact is not None else None,
+        "archived": list(outcome.archived),
+    }
+    fact = outcome.fact
+    text = f"{verb} {fact.reference} ({fact.id}, revision {fact.revision})" if fact else verb
+    text = "\n".join([text, *(f"archived {p}" for p in outcome.archived)])
+    ctx.emit(payload, text)
+
+
+@click.command("list")
+@click.option("--type", "fact_type", type=click.Choice(FACT_TYPES), help="Only this type.")
+@click.option("--scope", type=click.Choice(SCOPES), help="Only this scope.")
+@pass_cli
+@engine_errors
+def list_cmd(ctx: CliContext, fact_type: str | None, scope: str | None) -> None:
+    """List the remote workspace's active facts."""
+    with open_catalog(ctx) as catalog:
+        snapshot = catalog.list_facts()
+    facts = [
+        f
+        for f in snapshot.facts
+        if (fact_type is None or f.type == fact_type) and (scope is None or f.scope == scope)
+    ]
+    if not ctx.json:
+        for diag in snapshot.diagnostics:
+            click.echo(f"warning: {diag.path}: {diag.message}", err=True)
+    text = "\n".join(fact_line(f) for f in facts) if facts else "no memories"
+    ctx.emit({"facts": [fact_json(f) for f in facts]}, text)
+
+
+@click.command("read")
+@click.argument("ref", shell_complete=REFS)
+@pass_cli
+@engine_errors
+def read_cmd(ctx: CliContext, ref: str) -> None:
+    """Print one remote fact."""
+    with open_catalog(ctx) as catalog:
+        fact = catalog.read(ref).fact
+    title = f"\n{fact.display_title}" if fact.title else ""
+    ctx.emit(
+        {"fact": fact_json(fact), "body": fact.body}, f"{fact_line(fact)}{title}\n\n{fact.body}\n"
+    )
+
+
+@click.command("search")
+@click.argument("query", nargs=-1, required=True)
+@click.option("--type", "fact_type", type=click.Choice(FACT_TYPES), default=None)
+@click.option("--scope", type=click.Choice(SCOPES), default=None)
+@click.option("--limit", type=int, default=8, show_default=True, help="Max results (≤ 20).")
+@pass_cli
+@engine_errors
+def search_cmd(
+    ctx: CliContext, query: tuple[str, ...], fact_type: str | None, scope: str | None, limit: int
+) -> None:
+    """BM25 search over the remote workspace's facts."""
+    text = " ".join(query)
+    with open_catalog(ctx) as catalog:
+        hits = catalog.search(text, fact_type=fact_type, scope=scope, limit=limit)
+    results = [{**fact_json(h.fact), "score": h.score, "snippet": h.snippet} for h in hits]
+    lines = [f"{h.fact.reference}  {h.score:.3f}  {h.snippet}" for h in hits]
+    ctx.emit({"query": text, "results": results}, "\n".join(lines) or "no matches")
+
+
+@click.command("revisions")
+@click.argument("ref", shell_complete=REFS)
+@pass_cli
+@engine_errors
+def revisions_cmd(ctx: CliContext, ref: str) -> None:
+    """Earlier revisions of a remote fact, newest first."""
+    with open_catalog(ctx) as catalog:
+        history = catalog.revisions(ref)
+    ctx.emit(
+        revisions_json(history.active, history.revisions),
+        revisions_text(history.active, history.revisions),
+    )
+
+
+@click.command("restore")
+@click.argument("ref", shell_complete=REFS)
+@click.argument("revision", type=int)
+@click.option("--expected-revision", type=int, help="Fail unless this is the active revision.")
+@pass_cli
+@engine_errors
+def restore_cmd(ctx: CliContext, ref: str, revision: int, expected_revision: int | None) -> None:
+    """Make an earlier revision of a remote fact the newest revision."""
+    with open_catalog(ctx) as catalog:
+        outcome = catalog.restore(ref, revision, expected_revision)
+    _written(ctx, outcome, "restored" if outcome.written else "already at")
+
+
+@click.command("archived")
+@pass_cli
+@engine_errors
+def archived_cmd(ctx: CliContext) -> None:
+    """The remote workspace's archive, newest first."""
+    with open_catalog(ctx) as catalog:
+        entries = catalog.archived()
+    ctx.emit(archived_json(entries), archived_text(entries))
+
+
+@click.command("recover")
+@click.argument("archive_path", shell_complete=ARCHIVES)
+@pass_cli
+@engine_errors
+def recover_cmd(ctx: CliContext, archive_path: str) -> None:
+    """Bring a remote archive entry back (ARCHIVE_PATH is the server's path)."""
+    with open_catalog(ctx) as catalog:
+        outcome = catalog.recover(archive_path)
+    _written(ctx, outcome, "recovered")
+
+
+@click.command("remember")
+@click.option("--name", help="Fact name (slugged) or a reference like global/x.md.")
+@click.option("--title", help="One-line title.")
+@click.option("--description", help="One-line description.")
+@click.option("--type", "fact_type", type=click.Choice(FACT_TYPES))
+@click.option("--scope", type=click.Choice(SCOPES))
+@click.option("--body", help="Body text.")
+@click.option("--body-file", help="Read the body from a local file ('-' = stdin).")
+@click.option("--id", "fact_id", help="Update the fact with this id.")
+@click.option("--expected-revision", type=int, help="Fail unless this is the active revision.")
+@pass_cli
+@engine_errors
+def remember_cmd(
+    ctx: CliContext,
+    name: str | None,
+    title: str | None,
+    description: str | None,
+    fact_type: str | None,
+    scope: str | None,
+    body: str | None,
+    body_file: str | None,
+    fact_id: str | None,
+    expected_revision: int | None,
+) -> None:
+    """Save a remote fact through the server's write policy (confirm when it asks)."""
+    if body is not None and body_file is not None:
+        raise click.UsageError("give either --body or --body-file, not both")
+    if body_file is not None:  # the person's own file or stdin, not engine data
+        body = sys.stdin.read() if body_file == "-" else Path(body_file).read_text("utf-8")
+    args: dict[str, Any] = {
+        "name": name,
+        "title": title,
+        "description": description,
+        "type": fact_type,
+        "scope": scope,
+        "body": body,
+        "id": fact_id,
+        "expected_revision": expected_revision,
+    }
+    with open_catalog(ctx) as catalog:
+        outcome = catalog.save({k: v for k, v in args.items() if v is not None})
+    _written(ctx, outcome, "saved")
+
+
+@click.command("forget")
+@click.argument("ref", shell_complete=REFS)
+@pass_cli
+@engine_errors
+def forget_cmd(ctx: CliContext, ref: str) -> None:
+    """Archive a remote fact (every forget is confirmed by a person)."""
+    with open_catalog(ctx) as catalog:
+        outcome = catalog.forget(ref)
+    if not outcome.ran:
+        fail(ctx, "refused", outcome.result)
+    text = "\n".join(f"archived {p}" for p in outcome.archived) or outcome.result
+    ctx.emit({"archived": list(outcome.archived)}, text)
+
+
+@click.command("instructions")
+@click.option("--target", default=None, help="A path on the remote machine.")
+@pass_cli
+@engine_errors
+def instructions_cmd(ctx: CliContext, target: str | None) -> None:
+    """The remote workspace's instruction files with diagnostics."""
+    with open_catalog(ctx) as catalog:
+        view = catalog.instructions(target)
+    ctx.emit(resolution_payload(view.resolution), format_report(view.resolution))
+
+
+@click.command("recall")
+@click.argument("message", nargs=-1, required=True)
+@click.option("--limit", type=int, default=4, show_default=True, help="Max facts (≤ 8).")
+@click.option("--budget", type=int, default=2400, show_default=True, help="Max characters.")
+@pass_cli
+@engine_errors
+def recall_cmd(ctx: CliContext, message: tuple[str, ...], limit: int, budget: int) -> None:
+    """Run recall on the remote workspace (the server records the trace)."""
+    with open_catalog(ctx) as catalog:
+        run = catalog.recall(" ".join(message), limit=limit, budget=budget)
+    text = (run.block + "\n\n" if run.block else "") + run.trace.to_text()
+    ctx.emit({"block": run.block, "trace": run.trace.to_dict()}, text)
+
+
+@click.command("suggest")
+@pass_cli
+@engine_errors
+def suggest_cmd(ctx: CliContext) -> None:
+    """Candidates from the remote workspace's sessions (unavailable: exit 1)."""
+    with open_catalog(ctx) as catalog:
+        result = catalog.suggestions()
+    ctx.emit(suggestions_json(result), suggestions_text(result))
+
+
+@click.command("accept")
+@click.argument("candidate_id")
+@click.option("--name", default=None)
+@click.option("--title", default=None)
+@click.option("--description", default=None)
+@click.option("--type", "fact_type", type=click.Choice(FACT_TYPES), default=None)
+@click.option("--scope", type=click.Choice(SCOPES), default=None)
+@click.option("--body", default=None)
+@pass_cli
+@engine_errors
+def accept_cmd(
+    ctx: CliContext,
+    candidate_id: str,
+    name: str | None,
+    title: str | None,
+    description: str | None,
+    fact_type: str | None,
+    scope: str | None,
+    body: str | None,
+) -> None:
+    """Accept a candidate of a fresh remote scan."""
+    edits = Edits(
+        name, title, description, cast(FactType | None, fact_type), cast(Scope | None, scope), body
+    )
+    with open_catalog(ctx) as catalog:
+        accepted = catalog.accept(candidate_id, edits)
+    if accepted.fact is not None:
+        fact = accepted.fact
+        ctx.emit({"fact": fact_json(fact)}, f"saved {fact.reference} ({fact.id})")
+    else:
+        ctx.emit({"path": accepted.path}, f"created {accepted.path}")
+
+
+REMOTE_COMMANDS: dict[str, click.Command] = {
+    command.name or "": command
+    for command in (
+        list_cmd,
+        read_cmd,
+        search_cmd,
+        revisions_cmd,
+        restore_cmd,
+        archived_cmd,
+        recover_cmd,
+        remember_cmd,
+        forget_cmd,
+        instructions_cmd,
+        recall_cmd,
+        suggest_cmd,
+        accept_cmd,
+        complete_cmd,
+    )
+}

@@ -1,0 +1,1 @@
+"""Remote workspaces: the ``serve --stdio`` JSON-RPC server, its client, its watcher."""
