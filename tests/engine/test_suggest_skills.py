@@ -109,6 +109,11 @@ def test_existing_home_skill_is_not_proposed(home: Home) -> None:
         ("What does this do?", []),
         ("Thanks, looks good.", []),
         ("Fix the bug.", []),
+        ("帮我更新一下PR。", ["更新 pr"]),
+        ("请更新 pull request", ["更新 pr"]),
+        ("再跑一遍测试", ["跑测试"]),
+        ("这个测试为什么失败？", []),
+        ("看看这个问题", []),
         ("Fix the flaky parser bug.", ["fix flaky parser bug"]),
         ("Run `pytest -q tests/` then commit", ["run pytest"]),
     ],
@@ -158,3 +163,12 @@ def test_render_skill_quotes_what_yaml_would_misread() -> None:
         "description": "yes: no # not a comment",
     }
     assert text.endswith("body\n")
+
+
+def test_chinese_requests_repeated_in_two_sessions(home: Home) -> None:
+    write_session(home, "reasonix", "a", ["帮我更新一下PR。"], mtime=1)
+    write_session(home, "gemini", "b", ["评审意见都处理好了。请更新 pull request"], mtime=2)
+    (skill,) = _skills(home)
+    assert skill.name.startswith("workflow-pr-") and len(skill.evidence) == 2
+    assert skill.body.startswith("# 更新 PR")
+    assert [s.name for s in _skills(home)] == [skill.name]  # stable across scans

@@ -33,7 +33,8 @@ _STOP = word_set(
 )
 
 
-def _is_cjk(ch: str) -> bool:
+def is_cjk(ch: str) -> bool:
+    """Whether ``ch`` is a CJK ideograph, kana or hangul."""
     code = ord(ch)
     return (
         0x3040 <= code <= 0x30FF  # kana
@@ -50,7 +51,7 @@ def tokens(text: str) -> frozenset[str]:
         run: list[str] = []
         latin: list[str] = []
         for ch in word + " ":
-            if ch != " " and _is_cjk(ch):
+            if ch != " " and is_cjk(ch):
                 if latin:
                     out.add("".join(latin))
                     latin = []

@@ -44,9 +44,15 @@ def existing_skill_names(root: Path, home: Path) -> set[str]:
 
 
 def skill_name(signature: str) -> str:
-    """``update pr`` → ``update-pr``; ``$ gh pr checkout`` → ``gh-pr-checkout``."""
+    """``update pr`` → ``update-pr``; ``$ gh pr checkout`` → ``gh-pr-checkout``.
+
+    Skill names are ASCII here (Reasonix's name rule is only known for ASCII): a Chinese
+    signature keeps its Latin words and a stable hash, ``更新 pr`` → ``workflow-pr-1a2b3c``.
+    """
     words = re.findall(r"[a-z0-9]+", signature.lower())
-    return "-".join(words)[:64].strip("-")
+    if signature.isascii():
+        return "-".join(words)[:64].strip("-")
+    return "-".join(["workflow", *words, stable_hash("skill-name", signature)[:6]])[:64]
 
 
 def _title(signature: str) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from .similarity import is_cjk
 from .words import word_set
 
 _LEAD = re.compile(
@@ -47,6 +48,16 @@ _CANON = re.compile(
 _CANON_WORDS = ("pr", "mr", "tests", "review")
 _CANON_HINTS = ("pull", "prs", "merge", "unit", "code")
 _WORD = re.compile(r"[a-z][a-z0-9'-]*")
+# Chinese requests: polite openers and filler peeled off before the verb (请/帮我/再…, 一下…).
+_CJK_LEAD = re.compile(
+    r"^(?:请你?|麻烦你?|帮我|帮忙|你来|你去|你|再|先|然后|接着|现在|也|顺便|能不能|可不可以|"
+    r"可以|给我|我们|我想|我要|需要)+"
+)
+_CJK_NOISE = re.compile(r"一下|一遍|这个|那个|这些|那些|所有的|所有|我们的|我的|一个")
+# Sentence openers that are not verbs (pronouns, question and discourse words, 把 fronting).
+_CJK_NOT_VERBS = frozenset("这那它他她我你是有把为怎什哪谁吗好对嗯哦啊谢没不")
+_LATIN = re.compile(r"[a-z][a-z0-9-]*")
+_CJK_VAGUE = ("问题", "东西", "一下")
 _SPAN = re.compile(r"`([^`\n]{2,120})`")
 _CMD_HEAD = re.compile(r"^[a-z][a-z0-9._-]*$")
 _CMD_WORD = re.compile(r"^[a-z][a-z0-9-]*$")
@@ -58,12 +69,45 @@ def _singular(word: str) -> str:
     return word
 
 
+def _canon(text: str) -> str:
+    if any(hint in text for hint in _CANON_HINTS):
+        return _CANON.sub(lambda m: _CANON_WORDS[(m.lastindex or 1) - 1], text)
+    return text
+
+
+def cjk_phrase(sentence: str) -> str | None:
+    """The opening action of a Chinese request, or ``None``.
+
+    Chinese has no spaces to find the verb's end, so the key is the first (up to) four
+    characters after the polite opener and filler, plus a Latin word that follows a shorter
+    run: 帮我更新一下 PR → ``更新 pr``, 再跑一遍测试 → ``跑测试``.
+    """
+    text = _canon(sentence[:80].strip().lower().replace("`", " "))
+    if text.endswith(("?", "？", "吗", "吗？", "呢")):
+        return None
+    text = _CJK_NOISE.sub("", _CJK_LEAD.sub("", text)).lstrip()
+    run = ""
+    for ch in text[:4]:
+        if not is_cjk(ch):
+            break
+        run += ch
+    if not run or run[0] in _CJK_NOT_VERBS:
+        return None
+    latin = _LATIN.match(text[len(run) :].lstrip(" 了过")) if len(run) < 4 else None
+    if latin is not None and _singular(latin.group(0)) not in _VAGUE:
+        return f"{run} {_singular(latin.group(0))}"
+    if len(run) < 3 or any(vague in run for vague in _CJK_VAGUE):
+        return None
+    return run
+
+
 def verb_phrase(sentence: str) -> str | None:
     """``verb object`` of an imperative sentence, normalized, or ``None``."""
+    head = sentence.lstrip()[:1]
+    if head and is_cjk(head):
+        return cjk_phrase(sentence)
     # The verb and its object open an imperative sentence: the head is enough.
-    text = sentence[:160].strip().lower().replace("`", " ")
-    if any(hint in text for hint in _CANON_HINTS):
-        text = _CANON.sub(lambda m: _CANON_WORDS[(m.lastindex or 1) - 1], text)
+    text = _canon(sentence[:160].strip().lower().replace("`", " "))
     text = _LEAD.sub("", text)
     words = text.split(None, 12)[:12]
     if not words:
