@@ -7,32 +7,22 @@ dotfiles and sub-directories are never touched. Plain reads never call this.
 
 from __future__ import annotations
 
-import os
-import stat
 from pathlib import Path
 
 from ..errors import FactFormatError
 from .codec import render_fact
 from .fs import atomic_write
-from .store import Store, is_fact_file_name
+from .store import Store
 
 
 def migrate_store(store: Store) -> list[Path]:
-    """Rewrite every legacy fact file of ``store``; returns the paths rewritten."""
-    try:
-        entries = list(os.scandir(store.root))
-    except (FileNotFoundError, NotADirectoryError):
-        return []
+    """Rewrite every legacy fact file of ``store``; returns the paths rewritten.
+
+    The (cached) snapshot names the candidates; each is re-read under the lock before writing.
+    """
+    store.snapshot()
     rewritten: list[Path] = []
-    for entry in sorted(entries, key=lambda e: e.name):
-        if not is_fact_file_name(entry.name):
-            continue
-        try:
-            if not stat.S_ISREG(entry.stat(follow_symlinks=False).st_mode):
-                continue
-        except OSError:
-            continue
-        path = Path(entry.path)
+    for path in store.legacy_files():
         try:
             loaded = store.load(path)
         except FactFormatError:

@@ -81,6 +81,7 @@ class Store:
         self.fs = fs
         self._cache: dict[str, _CacheEntry] = {}
         self._ids: dict[str, str] = {}
+        self._legacy: tuple[str, ...] = ()
         self._cache_lock = threading.Lock()
 
     def fact_path(self, name: str) -> Path:
@@ -159,9 +160,15 @@ class Store:
         for fact in facts:
             if fact.path is not None:
                 ids.setdefault(fact.id, fact.path.name)
+        legacy = tuple(
+            sorted(
+                n for n, (_, r) in fresh.items() if isinstance(r, ParsedFact) and r.needs_upgrade
+            )
+        )
         with self._cache_lock:
             self._cache = fresh
             self._ids = ids
+            self._legacy = legacy
         return StoreSnapshot(self.scope, self.root, tuple(facts), tuple(diagnostics))
 
     def _child(self, name: str) -> Path:
@@ -170,6 +177,11 @@ class Store:
         make = getattr(self.root, "_make_child_relpath", None)
         child: Path = make(name) if make is not None else self.root / name
         return child
+
+    def legacy_files(self) -> list[Path]:
+        """Fact files the last snapshot found in need of the S5.1 upgrade (sorted by name)."""
+        with self._cache_lock:
+            return [self.root / name for name in self._legacy]
 
     def id_hint(self, fact_id: str) -> Path | None:
         """Where the last snapshot saw ``fact_id`` (a hint: callers re-read and verify)."""
