@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 
+from context_engine.recall.gate import passes
 from context_engine.recall.index import DocMeta, SparseIndex, weights_for
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -82,3 +83,20 @@ def test_scores_equal_reference_after_incremental_updates(
     assert index_scores(index, query) == reference_scores(docs, query)
     assert len(index) == len(docs)
     assert index.total_length == sum(len(d) for d in docs.values())
+
+
+@settings(max_examples=100, deadline=None)
+@given(docs_strategy, query_strategy, st.sets(st.sampled_from(VOCAB)))
+def test_vectorised_gate_equals_scalar_gate(
+    raw: list[list[str]], query: list[str], strong: set[str]
+) -> None:
+    docs = {f"d{i}": terms for i, terms in enumerate(raw)}
+    index = build(docs)
+    weights, avgdl, _ = weights_for(query, [index])
+    scored = index.score(query, weights, avgdl, frozenset(strong))
+    got = {index.key(s) for s in scored.slots.tolist()}
+    want = {k for k, terms in docs.items() if passes({t for t in query if t in terms}, strong)}
+    assert got == want
+    for slot, bits in zip(scored.slots.tolist(), scored.bits.tolist(), strict=True):
+        terms = docs[index.key(slot)]
+        assert {query[j] for j in range(len(query)) if bits >> j & 1} == set(query) & set(terms)

@@ -5,16 +5,17 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 import numpy as np
 
-from ..facts.freshness import WINDOWS, freshness
+from ..facts.freshness import freshness
 from ..facts.model import Diagnostic, Fact
 from .block import BlockHit, build_block, clamp_budget, clamp_limit
-from .index import MASK_TERMS, NO_TIME, OLDEST, DocMeta, Scored, SparseIndex, weights_for
+from .index import MASK_TERMS, OLDEST, SparseIndex, weights_for
 from .pool import POOL, PREFIX, SHADOWED, Membership, PoolTracker
 from .query import EMPTY_POOL, NO_MATCH, NO_TERMS, OVER_BUDGET, Query, parse_query, suppression
+from .scoring import Ranked, boosted, doc_meta, micros, rank
 from .snippet import make_snippet
 from .tokenize import term_counts
 from .trace import (
@@ -28,38 +29,6 @@ from .trace import (
     TraceHit,
     TraceSkip,
 )
-
-RELATIVE_FLOOR = 0.24
-PROJECT_BOOST = 1.08
-STALE_PENALTY = 0.92
-
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-_ZERO_BEFORE = datetime(1971, 1, 1, tzinfo=UTC)
-_US = timedelta(microseconds=1)
-
-
-def _micros(value: datetime | None) -> int | None:
-    """Microseconds since the epoch (naive = UTC); ``None`` for unset or zero times."""
-    if value is None:
-        return None
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=UTC)
-    if value < _ZERO_BEFORE:
-        return None
-    return (value - _EPOCH) // _US
-
-
-def doc_meta(fact: Fact) -> DocMeta:
-    """Per-fact scoring inputs: scope boost, freshness clock, stale window, tie order."""
-    fresh = _micros(fact.updated_at or fact.created_at)
-    updated = _micros(fact.updated_at)
-    window = WINDOWS.get(fact.type, WINDOWS["project"])[1]
-    return DocMeta(
-        project=fact.scope == "project",
-        fresh_us=NO_TIME if fresh is None else fresh,
-        stale_after_us=window // _US,
-        updated_us=OLDEST if updated is None else updated,
-    )
 
 
 def _is_archived(fact: Fact) -> bool:
@@ -99,16 +68,6 @@ class RecallerStats:
     full_builds: int = 0
     fact_updates: int = 0
     tokenized: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class _Ranked:
-    """A scored pool candidate after boosts; ``bits`` marks which query terms it matched."""
-
-    reference: str
-    score: float
-    stale: bool
-    bits: int = 0
 
 
 class Recaller:
@@ -282,7 +241,7 @@ class Recaller:
         query = parse_query(text)
         if not query.terms:
             return self._empty(text, NO_TERMS, limit, budget, now)
-        now_us = _micros(now) or 0
+        now_us = micros(now) or 0
         pool = self.pool
         weights, avgdl, _ = weights_for(query.terms, [pool])
         scored = pool.score(query.terms, weights, avgdl, query.strong)
@@ -291,9 +250,10 @@ class Recaller:
         self._override_drops(query, weights, avgdl, now_us, drops, counts)
         if len(scored.slots) == 0:
             return self._finish(text, "", [], 0, limit, budget, NO_MATCH, drops, counts, 0, now)
-        ranked, below, kept_total, below_total = self._rank(pool, scored, now_us, limit)
-        counts[LOST_RELATIVE] = below_total
-        drops[LOST_RELATIVE] = [self._drop(r, LOST_RELATIVE) for r in below]
+        ranking = rank(pool, scored, now_us, limit + DROPPED_DETAIL, DROPPED_DETAIL, self._fact_id)
+        ranked, kept_total = ranking.head, ranking.kept
+        counts[LOST_RELATIVE] = ranking.below_total
+        drops[LOST_RELATIVE] = [self._drop(r, LOST_RELATIVE) for r in ranking.below]
         chosen, rest = ranked[:limit], ranked[limit:]
         counts[LOST_LIMIT] = kept_total - len(chosen)
         drops[LOST_LIMIT] = [self._drop(r, LOST_LIMIT) for r in rest[:DROPPED_DETAIL]]
@@ -369,63 +329,11 @@ class Recaller:
         )
         return RecallResult(block=block, trace=trace)
 
-    def _rank(
-        self, pool: SparseIndex, scored: Scored, now_us: int, limit: int
-    ) -> tuple[list[_Ranked], list[_Ranked], int, int]:
-        """Boost, floor and order (score, newer ``updated_at``, id; S8.6).
+    def _fact_id(self, reference: str) -> str:
+        """The id of a tracked fact (the last tie-break)."""
+        return self._tracker.facts[reference].id
 
-        Returns the exactly ordered head (enough for the block and the trace), the best few
-        below the floor, and the kept and below-floor totals.
-        """
-        adjusted, stale = pool.adjusted(scored, now_us)
-        top = float(adjusted.max())
-        keep = adjusted >= RELATIVE_FLOOR * top
-        kept = np.flatnonzero(keep)
-        updated = pool.updated(scored.slots)
-        want = limit + DROPPED_DETAIL
-        chosen = kept
-        if len(kept) > 4 * want:
-            # Only the best ``want`` (and anything tied with the last of them) need ordering.
-            neg = -adjusted[kept]
-            cutoff = np.partition(neg, want - 1)[want - 1]
-            chosen = kept[neg <= cutoff]
-        order = chosen[np.lexsort((-updated[chosen], -adjusted[chosen]))]
-        # Exact order (with the id tie-break) is only needed for what the trace shows.
-        need = min(len(order), limit + DROPPED_DETAIL)
-        while need < len(order) and (
-            adjusted[order[need]] == adjusted[order[need - 1]]
-            and updated[order[need]] == updated[order[need - 1]]
-        ):
-            need += 1
-        head = sorted(
-            order[:need].tolist(),
-            key=lambda i: (-adjusted[i], -updated[i], self._fact(pool, scored, i).id),
-        )
-        ranked = [self._ranked(pool, scored, i, adjusted, stale) for i in head]
-        below_idx = np.flatnonzero(~keep)
-        if len(below_idx) > DROPPED_DETAIL:
-            best = np.argpartition(-adjusted[below_idx], DROPPED_DETAIL)[:DROPPED_DETAIL]
-            below_idx = below_idx[best]
-        below_idx = below_idx[np.argsort(-adjusted[below_idx], kind="stable")]
-        below = [self._ranked(pool, scored, int(i), adjusted, stale) for i in below_idx]
-        return ranked, below, len(kept), int(len(adjusted) - len(kept))
-
-    def _fact(self, pool: SparseIndex, scored: Scored, i: int) -> Fact:
-        """The fact behind candidate ``i``."""
-        return self._tracker.facts[pool.key(int(scored.slots[i]))]
-
-    def _ranked(
-        self, pool: SparseIndex, scored: Scored, i: int, adjusted: np.ndarray, stale: np.ndarray
-    ) -> _Ranked:
-        """Candidate ``i`` as a ranked record."""
-        return _Ranked(
-            pool.key(int(scored.slots[i])),
-            float(adjusted[i]),
-            bool(stale[i]),
-            int(scored.bits[i]),
-        )
-
-    def _drop(self, ranked: _Ranked, reason: str, detail: str = "") -> TraceDrop:
+    def _drop(self, ranked: Ranked, reason: str, detail: str = "") -> TraceDrop:
         """A trace record for a candidate that lost."""
         fact = self._tracker.facts[ranked.reference]
         return TraceDrop(
@@ -455,7 +363,7 @@ class Recaller:
         scored = shadow.score(query.terms, weights, avgdl, query.strong)
         if len(scored.slots) == 0:
             return
-        adjusted, stale = shadow.adjusted(scored, now_us)
+        adjusted, stale = boosted(shadow, scored, now_us)
         order = np.argsort(-adjusted, kind="stable")
         counts[LOST_OVERRIDE] = len(order)
         out: list[TraceDrop] = []
@@ -463,11 +371,11 @@ class Recaller:
             reference = shadow.key(int(scored.slots[i]))
             winner = self._tracker.overrider(reference)
             detail = f"overridden by {winner[0]} (same {winner[1]})" if winner else ""
-            ranked = _Ranked(reference, float(adjusted[i]), bool(stale[i]))
+            ranked = Ranked(reference, float(adjusted[i]), bool(stale[i]))
             out.append(self._drop(ranked, LOST_OVERRIDE, detail))
         drops[LOST_OVERRIDE] = out
 
-    def _block_hit(self, ranked: _Ranked, query: Query, now: datetime) -> tuple[BlockHit, Fact]:
+    def _block_hit(self, ranked: Ranked, query: Query, now: datetime) -> tuple[BlockHit, Fact]:
         """Entry values for one chosen fact: matched terms, freshness, snippet."""
         fact = self._tracker.facts[ranked.reference]
         matched = [t for j, t in enumerate(query.terms[:MASK_TERMS]) if ranked.bits >> j & 1][:4]
@@ -525,5 +433,5 @@ class Recaller:
                 return []
             top = max(h.score for h in found)
             kept = [h for h in found if h.score >= floor * top]
-            kept.sort(key=lambda h: (-h.score, -(_micros(h.fact.updated_at) or OLDEST), h.fact.id))
+            kept.sort(key=lambda h: (-h.score, -(micros(h.fact.updated_at) or OLDEST), h.fact.id))
             return kept[:limit]

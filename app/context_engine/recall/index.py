@@ -17,6 +17,8 @@ from typing import cast
 import numpy as np
 import numpy.typing as npt
 
+from .gate import gate_mask
+
 K1 = 1.2
 B = 0.75
 
@@ -219,19 +221,20 @@ class SparseIndex:
         # Each (document, term) pair occurs once, so a sum of distinct powers of two is an OR.
         powers = [float(1 << j) if j < MASK_TERMS else 0.0 for j in used]
         bits = np.bincount(slots, weights=np.repeat(powers, sizes), minlength=cap).astype(np.int64)
-        gate = (count >= 2) | ((count == 1) & single_ok)
+        gate = gate_mask(count, single_ok)
         hit = np.flatnonzero(gate)
         return Scored(slots=hit, scores=acc[hit], matched=count[hit], bits=bits[hit])
 
-    def adjusted(self, scored: Scored, now_us: int) -> tuple[FloatArray, npt.NDArray[np.bool_]]:
-        """Scores × 1.08 for project facts and × 0.92 for stale ones (S8.6), plus the stale mask."""
-        slots = scored.slots
-        scores = np.where(self._project[slots], scored.scores * 1.08, scored.scores)
+    def project(self, slots: IntArray) -> npt.NDArray[np.bool_]:
+        """Whether each slot holds a project fact."""
+        return self._project[slots]
+
+    def stale(self, slots: IntArray, now_us: int) -> npt.NDArray[np.bool_]:
+        """Whether each slot's fact is stale at ``now_us`` (unset or future → not stale)."""
         fresh = self._fresh[slots]
         valid = fresh <= now_us
         age = np.where(valid, now_us - np.minimum(fresh, now_us), 0)
-        stale = valid & (age > self._stale_after[slots])
-        return np.where(stale, scores * 0.92, scores), stale
+        return valid & (age > self._stale_after[slots])
 
     def updated(self, slots: IntArray) -> IntArray:
         """``updated_at`` (µs) of ``slots`` for the tie order."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .gate import strong_terms
 from .tokenize import TOKEN_RE, cjk_terms
 
 GENERIC_TURNS: frozenset[str] = frozenset(
@@ -46,8 +47,7 @@ class Query:
     @property
     def strong(self) -> frozenset[str]:
         """Terms that pass the gate on their own (S8.5)."""
-        long_alone = {t for t in self.terms if len(t) >= 6} if len(self.terms) <= 2 else set()
-        return frozenset(long_alone | self.distinctive)
+        return strong_terms(self.terms, self.distinctive)
 
 
 def _has_inner_capital(typed: str) -> bool:
