@@ -56,14 +56,14 @@ def build(docs: dict[str, list[str]]) -> SparseIndex:
     return index
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(docs_strategy, query_strategy)
 def test_scores_equal_reference(raw: list[list[str]], query: list[str]) -> None:
     docs = {f"d{i}": terms for i, terms in enumerate(raw)}
     assert index_scores(build(docs), query) == reference_scores(docs, query)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(docs_strategy, docs_strategy, st.lists(st.integers(0, 24), max_size=10), query_strategy)
 def test_scores_equal_reference_after_incremental_updates(
     raw: list[list[str]], replacements: list[list[str]], removals: list[int], query: list[str]
@@ -85,7 +85,7 @@ def test_scores_equal_reference_after_incremental_updates(
     assert index.total_length == sum(len(d) for d in docs.values())
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(docs_strategy, query_strategy, st.sets(st.sampled_from(VOCAB)))
 def test_vectorised_gate_equals_scalar_gate(
     raw: list[list[str]], query: list[str], strong: set[str]
