@@ -111,7 +111,10 @@ def user_text(message: dict[str, Any]) -> str | None:
     if V5_TAG in text:
         unwrap = _unwrapper()
         # Without the S5.3 unwrapper a wrapped contract is unrecoverable: read it as empty.
-        text = unwrap(text) if unwrap is not None else ""
+        try:
+            text = unwrap(text) if unwrap is not None else ""
+        except Exception:  # another package's parser must never end a scan (RELIABILITY)
+            text = ""
     text = strip_leading_blocks(text, _LEADING_TAGS)
     text = strip_trailing_blocks(text, _TRAILING_TAGS).strip()
     if not text or starts_with_any(text, _SYNTHETIC_PREFIXES):
