@@ -8,8 +8,9 @@ Writes N facts (rendered by our codec) into a temp store, then times, with a war
   strict     raw + parse_fact_strict (our strict YAML loader only)
   fm-c       raw + split + yaml.load(CSafeLoader) (python-frontmatter's default with libyaml)
   fm-py      raw + split + yaml.safe_load (pure-Python SafeLoader)
+  parse      parse_fact alone over bytes already in memory (no I/O)
   render     render_fact for every parsed fact (no I/O)
-Prints the median of --runs runs and the ratio to the raw floor.
+Prints the median of --runs rounds (cases interleaved) and the ratio to the raw floor.
 """
 
 from __future__ import annotations
@@ -28,20 +29,44 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "app"))
 
-import yaml  # noqa: E402
-
-from context_engine.facts.codec import (  # noqa: E402
+import yaml
+from context_engine.facts.codec import (
     new_id,
     parse_fact,
     parse_fact_strict,
     render_fact,
 )
-from context_engine.facts.model import Fact  # noqa: E402
+from context_engine.facts.model import Fact
 
-WORDS = (
-    "release build cache deploy branch main test lint schema store recall memory user "
-    "prefers tabs spaces python rust go docker ci pipeline token review 记忆 召回 项目"
-).split()
+WORDS = [
+    "release",
+    "build",
+    "cache",
+    "deploy",
+    "branch",
+    "main",
+    "test",
+    "lint",
+    "schema",
+    "store",
+    "recall",
+    "memory",
+    "user",
+    "prefers",
+    "tabs",
+    "spaces",
+    "python",
+    "rust",
+    "go",
+    "docker",
+    "ci",
+    "pipeline",
+    "token",
+    "review",
+    "记忆",
+    "召回",
+    "项目",
+]
 TITLES = ("Note: {w}", "#{w} tag", '"{w}" quoted', "- {w}", "type: reference", "{w} {w}")
 _FENCE = re.compile(r"^---\s*$", re.MULTILINE)
 
@@ -93,15 +118,6 @@ def _frontmatter_generic(data: bytes, loader: type) -> object:
     return yaml.load(parts[1], Loader=loader), parts[2].strip()
 
 
-def _time(fn: Callable[[], object], runs: int) -> float:
-    samples = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples)
-
-
 def main() -> None:
     """Run the benchmark and print medians and ratios to the raw-read floor."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -137,6 +153,12 @@ def main() -> None:
         ]
         assert all(render_fact(f) == d for f, (_, d) in zip(facts, _read_all(root), strict=True))
 
+        blobs = _read_all(root)
+
+        def parse_only() -> None:
+            for path, data in blobs:
+                parse_fact(data, path=path, store_scope="project", mtime=mtime)
+
         def render() -> None:
             for fact in facts:
                 render_fact(fact)
@@ -145,18 +167,33 @@ def main() -> None:
             ("raw", lambda: _read_all(root), args.runs),
             ("ours", ours, args.runs),
             ("fm-c", fm_c, args.runs),
+            ("parse", parse_only, args.runs),
             ("render", render, args.runs),
         ]
         if not args.skip_slow:
             slow_runs = max(1, min(args.runs, 3))
             cases += [("strict", strict, slow_runs), ("fm-py", fm_py, slow_runs)]
-        results = {name: _time(fn, runs) for name, fn, runs in cases}
-    floor = results["raw"]
+        samples = _round_robin(cases)
+    medians = {name: statistics.median(values) for name, values in samples.items()}
     print(f"facts={args.facts} runs={args.runs} python={sys.version.split()[0]}")
+    print("cases run round-robin; 'x floor' is the median of per-round ratios to raw")
     print(f"{'case':8} {'median s':>10} {'us/fact':>9} {'x floor':>8}")
-    for name, seconds in results.items():
-        per = seconds / args.facts * 1e6
-        print(f"{name:8} {seconds:10.4f} {per:9.1f} {seconds / floor:8.2f}")
+    for name, values in samples.items():
+        ratios = [v / r for v, r in zip(values, samples["raw"], strict=False)]
+        per = medians[name] / args.facts * 1e6
+        print(f"{name:8} {medians[name]:10.4f} {per:9.1f} {statistics.median(ratios):8.2f}")
+
+
+def _round_robin(cases: list[tuple[str, Callable[[], object], int]]) -> dict[str, list[float]]:
+    """Time every case once per round, so machine load drifts hit all cases alike."""
+    samples: dict[str, list[float]] = {name: [] for name, _, _ in cases}
+    for round_index in range(max(runs for _, _, runs in cases)):
+        for name, fn, runs in cases:
+            if round_index < runs:
+                start = time.perf_counter()
+                fn()
+                samples[name].append(time.perf_counter() - start)
+    return samples
 
 
 if __name__ == "__main__":

@@ -17,9 +17,9 @@ from pathlib import Path
 from yaml.nodes import MappingNode, Node, ScalarNode
 
 from context_engine.errors import FactFormatError, InvalidName
-from context_engine.facts import yaml_strict
+from context_engine.facts import fastpath, yaml_strict
 from context_engine.facts.decoding import MAX_FACT_BYTES, decode_fact
-from context_engine.facts.fastpath import scan_canonical
+from context_engine.facts.fastpath import match_canonical, scan_canonical
 from context_engine.facts.fields import (
     FLAT_LEGACY_KEYS,
     META_KEYS,
@@ -277,6 +277,65 @@ def _assemble(
     return ParsedFact(fact=fact, needs_upgrade=needs_upgrade, encoding=encoding)
 
 
+def _fast_parsed(
+    values: list[str | None],
+    body: str,
+    *,
+    path: Path,
+    store_scope: Scope,
+    mtime: datetime,
+    stamp: FileStamp | None,
+    encoding: str,
+) -> ParsedFact | None:
+    """``_assemble`` specialised to a canonical, current file; ``None`` for anything else.
+
+    Canonical text already guarantees a valid type and scope and escape-free keys; every
+    other case (legacy id, revision <= 0, a name that needs slugging, a bad id) returns
+    ``None`` so the general path decides. Equality with the general path is property-tested.
+    """
+    fact_id = values[fastpath.ID]
+    revision_text = values[fastpath.REVISION]
+    name = values[fastpath.NAME]
+    if fact_id is None or revision_text is None or name is None:
+        return None
+    revision = int(revision_text)
+    if revision <= 0 or not is_valid_id(fact_id):
+        return None
+    if len(name) > 252 or _ASCII_SLUG.fullmatch(name) is None:
+        try:
+            name = slugify(name)
+        except InvalidName:
+            return None
+    created = values[fastpath.CREATED_AT]
+    updated = values[fastpath.UPDATED_AT]
+    try:
+        # The regex admitted only the canonical shape: fromisoformat reads it exactly as
+        # parse_timestamp does, and raises on impossible dates (then the general path decides).
+        created_at = None if created is None else datetime.fromisoformat(created)
+        updated_at = None if updated is None else datetime.fromisoformat(updated)
+    except ValueError:
+        return None
+    if created_at is None or updated_at is None:
+        fallback = mtime.replace(tzinfo=UTC) if mtime.tzinfo is None else mtime.astimezone(UTC)
+        created_at = created_at or fallback
+        updated_at = updated_at or fallback
+    fact = Fact(
+        id=fact_id,
+        revision=revision,
+        name=name,
+        title=_one_line(values[fastpath.TITLE]),
+        description=_one_line(values[fastpath.DESCRIPTION]),
+        type=_TYPES[values[fastpath.FACT_TYPE] or values[fastpath.TYPE] or ""],
+        scope=_SCOPES[values[fastpath.SCOPE] or ""],
+        body=body.strip(),
+        created_at=created_at,
+        updated_at=updated_at,
+        path=path,
+        stamp=stamp,
+    )
+    return ParsedFact(fact=fact, needs_upgrade=False, encoding=encoding)
+
+
 # ---------------------------------------------------------------- entry points
 
 
@@ -292,7 +351,20 @@ def _parse(
     try:
         text, encoding = decode_fact(data)
         front, body = split_frontmatter(text)
-        fields = scan_canonical(front) if fast and front is not None else None
+        values = match_canonical(front) if fast and front is not None else None
+        if values is not None:
+            parsed = _fast_parsed(
+                values,
+                body,
+                path=path,
+                store_scope=store_scope,
+                mtime=mtime,
+                stamp=stamp,
+                encoding=encoding,
+            )
+            if parsed is not None:
+                return parsed
+        fields = scan_canonical(front) if values is not None and front is not None else None
         if fields is not None:
             try:
                 return _assemble(

@@ -41,52 +41,75 @@ def _unescape_one(match: re.Match[str]) -> str:
     return simple if simple is not None else chr(int(code[1:], 16))
 
 
-def _value(name: str) -> str:
-    quoted = rf"(?:[{QUOTED_CLASS}]|{_ESCAPE})*"
-    return rf'(?:"(?P<q_{name}>{quoted})"|(?P<p_{name}>{PLAIN_TOKEN}))'
-
-
-_TYPE = "user|feedback|project|reference"
+# One capturing group per value, raw (quotes included); the unrolled "[…]*(?:\\x[…]*)*" form
+# keeps the regex engine from trying an alternation at every character.
+_VALUE = rf'("[{QUOTED_CLASS}]*(?:{_ESCAPE}[{QUOTED_CLASS}]*)*"|{PLAIN_TOKEN})'
+_TYPE = "(user|feedback|project|reference)"
+# Timestamps exactly as written (timestamps.format_timestamp), captured without the quotes.
+_STAMP = r'"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?Z)"'
 _CANONICAL = re.compile(
-    rf"(?:id: {_value('id')}\n)?"
-    r"(?:revision: (?P<revision>[0-9]{1,18})\n)?"
-    rf"(?:created_at: {_value('created_at')}\n)?"
-    rf"(?:updated_at: {_value('updated_at')}\n)?"
-    rf"name: {_value('name')}\n"
-    rf"(?:title: {_value('title')}\n)?"
-    rf"description: {_value('description')}\n"
+    rf"(?:id: {_VALUE}\n)?"
+    r"(?:revision: ([0-9]{1,18})\n)?"
+    rf"(?:created_at: {_STAMP}\n)?"
+    rf"(?:updated_at: {_STAMP}\n)?"
+    rf"name: {_VALUE}\n"
+    rf"(?:title: {_VALUE}\n)?"
+    rf"description: {_VALUE}\n"
     r"metadata:\n"
-    rf"  type: (?P<type>{_TYPE})\n"
-    rf"(?:  fact_type: (?P<fact_type>{_TYPE})\n)?"
-    r"  scope: (?P<scope>project|global)\n"
+    rf"  type: {_TYPE}\n"
+    rf"(?:  fact_type: {_TYPE}\n)?"
+    r"  scope: (project|global)\n"
 )
-_TEXT_KEYS = ("id", "created_at", "updated_at", "name", "title", "description")
 # Plain scalars the strict loader reads as null (absent).
 _NULL_WORDS = frozenset({"~", "null"})
+
+# Positions in the tuple ``match_canonical`` returns.
+ID, REVISION, CREATED_AT, UPDATED_AT, NAME, TITLE, DESCRIPTION, TYPE, FACT_TYPE, SCOPE = range(10)
+_TEXT_KEYS = (
+    (ID, "id"),
+    (NAME, "name"),
+    (TITLE, "title"),
+    (DESCRIPTION, "description"),
+)
+
+
+def match_canonical(front: str) -> list[str | None] | None:
+    """The ten values of canonical frontmatter (see the index constants), else ``None``.
+
+    Text values are unescaped; absent keys are ``None``. ``None`` overall also when a value
+    is a null plain scalar (the strict reader decides that rare shape).
+    """
+    match = _CANONICAL.fullmatch(front)
+    if match is None:
+        return None
+    values: list[str | None] = list(match.groups())
+    for index, _ in _TEXT_KEYS:
+        raw = values[index]
+        if raw is None:
+            continue
+        if raw[0] == '"':
+            inner = raw[1:-1]
+            values[index] = _ESCAPED.sub(_unescape_one, inner) if "\\" in inner else inner
+        elif raw in _NULL_WORDS:
+            return None
+    return values
 
 
 def scan_canonical(front: str) -> FrontFields | None:
     """Fields of canonical frontmatter text, else ``None`` (use the strict loader)."""
-    match = _CANONICAL.fullmatch(front)
-    if match is None:
+    values = match_canonical(front)
+    if values is None:
         return None
-    groups = match.groupdict()
     top: dict[str, FieldValue] = {}
-    for key in _TEXT_KEYS:
-        quoted = groups[f"q_{key}"]
-        if quoted is not None:
-            if "\\" in quoted:
-                quoted = _ESCAPED.sub(_unescape_one, quoted)
-            top[key] = (quoted, None)
-            continue
-        plain = groups[f"p_{key}"]
-        if plain is not None:
-            if plain in _NULL_WORDS:
-                return None
-            top[key] = (plain, None)
-    if groups["revision"] is not None:
-        top["revision"] = (groups["revision"], None)
-    meta: dict[str, FieldValue] = {"type": (groups["type"], None), "scope": (groups["scope"], None)}
-    if groups["fact_type"] is not None:
-        meta["fact_type"] = (groups["fact_type"], None)
+    for index, key in (
+        *_TEXT_KEYS,
+        (REVISION, "revision"),
+        (CREATED_AT, "created_at"),
+        (UPDATED_AT, "updated_at"),
+    ):
+        if values[index] is not None:
+            top[key] = (values[index], None)
+    meta: dict[str, FieldValue] = {"type": (values[TYPE], None), "scope": (values[SCOPE], None)}
+    if values[FACT_TYPE] is not None:
+        meta["fact_type"] = (values[FACT_TYPE], None)
     return FrontFields(top=top, meta=meta)
