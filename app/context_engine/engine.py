@@ -53,6 +53,7 @@ class ContextEngine:
         self._scrub = Scrubber.for_paths(paths)
         self._recaller: Recaller | None = None
         self._lock = threading.Lock()
+        self._recall_lock = threading.Lock()
 
     @classmethod
     def open(
@@ -70,11 +71,12 @@ class ContextEngine:
     @property
     def memory(self) -> Memory:
         """The two stores (upgraded on first use, S5.1)."""
-        if self._memory is None:
-            from .facts.memory import Memory
+        with self._lock:  # tool calls may arrive on several threads (MCP server)
+            if self._memory is None:
+                from .facts.memory import Memory
 
-            self._memory = Memory.open(self.paths)
-        return self._memory
+                self._memory = Memory.open(self.paths)
+            return self._memory
 
     def active_facts(self) -> Sequence[Fact]:
         """Every active fact of both stores, read now."""
@@ -92,7 +94,7 @@ class ContextEngine:
         """S8 over ``facts`` (the index is kept and updated incrementally); records the trace."""
         from .recall import Recaller
 
-        with self._lock:
+        with self._recall_lock:
             if self._recaller is None:
                 self._recaller = Recaller(facts)
             else:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -28,7 +29,12 @@ class Scrubber:
     """Replaces the absolute directories of one engine with neutral tokens in outgoing text."""
 
     def __init__(self, replacements: Iterable[tuple[str, str]]) -> None:
-        self._pairs = sorted(set(replacements), key=lambda pair: len(pair[0]), reverse=True)
+        pairs = sorted(set(replacements), key=lambda pair: len(pair[0]), reverse=True)
+        self._tokens = dict(pairs)
+        alternation = "|".join(re.escape(needle) for needle, _ in pairs)
+        # Not followed by a word character: "/h" never eats into "/home", while "/tmp/ws.",
+        # "/tmp/ws-old" and "/tmp/ws/x" are all caught (over-replacing is the safe side).
+        self._pattern = re.compile(f"(?:{alternation})(?!\\w)") if pairs else None
 
     @classmethod
     def for_paths(cls, paths: EnginePaths) -> Scrubber:
@@ -42,7 +48,6 @@ class Scrubber:
 
     def __call__(self, text: str) -> str:
         """The text with every known absolute directory and home prefix replaced."""
-        for needle, token in self._pairs:
-            if needle in text:
-                text = text.replace(needle, token)
+        if self._pattern is not None:
+            text = self._pattern.sub(lambda match: self._tokens[match.group(0)], text)
         return redact_home(text)
