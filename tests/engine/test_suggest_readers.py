@@ -241,6 +241,16 @@ def test_unreadable_session_is_a_diagnostic(home: Home, monkeypatch: pytest.Monk
     assert "unreadable" in [d.code for d in recent.diagnostics]
 
 
+def test_deeply_nested_json_is_a_corrupt_line(home: Home) -> None:
+    directory = session_dir(home, "claude-code")
+    directory.mkdir(parents=True)
+    line = json.dumps({"type": "user", "message": {"content": "Always keep notes."}})
+    (directory / "s.jsonl").write_text("[" * 100_000 + "\n" + line + "\n")
+    (session,) = claude_code.find_sessions(home.paths.state, home.root, home.roots)
+    result = session.read(session)
+    assert result.corrupt_lines == 1 and [t.text for t in result.turns] == ["Always keep notes."]
+
+
 def test_bom_and_huge_lines(home: Home) -> None:
     directory = session_dir(home, "reasonix")
     directory.mkdir(parents=True)

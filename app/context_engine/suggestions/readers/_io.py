@@ -50,7 +50,7 @@ def iter_jsonl(data: bytes) -> Iterator[tuple[int, Any, bool]]:
             continue
         try:
             yield number, json.loads(line.decode("utf-8-sig" if number == 1 else "utf-8")), True
-        except (UnicodeDecodeError, ValueError):
+        except (ValueError, RecursionError):  # RecursionError: absurdly nested JSON
             yield number, None, False
 
 

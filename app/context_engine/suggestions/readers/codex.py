@@ -104,7 +104,7 @@ def session_cwd(path: Path) -> str:
     """``session_meta.payload.cwd`` from the first line only (never the rest of the file)."""
     try:
         first = json.loads(_io.read_first_line(path).decode("utf-8-sig"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return ""
     if not isinstance(first, dict) or first.get("type") != "session_meta":
         return ""

@@ -44,7 +44,7 @@ def _messages(data: bytes, jsonl: bool, result: ReadResult) -> list[dict[str, An
     if not jsonl:
         try:
             doc = json.loads(data.decode("utf-8-sig"))
-        except (UnicodeDecodeError, ValueError):
+        except (ValueError, RecursionError):  # RecursionError: absurdly nested JSON
             result.corrupt_lines += 1
             return []
         raw = doc.get("messages") if isinstance(doc, dict) else None
@@ -85,7 +85,7 @@ def _marker(directory: Path) -> str:
 def _registry_slug(gemini: Path, root: Path) -> str:
     try:
         doc = json.loads(_io.read_bytes(gemini / "projects.json").decode("utf-8-sig"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return ""
     projects = doc.get("projects") if isinstance(doc, dict) else None
     if not isinstance(projects, dict):

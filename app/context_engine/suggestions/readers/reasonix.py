@@ -171,7 +171,7 @@ def _sidecar_root(path: Path) -> str:
     """``workspace_root`` from the ``.jsonl.meta`` sidecar, or empty."""
     try:
         meta = json.loads(_io.read_bytes(path.with_name(path.name + ".meta")).decode("utf-8-sig"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return ""
     return as_str(meta.get("workspace_root")) if isinstance(meta, dict) else ""
 
