@@ -102,3 +102,5 @@ def hammer_worker(tmp: str, fact_id: str, size: int) -> None:
         i += 1
         letter = "abcdefghijklmnopqrstuvwxyz"[i % 26]
         memory.save(id=fact_id, body=letter * size)
+        if i == 1:
+            (Path(tmp) / "hammer-ready").touch()  # the parent kills only once writes flow
