@@ -167,3 +167,26 @@ def test_move_to_other_scope_keeps_history(memory: Memory) -> None:
     assert (moved.scope, moved.revision, moved.id) == ("global", 2, fact.id)
     assert not (memory.paths.project_store / "m.md").exists()
     assert [f.revision for f in memory.revisions(fact.id)] == [1]
+
+
+def test_never_writes_through_a_symlinked_fact(memory: Memory, tmp_path: Path) -> None:
+    victim = tmp_path / "victim.md"
+    victim.write_bytes(b"---\nname: x\n---\nprecious\n")
+    store = memory.paths.project_store
+    store.mkdir(parents=True)
+    (store / "x.md").symlink_to(victim)
+    with pytest.raises(AlreadyExists, match="cannot be read"):
+        memory.save(name="x", description="d", body="overwrite")
+    assert victim.read_bytes() == b"---\nname: x\n---\nprecious\n"
+    assert (store / "x.md").is_symlink()
+
+
+def test_hostile_ids_and_names_stay_inside_the_store(memory: Memory) -> None:
+    from context_engine.errors import PathEscape
+    from context_engine.facts.revisions import revision_dir
+
+    with pytest.raises(PathEscape, match=r"^memory path escapes store: "):
+        revision_dir(memory.paths.project_store, "../../outside")
+    fact = memory.save(name="../../escape", description="d", body="b").fact
+    assert fact is not None and fact.name == "escape"
+    assert fact.path == memory.paths.project_store / "escape.md"
