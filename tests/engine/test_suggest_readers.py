@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from context_engine.suggestions.readers import FINDERS, claude_code, codex, gemini, reasonix
@@ -239,6 +240,19 @@ def test_unreadable_session_is_a_diagnostic(home: Home, monkeypatch: pytest.Monk
     recent = load_recent(home.paths.state, home.root, home.roots)
     assert [s.source for s, _ in recent.sessions] == ["codex"]
     assert "unreadable" in [d.code for d in recent.diagnostics]
+
+
+def test_a_reader_failure_costs_one_session(home: Home, monkeypatch: pytest.MonkeyPatch) -> None:
+    install(home, "gemini")
+    install(home, "codex")
+
+    def explode(data: Any, jsonl: bool, result: Any) -> list[Any]:
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(gemini, "_messages", explode)
+    recent = load_recent(home.paths.state, home.root, home.roots)
+    assert [s.source for s, _ in recent.sessions] == ["codex"]
+    assert [d.code for d in recent.diagnostics].count("unreadable") == 2
 
 
 def test_deeply_nested_json_is_a_corrupt_line(home: Home) -> None:

@@ -42,9 +42,13 @@ def load_recent(
     for session in list_sessions(state, root, roots):
         if len(recent.sessions) >= limit:
             break
-        if session.belongs is not None and not session.belongs(session):
+        try:
+            if session.belongs is not None and not session.belongs(session):
+                continue
+            result = session.read(session)
+        except Exception as exc:  # odd data in one file costs that session, never the scan
+            recent.diagnostics.append(ScanDiagnostic("unreadable", session.path, repr(exc)))
             continue
-        result = session.read(session)
         recent.diagnostics.extend(result.diagnostics)
         if result.corrupt_lines:
             recent.diagnostics.append(
