@@ -188,3 +188,22 @@ def test_removal_equals_deleting_the_key_from_the_parsed_document(
     assert tomllib.loads(updated) == expected
     if not changed:
         assert updated == text
+
+
+def test_both_config_files_of_a_workspace(tmp_path: Path) -> None:
+    from context_engine.paths import EnginePaths
+    from context_engine.upgrade.config_key import remove_retired_config_keys
+
+    home = tmp_path / "home"
+    root = tmp_path / "repo"
+    (root / ".git").mkdir(parents=True)
+    (root / ".reasonix").mkdir()
+    home.mkdir()
+    (home / "config.toml").write_text('[agent]\nmemory_compiler = "v5"\nname = "x"\n')
+    (root / ".reasonix" / "config.toml").write_text('[agent]\nname = "y"\n')
+    paths = EnginePaths.resolve(home=home, workspace=root)
+    notices = remove_retired_config_keys(paths)
+    assert len(notices) == 1 and str(home / "config.toml") in notices[0]
+    assert (home / "config.toml").read_text() == '[agent]\nname = "x"\n'
+    assert (root / ".reasonix" / "config.toml").read_text() == '[agent]\nname = "y"\n'
+    assert remove_retired_config_keys(paths) == []

@@ -15,6 +15,7 @@ import stat
 import tempfile
 from pathlib import Path
 
+from context_engine.paths import EnginePaths
 from context_engine.upgrade.toml_lines import TomlScanError, scan_statements
 
 RETIRED_TABLE = ("agent",)
@@ -66,6 +67,27 @@ def remove_memory_compiler_key(path: Path) -> str | None:
         return None
     _atomic_write(path, updated.encode("utf-8", errors="surrogateescape"))
     return NOTICE.format(path=path)
+
+
+def config_files(paths: EnginePaths) -> list[Path]:
+    """The two config files S5.4 cleans: ``<home>/config.toml`` and the workspace's."""
+    return [paths.home / "config.toml", paths.root / ".reasonix" / "config.toml"]
+
+
+def remove_retired_config_keys(paths: EnginePaths) -> list[str]:
+    """Run S5.4 on both config files; the notices of the files that changed (once each).
+
+    Never raises for an unwritable file: the key then stays and is retried next time.
+    """
+    notices: list[str] = []
+    for path in config_files(paths):
+        try:
+            notice = remove_memory_compiler_key(path)
+        except OSError:
+            continue
+        if notice is not None:
+            notices.append(notice)
+    return notices
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
