@@ -175,8 +175,12 @@ def test_never_writes_through_a_symlinked_fact(memory: Memory, tmp_path: Path) -
     store = memory.paths.project_store
     store.mkdir(parents=True)
     (store / "x.md").symlink_to(victim)
-    with pytest.raises(AlreadyExists, match="cannot be read"):
+    from context_engine.errors import PathEscape
+
+    with pytest.raises(PathEscape, match=r"^memory path escapes store: x\.md$"):
         memory.save(name="x", description="d", body="overwrite")
+    with pytest.raises(PathEscape):
+        memory.forget("x")
     assert victim.read_bytes() == b"---\nname: x\n---\nprecious\n"
     assert (store / "x.md").is_symlink()
 
