@@ -223,6 +223,7 @@ def encode_instructions(view: InstructionsView) -> Json:
     return {
         "root": str(res.root),
         "target": str(res.target),
+        "home": str(res.home) if res.home is not None else None,
         "documents": [_encode_document(d) for d in res.documents],
         "diagnostics": [
             {
@@ -243,6 +244,7 @@ def decode_instructions(data: Mapping[str, Any]) -> InstructionsView:
     resolution = Resolution(
         root=Path(data["root"]),
         target=Path(data["target"]),
+        home=_path(data.get("home")),
         documents=tuple(_decode_document(d) for d in data["documents"]),
         diagnostics=tuple(
             InstructionDiagnostic(
