@@ -90,16 +90,23 @@ class ContextEngine:
         documents = {doc.label: doc.body for doc in resolution.documents}
         return InstructionView(render_provider_block(resolution), documents)
 
-    def recall(self, message: str, facts: Sequence[Fact]) -> RecallOutcome:
-        """S8 over ``facts`` (the index is kept and updated incrementally); records the trace."""
+    def recaller(self, facts: Sequence[Fact] | None = None) -> Recaller:
+        """The engine's live recall index, brought up to ``facts`` (default: read now)."""
         from .recall import Recaller
 
+        current = self.active_facts() if facts is None else facts
         with self._recall_lock:
             if self._recaller is None:
-                self._recaller = Recaller(facts)
+                self._recaller = Recaller(current)
             else:
-                self._recaller.sync(facts)
-            result = self._recaller.recall(message, limit=RECALL_LIMIT, budget=RECALL_BUDGET)
+                self._recaller.sync(current)
+            return self._recaller
+
+    def recall(self, message: str, facts: Sequence[Fact]) -> RecallOutcome:
+        """S8 over ``facts`` (the index is kept and updated incrementally); records the trace."""
+        recaller = self.recaller(facts)
+        with self._recall_lock:
+            result = recaller.recall(message, limit=RECALL_LIMIT, budget=RECALL_BUDGET)
         self.record_trace(result.trace)
         return RecallOutcome(result.block, result.trace)
 
@@ -152,11 +159,30 @@ class ContextEngine:
         from .policy.write_policy import Controller
         from .tools_write import run_agent_tool
 
-        who = Controller(controller, owns_project_store=owns_project_store)
-        service = confirmation if confirmation is not None else default_confirmation(controller)
-        outcome = run_agent_tool(self.memory, name, dict(args), who, mode, service)
+        if name == "memory":
+            outcome = self._search_tool(args)
+        else:
+            who = Controller(controller, owns_project_store=owns_project_store)
+            service = confirmation if confirmation is not None else default_confirmation(controller)
+            outcome = run_agent_tool(self.memory, name, dict(args), who, mode, service)
         clean = self.scrub
         return replace(outcome, result=clean(outcome.result), reason=clean(outcome.reason))
+
+
+    def _search_tool(self, args: Mapping[str, Any]) -> ToolOutcome:
+        """The read-only ``memory`` tool over the live index (no rebuild per call)."""
+        from .errors import ContextEngineError
+        from .tools_memory import run_memory_tool
+        from .tools_write import READ_ONLY_REASON, ToolOutcome, public_message
+
+        recaller = self.recaller()
+        try:
+            with self._recall_lock:
+                answer = run_memory_tool(recaller, dict(args))
+        except ContextEngineError as exc:
+            error = f"Error: {public_message(exc)}"
+            return ToolOutcome("auto", READ_ONLY_REASON, False, error, False)
+        return ToolOutcome("auto", READ_ONLY_REASON, False, answer, True)
 
 
 def default_confirmation(controller: ControllerName) -> ConfirmationService:
