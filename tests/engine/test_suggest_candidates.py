@@ -193,6 +193,8 @@ def test_statement_rules_length_question_code_and_cap(home: Home) -> None:
         ("- always squash-merge feature branches", True),
         ("It always seems to spin on the second call.", False),
         ("It should always log the request id.", True),
+        ("Remember the deploy token is ghp_" + "a1B2c3D4e5" * 3 + "f6G7h8", False),  # S10.2
+        ("Always cc ops-team@example.com on release mails.", False),  # an address
     ],
 )
 def test_rule_or_not(sentence: str, expected: bool) -> None:

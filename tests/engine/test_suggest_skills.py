@@ -172,3 +172,12 @@ def test_chinese_requests_repeated_in_two_sessions(home: Home) -> None:
     assert skill.name.startswith("workflow-pr-") and len(skill.evidence) == 2
     assert skill.body.startswith("# 更新 PR")
     assert [s.name for s in _skills(home)] == [skill.name]  # stable across scans
+
+
+def test_a_secret_in_the_ask_never_reaches_evidence(home: Home) -> None:
+    secret = "Deploy the staging stack with TOKEN=" + "Zx9" * 8 + " please."
+    write_session(home, "reasonix", "a", [secret], mtime=1)
+    write_session(home, "codex", "b", ["Deploy the staging stack now."], mtime=2)
+    write_session(home, "gemini", "c", ["deploy the staging stack again"], mtime=3)
+    (skill,) = _skills(home)
+    assert len(skill.evidence) == 2 and "TOKEN" not in skill.body

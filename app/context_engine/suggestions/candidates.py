@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from ..errors import InvalidName
 from ..facts.model import FactType, one_line
 from ..paths import slugify
+from ..policy.sensitive import scan_text
 from .model import MemoryCandidate, UserTurn
 from .similarity import CoverageIndex, similar_tokens, tokens
 from .text import marked_sentences, sentences, shorten, stable_hash, statement_key
@@ -135,11 +136,11 @@ def _statements(turn: UserTurn) -> Iterable[tuple[str, str]]:
         note = one_line(turn.text)
         parts = [note] if len(note) <= MAX_CHARS else list(sentences(turn.text))
         for part in parts:
-            if MIN_CHARS <= len(part) <= MAX_CHARS:
+            if MIN_CHARS <= len(part) <= MAX_CHARS and not scan_text(part):
                 yield part, "explicit memory note"
         return
     for sentence, marker in marked_sentences(turn):
-        if marker is not None and is_statement(sentence):
+        if marker is not None and is_statement(sentence) and not scan_text(sentence):
             yield sentence, f'marker "{marker}"'
 
 

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..policy.sensitive import scan_text
 from .model import SkillCandidate, UserTurn
 from .readers._io import list_dir
 from .text import marked_sentences, shorten, stable_hash
@@ -78,7 +79,8 @@ def _collect(turns: Sequence[UserTurn]) -> dict[str, _Seen]:
             for sig in signatures(sentence):
                 entry = seen.setdefault(sig, _Seen(len(seen)))
                 sid = turn.session_id
-                if sid not in entry.first_text:
+                # A secret or address in the ask never reaches evidence or a SKILL.md (S10.2).
+                if sid not in entry.first_text and not scan_text(sentence):
                     entry.sessions.append(sid)
                     entry.first_text[sid] = sentence
                     entry.position[sid] = positions.get(sid, 0)
