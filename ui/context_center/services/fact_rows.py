@@ -93,6 +93,7 @@ def build_rows(facts: Iterable[Fact], now: datetime | None = None) -> tuple[Fact
         desc = normalize_key(fact.description)
         if desc:
             by_description[desc].append(fact)
+    group_refs = {key: {f.reference for f in group} for key, group in by_description.items()}
     rows = []
     for fact in facts:
         notes = []
@@ -108,16 +109,25 @@ def build_rows(facts: Iterable[Fact], now: datetime | None = None) -> tuple[Fact
                 "Overrides " + ", ".join(overrides[fact.reference]) + ": project facts win "
                 "over equivalent global facts."
             )
-        paired = {winner.reference for winner, _ in [overridden_by.get(fact.reference, (fact, ""))]}
+        paired = {fact.reference}
+        if hidden is not None:
+            paired.add(hidden[0].reference)
         paired.update(r.split(" ", 1)[0] for r in overrides.get(fact.reference, ()))
-        twins = [
-            other.reference
-            for other in by_description.get(normalize_key(fact.description), ())
-            if other is not fact and other.reference not in paired
-        ]
+        desc_key = normalize_key(fact.description)
+        group = by_description.get(desc_key, ())
+        # Name at most three twins: a large group must not make this quadratic.
+        twins: list[str] = []
+        for other in group:
+            if other.reference not in paired:
+                twins.append(other.reference)
+                if len(twins) == 3:
+                    break
         if twins:
+            refs = group_refs[desc_key]
+            more = len(refs) - len(paired & refs) - len(twins)
+            extra = f" and {more} more" if more > 0 else ""
             notes.append(
-                "Possible duplicate of " + ", ".join(twins) + ": the same description. "
+                "Possible duplicate of " + ", ".join(twins) + extra + ": the same description. "
                 "Automatic writes treat this as an existing memory and ask first."
             )
         haystack = "\n".join(

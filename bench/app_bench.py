@@ -1,0 +1,212 @@
+"""Context Center benchmarks (offscreen): first paint, filter latency, file write → table.
+
+    .venv/bin/python bench/app_bench.py [--facts 10000] [--rows 100000] [--runs 5]
+
+Prints medians. Targets (issue 7): first paint < 1.5 s at 10,000 facts; filter < 100 ms at
+100,000 rows. Each first-paint run starts a fresh Python process, so imports are counted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT / "app"), str(ROOT / "ui")]
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from context_engine.facts.codec import render_fact  # noqa: E402
+from context_engine.facts.model import FACT_TYPES, Fact  # noqa: E402
+from context_engine.paths import EnginePaths  # noqa: E402
+
+WORDS = ("release", "branch", "deploy", "tests", "lint", "docs", "api", "ledger", "cents",
+         "vpn", "staging", "tabs", "review", "schema", "cache", "queue", "retry", "budget")
+
+
+def make_fact(i: int, scope: str = "project") -> Fact:
+    """A synthetic fact with varied words, types and ages."""
+    w = [WORDS[(i * k) % len(WORDS)] for k in (1, 3, 7, 11)]
+    stamp = datetime(2026, 11, 1, tzinfo=UTC) - timedelta(days=i % 500)
+    return Fact(
+        id=f"mem-{i:032x}", revision=1 + i % 3, name=f"fact-{i:06d}",
+        title=f"{w[0].title()} {w[1]} note {i}", description=f"About {w[2]} and {w[3]}",
+        type=FACT_TYPES[i % 4], scope=scope,  # type: ignore[arg-type]
+        body=f"Remember: {' '.join(w)} number {i}. " * 3, created_at=stamp, updated_at=stamp,
+    )
+
+
+def write_store(home: Path, workspace: Path, count: int) -> EnginePaths:
+    """``count`` canonical fact files (codec bytes) split over both stores."""
+    (workspace / ".git").mkdir(parents=True, exist_ok=True)
+    paths = EnginePaths.resolve(home=home, workspace=workspace)
+    for store in (paths.project_store, paths.global_store):
+        store.mkdir(parents=True, exist_ok=True)
+    for i in range(count):
+        scope = "global" if i % 5 == 0 else "project"
+        fact = make_fact(i, scope)
+        (paths.store_dir(scope) / f"{fact.name}.md").write_bytes(render_fact(fact))
+    return paths
+
+
+FIRST_PAINT = r"""
+import sys, time
+t0 = time.perf_counter()
+sys.path[:0] = [sys.argv[1], sys.argv[2]]
+from PySide6.QtCore import QObject, QEvent, QSettings, QTimer
+from PySide6.QtWidgets import QApplication
+from context_engine.paths import EnginePaths
+from context_center import application, theme
+app = QApplication([])
+theme.install(app)
+root = application.build(EnginePaths.resolve(home=sys.argv[3], workspace=sys.argv[4]),
+                         QSettings(sys.argv[5], QSettings.Format.IniFormat))
+marks = {}
+class Painted(QObject):
+    def eventFilter(self, obj, event):
+        if event.type() == QEvent.Type.Paint and "window" not in marks:
+            marks["window"] = time.perf_counter() - t0
+        return False
+spy = Painted()
+root.window.installEventFilter(spy)
+root.window.tabs.setCurrentWidget(root.facts_tab)
+root.window.show(); root.start()
+def check():
+    if "rows" not in marks and root.facts_tab.model.rowCount() > 0:
+        marks["rows"] = time.perf_counter() - t0
+        root.facts_tab.table.viewport().repaint()
+        app.quit()
+timer = QTimer(); timer.timeout.connect(check); timer.start(5)
+QTimer.singleShot(60000, app.quit)
+app.exec()
+root.shutdown()
+print(marks.get("window", -1), marks.get("rows", -1))
+"""
+
+
+def bench_first_paint(count: int, runs: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        t = Path(tmp)
+        write_store(t / "home", t / "ws", count)
+        windows, rows = [], []
+        for _ in range(runs):
+            out = subprocess.run(
+                [sys.executable, "-c", FIRST_PAINT, str(ROOT / "app"), str(ROOT / "ui"),
+                 str(t / "home"), str(t / "ws"), str(t / "settings.ini")],
+                capture_output=True, text=True, timeout=120, check=True,
+            ).stdout.split()
+            windows.append(float(out[0]))
+            rows.append(float(out[1]))
+        print(f"start → first painted window ({count:,} facts): "
+              f"median {statistics.median(windows) * 1000:.0f} ms")
+        print(f"start → table filled with {count:,} facts: "
+              f"median {statistics.median(rows) * 1000:.0f} ms")
+
+
+def _pump_until(app, predicate, timeout: float = 30.0) -> float:  # type: ignore[no-untyped-def]
+    start = time.perf_counter()
+    while not predicate():
+        app.processEvents()
+        if time.perf_counter() - start > timeout:
+            raise TimeoutError
+        time.sleep(0.0005)
+    return time.perf_counter() - start
+
+
+def _pump_for(app, seconds: float) -> None:  # type: ignore[no-untyped-def]
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        app.processEvents()
+        time.sleep(0.005)
+
+
+def bench_filter(count: int, runs: int) -> None:
+    from context_center.models.table import sort_rows
+    from context_center.presenters.facts import FactsPresenter
+    from context_center.services.fact_rows import FactsSnapshot, build_rows
+    from context_center.services.hub import Hub
+    from context_center.services.tasks import TaskManager
+    from context_center.widgets.facts_tab import FACT_COLUMNS, FactsTab
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance() or QApplication([])
+    facts = [make_fact(i, "global" if i % 5 == 0 else "project") for i in range(count)]
+    rows = build_rows(facts)
+    tab = FactsTab()
+    tab.resize(1200, 700)
+    tab.show()
+    tasks = TaskManager()
+    presenter = FactsPresenter(tab, backend=None, tasks=tasks, hub=Hub())  # type: ignore[arg-type]
+    presenter._on_snapshot(FactsSnapshot(rows, ()))
+    _pump_until(app, lambda: tab.model.rowCount() == count)
+    queries = ["release", "deploy tests", "note 4242", "zzz-nothing", "api", ""]
+    times = []
+    for _ in range(runs):
+        for query in queries:
+            expected = sum(1 for r in rows if all(w in r.haystack for w in query.lower().split()))
+            start = time.perf_counter()
+            tab.search.setText(query)
+            _pump_until(app, lambda e=expected: tab.model.rowCount() == e)
+            tab.table.viewport().repaint()
+            times.append(time.perf_counter() - start)
+    print(f"filter-text change → table shows result ({count:,} rows): "
+          f"median {statistics.median(times) * 1000:.1f} ms, worst {max(times) * 1000:.1f} ms")
+    start = time.perf_counter()
+    sort_rows(rows, FACT_COLUMNS[1], True)
+    python_sort = time.perf_counter() - start
+    print(f"  (baseline: sorting the same rows by title in Python: {python_sort * 1000:.0f} ms)")
+    tasks.shutdown()
+    tab.close()
+
+
+def bench_write_to_table(runs: int) -> None:
+    from context_center import application
+    from context_engine.demo import build_demo
+    from context_engine.facts.memory import Memory
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance() or QApplication([])
+    with tempfile.TemporaryDirectory() as tmp:
+        demo = build_demo(Path(tmp) / "demo")
+        root = application.build(demo.paths, QSettings(str(Path(tmp) / "s.ini"),
+                                                       QSettings.Format.IniFormat))
+        root.window.show()
+        root.start()
+        _pump_until(app, lambda: root.facts_tab.model.rowCount() > 0)
+        _pump_for(app, 0.5)  # let the start-up reads and the watcher settle
+        memory = Memory(demo.paths)
+        times = []
+        for i in range(runs):
+            name = f"bench-{i}"
+            start = time.perf_counter()
+            memory.save(name=f"project/{name}.md", title=name, description="bench",
+                        body="x", type="project", scope="project")
+            _pump_until(app, lambda n=name: any(r.fact.name == n
+                                                 for r in root.facts_tab.model.rows))
+            times.append(time.perf_counter() - start)
+        root.shutdown()
+        print(f"file write (another writer) → table shows it: median "
+              f"{statistics.median(times) * 1000:.0f} ms (debounce {250} ms included)")
+
+
+def main() -> None:
+    """Run the three benchmarks and print medians."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--facts", type=int, default=10_000)
+    parser.add_argument("--rows", type=int, default=100_000)
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    bench_first_paint(args.facts, args.runs)
+    bench_filter(args.rows, max(1, args.runs // 2))
+    bench_write_to_table(args.runs)
+
+
+if __name__ == "__main__":
+    main()
