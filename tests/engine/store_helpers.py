@@ -104,3 +104,20 @@ def hammer_worker(tmp: str, fact_id: str, size: int) -> None:
         memory.save(id=fact_id, body=letter * size)
         if i == 1:
             (Path(tmp) / "hammer-ready").touch()  # the parent kills only once writes flow
+
+
+def reader_worker(tmp: str, size: int, stop_file: str) -> tuple[int, int]:
+    """Read the fact ``big`` without any lock until ``stop_file`` exists; (reads, torn)."""
+    from context_engine.errors import FactFormatError
+
+    memory = Memory(make_paths(Path(tmp)))
+    reads = torn = 0
+    while not os.path.exists(stop_file) or reads == 0:
+        try:
+            body = memory.resolve("project/big.md").body
+            whole = len(body) == size and len(set(body)) == 1
+        except FactFormatError:
+            whole = False
+        reads += 1
+        torn += 0 if whole else 1
+    return reads, torn
