@@ -15,8 +15,6 @@ tool call's arguments, and the refusal text the model gets carries the policy's 
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
@@ -81,12 +79,6 @@ class ToolHost(Protocol):
         ...
 
 
-def request_digest(name: str, args: Mapping[str, Any]) -> str:
-    """Binds an elicitation round to the exact tool and arguments it was asked for."""
-    canonical = json.dumps([name, args], sort_keys=True, ensure_ascii=False, default=str)
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
-
-
 def refused_text(reason: str) -> str:
     """The tool result when nothing was written."""
     return f"Refused: {reason}. Nothing was written."
@@ -114,6 +106,8 @@ def build_server(host: ToolHost, *, version: str = "") -> Server[Any]:
     import mcp_types as types
     from mcp.server.lowlevel import Server
     from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+    from .policy.permission import argument_digest
 
     defs = {tool.name: tool for tool in host.tool_defs()}
 
@@ -143,7 +137,7 @@ def build_server(host: ToolHost, *, version: str = "") -> Server[Any]:
         args = dict(params.arguments or {})
         if name not in defs:
             return result(ToolReply(f"unknown tool: {name}", is_error=True))
-        digest = request_digest(name, args)
+        digest = argument_digest(name, args)  # binds an elicitation round to these arguments
         responses = params.input_responses or {}
         if CONFIRM_KEY in responses:
             # Retry round of a 2026-07-28 elicitation: only the round we asked for counts.

@@ -66,7 +66,7 @@ def assert_private(paths: EnginePaths, output: str) -> None:
 
 
 async def accept(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
-    assert "`remember`" in params.message  # the tool name only (S7.4, policy/notify.py)
+    assert "`remember`" in params.message or "`forget`" in params.message  # tool name (S7.4)
     assert "global" not in params.message and "tabs" not in params.message
     return types.ElicitResult(action="accept", content={"approve": True})
 
@@ -107,7 +107,7 @@ def test_tools_search_read_write_and_refuse_without_elicitation(paths: EnginePat
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 def test_elicitation_decline_then_accept(paths: EnginePaths, mode: str) -> None:
-    answers = [decline, accept]  # the person says no, then yes to the same call
+    answers = [decline, accept, accept]  # no, then yes to the same call; yes to the forget
 
     async def person(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
         return await answers.pop(0)(context, params)
@@ -121,7 +121,11 @@ def test_elicitation_decline_then_accept(paths: EnginePaths, mode: str) -> None:
             assert not written.is_error, text(written)
             assert "global/prefers-tabs.md" in text(written)
             assert_private(paths, text(written))
+            assert active(paths)["global/prefers-tabs.md"] == "Always indent with tabs."
+            forgot = await client.call_tool("forget", {"name": "global/prefers-tabs.md"})
+            assert not forgot.is_error, text(forgot)
+            assert_private(paths, text(forgot))
 
     anyio.run(main)
     assert answers == []
-    assert active(paths)["global/prefers-tabs.md"] == "Always indent with tabs."
+    assert "global/prefers-tabs.md" not in active(paths)
