@@ -50,3 +50,17 @@ def test_symlinked_fact_file_is_a_diagnostic_and_not_read(tmp_path: Path) -> Non
     snap = memory.snapshot()
     assert [f.name for f in snap.facts] == ["real"]
     assert [(d.code, d.path.name) for d in snap.diagnostics] == [("symlink", "secret.md")]
+
+
+def test_oversized_file_is_a_diagnostic(tmp_path: Path) -> None:
+    from context_engine.facts.decoding import MAX_FACT_BYTES
+
+    memory = Memory(make_paths(tmp_path))
+    memory.save(name="ok", description="d", body="b")
+    huge = memory.paths.project_store / "huge.md"
+    with open(huge, "wb") as handle:
+        handle.truncate(MAX_FACT_BYTES + 1)  # sparse: no real disk use
+    snap = memory.snapshot()
+    assert [f.name for f in snap.facts] == ["ok"]
+    assert [(d.code, d.path.name) for d in snap.diagnostics] == [("too_large", "huge.md")]
+    assert huge.stat().st_size == MAX_FACT_BYTES + 1

@@ -20,6 +20,7 @@ from pathlib import Path
 from ..errors import FactFormatError
 from ..paths import safe_join, slugify
 from .codec import ParsedFact, parse_fact
+from .decoding import MAX_FACT_BYTES
 from .fs import FS, read_file, read_sized
 from .model import Diagnostic, Fact, FileStamp, Scope
 
@@ -190,6 +191,10 @@ class Store:
         return None if name is None else self.root / name
 
     def _read_entry(self, path: Path, st: os.stat_result) -> ParsedFact | Diagnostic | None:
+        if st.st_size > MAX_FACT_BYTES:
+            # Never pull a huge file into memory just to have the codec refuse it.
+            msg = f"fact file is larger than {MAX_FACT_BYTES} bytes ({st.st_size})"
+            return Diagnostic("too_large", path, msg)
         try:
             data = read_sized(self.fs, path, st.st_size)
         except FileNotFoundError:
