@@ -60,7 +60,9 @@ def handle(
         return render_output(name, prefix)
     previous = states.load(agent, payload.session_id)
     result, following = run_turn(engine, previous, payload.prompt)
-    states.save(agent, payload.session_id, following)
+    if previous is None or result.notes:
+        # No note means nothing moved: the baseline on disk is already the one that follows.
+        states.save(agent, payload.session_id, following)
     return render_output(name, result.added_context)
 
 

@@ -43,7 +43,7 @@ class BaselineStore:
         fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".tmp-", suffix=".json")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(baseline.to_json(), handle)
+                json.dump(baseline.to_json(), handle, separators=(",", ":"))
             os.replace(tmp, target)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
