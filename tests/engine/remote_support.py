@@ -15,7 +15,6 @@ from context_engine.catalog.local import LocalCatalog
 from context_engine.facts.memory import Memory
 from context_engine.paths import EnginePaths
 from context_engine.policy.confirmation import ConfirmationRequest
-
 from suggest_home import Home, install, make_home
 
 _AUDIT: list[str] | None = None
@@ -115,16 +114,23 @@ def make_served(base: Path) -> Served:
     )
     memory = Memory(home.paths)
     memory.save(
-        name="release-target", description="Release builds target arm64",
-        body="The release build targets arm64 and runs make release.", type="project",
+        name="release-target",
+        description="Release builds target arm64",
+        body="The release build targets arm64 and runs make release.",
+        type="project",
     )
     memory.save(
-        name="global/release-target", description="Global release default",
-        body="Default is x86.", type="reference",
+        name="global/release-target",
+        description="Global release default",
+        body="Default is x86.",
+        type="reference",
     )
     memory.save(
-        name="editor", description="Preferred editor", body="Use vim keybindings.",
-        type="user", scope="global",
+        name="editor",
+        description="Preferred editor",
+        body="Use vim keybindings.",
+        type="user",
+        scope="global",
     )
     doomed = memory.save(
         name="old-note", description="An old note", body="Obsolete deploy notes.", type="project"
@@ -132,7 +138,8 @@ def make_served(base: Path) -> Served:
     assert doomed.fact is not None
     memory.forget(doomed.fact.id)
     changed = memory.save(
-        name="project/release-target", description="Release builds target arm64 only",
+        name="project/release-target",
+        description="Release builds target arm64 only",
         body="The release build targets arm64 only.",
     )
     assert changed.fact is not None and changed.fact.revision == 2
