@@ -353,3 +353,23 @@ def test_crash_points_migration(tmp_path: Path) -> None:
         assert m.resolve("old").body == "body"
 
     assert _crash_loop(tmp_path, setup, lambda m, _: m.migrate(), check) > 2
+
+
+class CreatorBeforeLink(FS):
+    """Another writer (a text editor, say) creates the target just before our link (C8)."""
+
+    def link(self, src: str | Path, dst: str | Path) -> None:
+        if str(dst).endswith("/raced.md"):
+            Path(dst).write_bytes(b"---\nname: raced\n---\nsomeone else's\n")
+        super().link(src, dst)
+
+
+def test_create_only_never_overwrites_a_file_created_meanwhile(tmp_path: Path) -> None:
+    from context_engine.errors import AlreadyExists
+
+    memory = Memory(make_paths(tmp_path), fs=CreatorBeforeLink())
+    with pytest.raises(AlreadyExists):
+        memory.save(name="raced", description="d", body="ours", create_only=True)
+    path = memory.paths.project_store / "raced.md"
+    assert path.read_bytes() == b"---\nname: raced\n---\nsomeone else's\n"
+    assert temp_files(memory.paths.state) == []
