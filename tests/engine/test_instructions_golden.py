@@ -73,6 +73,8 @@ def _never_files(tree: Path) -> set[str]:
     for dirpath, _dirs, files in os.walk(tree):
         for name in files:
             path = Path(dirpath) / name
+            if path.is_symlink() or not path.is_file():  # FIFOs would block, links are aliases
+                continue
             if b"NEVER" in path.read_bytes():
                 found.add(str(path))
     return found
