@@ -93,7 +93,6 @@ def test_reasonix_user_text_rules() -> None:
 
 
 def test_reasonix_memory_v5_turn_reads_as_the_original_prompt() -> None:
-    pytest.importorskip("context_engine.upgrade.transcript_v5")
     contract = {
         "type": "memory_v5_execution_contract",
         "planner_ir": {"source_event": "Always keep answers short."},
@@ -104,6 +103,8 @@ def test_reasonix_memory_v5_turn_reads_as_the_original_prompt() -> None:
         + "</memory-compiler-execution>"
     )
     assert reasonix.user_text({"role": "user", "content": content}) == "Always keep answers short."
+    broken = "<memory-compiler-execution>{not json</memory-compiler-execution>"
+    assert reasonix.user_text({"role": "user", "content": broken}) is None  # unrecoverable
 
 
 def test_claude_memory_shortcut_is_an_explicit_turn(home: Home) -> None:

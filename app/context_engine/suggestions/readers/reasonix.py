@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import importlib
 import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from ...paths import workspace_slug
+from ...upgrade.transcript_v5 import unwrap_v5_turn
 from ..model import ReadResult, ScanDiagnostic, SessionFile, UserTurn
 from ..roots import SourceRoots
 from . import _io
@@ -90,16 +90,6 @@ def is_transcript_name(name: str) -> bool:
     return not name.endswith(_SIDECAR_SUFFIXES)
 
 
-def _unwrapper() -> Callable[[str], str] | None:
-    """The S5.3 Memory v5 unwrapper owned by the upgrade package, when installed."""
-    try:
-        module = importlib.import_module("context_engine.upgrade.transcript_v5")
-    except ImportError:
-        return None
-    func = getattr(module, "unwrap_v5_turn", None)
-    return func if callable(func) else None
-
-
 def user_text(message: dict[str, Any]) -> str | None:
     """``UserMessageText``: the typed text of a user message, or ``None`` when host-made."""
     if message.get("origin") == "host":
@@ -109,10 +99,8 @@ def user_text(message: dict[str, Any]) -> str | None:
         return raw
     text = as_str(message.get("content"))
     if V5_TAG in text:
-        unwrap = _unwrapper()
-        # Without the S5.3 unwrapper a wrapped contract is unrecoverable: read it as empty.
         try:
-            text = unwrap(text) if unwrap is not None else ""
+            text = unwrap_v5_turn(text)  # S5.3: the original prompt, or empty
         except Exception:  # another package's parser must never end a scan (RELIABILITY)
             text = ""
     text = strip_leading_blocks(text, _LEADING_TAGS)
