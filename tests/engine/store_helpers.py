@@ -121,3 +121,17 @@ def reader_worker(tmp: str, size: int, stop_file: str) -> tuple[int, int]:
         reads += 1
         torn += 0 if whole else 1
     return reads, torn
+
+
+def fsize_limited_worker(tmp: str, fact_id: str) -> int | None:
+    """Update with RLIMIT_FSIZE = 4096 (a real kernel short write, then EFBIG); returns errno."""
+    import resource
+
+    from context_engine.errors import StoreIOError
+
+    resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+    try:
+        Memory(make_paths(Path(tmp))).save(id=fact_id, body="x" * 20_000)
+    except StoreIOError as exc:
+        return exc.errno
+    return None

@@ -99,3 +99,20 @@ def test_sigkill_mid_write_leaves_old_or_new_and_lock_free(tmp_path: Path, trial
     after = Memory(make_paths(tmp_path)).save(id=fact.id, body="small").fact
     assert after is not None and after.revision == active.revision + 1
     assert [n for n in os.listdir(store) if n.startswith(".tmp")] == []
+
+
+def test_real_efbig_short_write_leaves_store_identical(tmp_path: Path) -> None:
+    """C10: a child limited by RLIMIT_FSIZE gets a real short write, then EFBIG."""
+    import errno
+
+    from store_helpers import fsize_limited_worker, tree
+
+    memory = Memory(make_paths(tmp_path))
+    fact = memory.save(name="x", description="d", body="small").fact
+    assert fact is not None
+    before = tree(memory.paths.state)
+    with SPAWN.Pool(1) as pool:
+        code = pool.apply(fsize_limited_worker, (str(tmp_path), fact.id))
+    assert code == errno.EFBIG
+    assert tree(memory.paths.state) == before
+    assert temp_files(memory.paths.state) == []

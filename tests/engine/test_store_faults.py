@@ -20,12 +20,16 @@ from store_helpers import make_paths, temp_files, tree
 class ShortThenFull(FS):
     """The first write is short; the next raises ENOSPC (once armed)."""
 
-    def __init__(self) -> None:
+    def __init__(self, skip: int = 0) -> None:
         self.armed = False
+        self.skip = skip
         self.calls = 0
 
     def write(self, fd: int, data: bytes | memoryview) -> int:
         if not self.armed:
+            return super().write(fd, data)
+        if self.skip:
+            self.skip -= 1
             return super().write(fd, data)
         self.calls += 1
         if self.calls == 1:
@@ -33,9 +37,23 @@ class ShortThenFull(FS):
         raise OSError(errno.ENOSPC, "No space left on device")
 
 
-@pytest.mark.parametrize("op", ["update", "create", "restore", "recover"])
-def test_enospc_after_short_write_leaves_store_identical(tmp_path: Path, op: str) -> None:
-    fs = ShortThenFull()
+@pytest.mark.parametrize(
+    ("op", "skip"),
+    [
+        ("update", 0),
+        ("update", 1),
+        ("create", 0),
+        ("restore", 0),
+        ("restore", 1),
+        ("recover", 0),
+        ("recover", 1),
+    ],
+)
+def test_enospc_after_short_write_leaves_store_identical(
+    tmp_path: Path, op: str, skip: int
+) -> None:
+    """skip=0 fails on the revision snapshot; skip=1 on the fact itself (snapshot undone)."""
+    fs = ShortThenFull(skip)
     memory = Memory(make_paths(tmp_path), fs=fs)
     fact = memory.save(name="x", description="d", body="v1" * 1000).fact
     assert fact is not None
@@ -373,3 +391,16 @@ def test_create_only_never_overwrites_a_file_created_meanwhile(tmp_path: Path) -
     path = memory.paths.project_store / "raced.md"
     assert path.read_bytes() == b"---\nname: raced\n---\nsomeone else's\n"
     assert temp_files(memory.paths.state) == []
+
+
+def test_index_failure_after_commit_is_a_warning_not_an_error(tmp_path: Path) -> None:
+    fs = ShortThenFull(skip=1)  # the fact's write succeeds, MEMORY.md's fails
+    memory = Memory(make_paths(tmp_path), fs=fs)
+    fs.armed = True
+    changes = memory.save(name="n", description="d", body="b")
+    assert changes.fact is not None and changes.fact.revision == 1
+    assert len(changes.warnings) == 1 and "MEMORY.md was not updated" in changes.warnings[0]
+    assert temp_files(memory.paths.state) == []
+    fs.armed = False
+    memory.save(name="m", description="d", body="b")
+    assert "(n.md)" in (memory.paths.project_store / "MEMORY.md").read_text()

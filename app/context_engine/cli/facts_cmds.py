@@ -64,6 +64,12 @@ def changes_text(verb: str, changes: Changes) -> str:
     return "\n".join(lines)
 
 
+def warn(changes: Changes) -> None:
+    """Post-commit problems (e.g. MEMORY.md not rewritten) go to stderr; stdout stays S12."""
+    for message in changes.warnings:
+        click.echo(f"warning: {message}", err=True)
+
+
 def saved_json(changes: Changes) -> dict[str, Any]:
     """``{"fact": fact, "archived": [path]}`` for remember, restore and recover."""
     return {
@@ -216,6 +222,7 @@ def remember_cmd(
         id=fact_id,
         expected_revision=expected_revision,
     )
+    warn(changes)
     ctx.emit(saved_json(changes), changes_text("saved", changes))
 
 
@@ -226,6 +233,7 @@ def remember_cmd(
 def forget_cmd(ctx: CliContext, ref: str) -> None:
     """Archive a fact (an id: that identity; a reference: that scope; a name: every store)."""
     changes = memory_for(ctx).forget(ref)
+    warn(changes)
     text = "\n".join(f"archived {p}" for p in changes.archived) or f"nothing to forget: {ref}"
     ctx.emit({"archived": [str(p) for p in changes.archived]}, text)
 
@@ -243,6 +251,7 @@ def do_restore(
 ) -> None:
     """Shared by ``restore`` and ``memory restore``."""
     changes = memory_for(ctx).restore(ref, revision, expected_revision=expected)
+    warn(changes)
     verb = "restored" if changes.changed else "already at"
     _emit(ctx, saved_json(changes), changes_text(verb, changes), as_text)
 
@@ -256,6 +265,7 @@ def show_archived(ctx: CliContext, *, as_text: bool = False) -> None:
 def do_recover(ctx: CliContext, archive_path: str, *, as_text: bool = False) -> None:
     """Shared by ``recover`` and ``memory recover``."""
     changes = memory_for(ctx).recover(archive_path)
+    warn(changes)
     _emit(ctx, saved_json(changes), changes_text("recovered", changes), as_text)
 
 

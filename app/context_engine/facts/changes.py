@@ -15,7 +15,9 @@ class Changes:
     ``fact`` is the fact the operation produced (save, restore, recover), ``written`` the fact
     files created or replaced, ``removed`` active fact files that went away (archived, renamed or
     moved), ``archived`` the new ``.archive`` entries, ``recovered`` the archive entries consumed,
-    ``ids`` every fact id touched, ``migrated`` how many legacy files were upgraded.
+    ``ids`` every fact id touched, ``migrated`` how many legacy files were upgraded, and
+    ``warnings`` problems after the commit point that changed nothing about the facts (a
+    MEMORY.md that could not be rewritten).
     """
 
     fact: Fact | None = None
@@ -25,6 +27,7 @@ class Changes:
     recovered: tuple[Path, ...] = ()
     ids: tuple[str, ...] = ()
     migrated: int = 0
+    warnings: tuple[str, ...] = ()
 
     @property
     def changed(self) -> bool:

@@ -70,6 +70,10 @@ class FS:
         """``os.unlink``."""
         os.unlink(path, dir_fd=dir_fd)
 
+    def rmdir(self, path: str | Path) -> None:
+        """``os.rmdir`` (only ever of an empty directory this operation created)."""
+        os.rmdir(path)
+
     def mkdir(self, path: str | Path) -> None:
         """``os.mkdir`` with parents; an existing directory is fine."""
         os.makedirs(path, mode=0o755, exist_ok=True)

@@ -27,7 +27,7 @@ from .codec import parse_fact, render_fact
 from .fs import atomic_write, read_file
 from .model import Diagnostic
 from .resolve import Stores, find_by_id, looks_like_id, parse_reference
-from .revisions import highest_revision, write_snapshot
+from .revisions import highest_revision, snapshot_first
 from .saving import refresh_indexes
 from .store import Store, mtime_of, stamp_of
 
@@ -74,8 +74,10 @@ def forget(stores: Stores, ref: str, now: datetime) -> Changes:
             pass
         archived.append(move_to_archive(store.fs, store.root, path, name, now))
         removed.append(path)
-    refresh_indexes(stores, touched)
-    return Changes(removed=tuple(removed), archived=tuple(archived), ids=tuple(ids))
+    warnings = refresh_indexes(stores, touched)
+    return Changes(
+        removed=tuple(removed), archived=tuple(archived), ids=tuple(ids), warnings=warnings
+    )
 
 
 def recover(stores: Stores, archive_path: str | Path, now: datetime) -> Changes:
@@ -99,7 +101,6 @@ def recover(stores: Stores, archive_path: str | Path, now: datetime) -> Changes:
         target = store.fact_path(name)
         if os.path.lexists(target):
             raise AlreadyActive(f'memory "{name}" is already active in the {store.scope} store')
-        write_snapshot(store.fs, store.root, fact.id, fact.revision, data)
         revision = max(fact.revision, highest_revision(stores.all(), fact.id)) + 1
         fresh = dataclasses.replace(
             fact,
@@ -112,7 +113,8 @@ def recover(stores: Stores, archive_path: str | Path, now: datetime) -> Changes:
         )
         rendered = render_fact(fresh)
         try:
-            atomic_write(store.fs, target, rendered, create_only=True, revision=revision)
+            with snapshot_first(store.fs, store.root, fact.id, fact.revision, data):
+                atomic_write(store.fs, target, rendered, create_only=True, revision=revision)
         except AlreadyExists as exc:
             raise AlreadyActive(
                 f'memory "{name}" is already active in the {store.scope} store'
@@ -121,13 +123,14 @@ def recover(stores: Stores, archive_path: str | Path, now: datetime) -> Changes:
         store.fs.fsync(archive_fd)
     finally:
         store.fs.close(archive_fd)
-    refresh_indexes(stores, {store.scope})
+    warnings = refresh_indexes(stores, {store.scope})
     written = parse_fact(rendered, path=target, store_scope=store.scope, mtime=now).fact
     return Changes(
         fact=written,
         written=(target,),
         recovered=(Path(os.path.abspath(archive_path)),),
         ids=(fact.id,),
+        warnings=warnings,
     )
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,11 +60,12 @@ def list_revision_files(store_root: Path, fact_id: str) -> list[RevisionFile]:
     return files
 
 
-def write_snapshot(fs: FS, store_root: Path, fact_id: str, revision: int, data: bytes) -> Path:
+def write_snapshot(fs: FS, store_root: Path, fact_id: str, revision: int, data: bytes) -> bool:
     """Copy ``data`` create-only to the snapshot of ``revision`` (call under the store lock).
 
     An existing snapshot with identical bytes (a crash after the snapshot, before the write) is
-    fine; different bytes stop the operation, because snapshots are never modified.
+    fine; different bytes stop the operation, because snapshots are never modified. Returns True
+    when this call created the snapshot.
     """
     directory = revision_dir(store_root, fact_id)
     target = directory / revision_file_name(revision)
@@ -83,7 +85,33 @@ def write_snapshot(fs: FS, store_root: Path, fact_id: str, revision: int, data: 
             raise ModifiedExternally(
                 f"revision snapshot {target.name} of {fact_id} already exists with other content"
             ) from None
-    return target
+        return False
+    return True
+
+
+@contextmanager
+def snapshot_first(
+    fs: FS, store_root: Path, fact_id: str, revision: int, data: bytes
+) -> Iterator[None]:
+    """Snapshot ``data`` (S4.3), then run the write in the ``with`` body.
+
+    If that write fails before its commit point (``StoreIOError`` other than
+    ``DurabilityUnknown``, or ``AlreadyExists``), a snapshot this call created is removed again:
+    it never became history, and the store is left byte-identical (RELIABILITY §1, pre-commit).
+    A crash instead leaves it as an orphan equal to the still-active bytes, which is harmless.
+    """
+    directory = revision_dir(store_root, fact_id)
+    fresh_dirs = [d for d in (directory.parent, directory) if not d.is_dir()]
+    created = write_snapshot(fs, store_root, fact_id, revision, data)
+    try:
+        yield
+    except (StoreIOError, AlreadyExists) as exc:
+        if created and not isinstance(exc, DurabilityUnknown):
+            with suppress(OSError):
+                fs.unlink(directory / revision_file_name(revision))
+                for made in reversed(fresh_dirs):
+                    fs.rmdir(made)
+        raise
 
 
 def history(stores: Iterable[Store], fact_id: str, name: str) -> list[Fact]:

@@ -20,6 +20,7 @@ from ..errors import (
     ModifiedExternally,
     NameInUse,
     RevisionConflict,
+    StoreIOError,
 )
 from ..paths import slugify
 from .archive import move_to_archive
@@ -29,7 +30,7 @@ from .fs import atomic_write, fsync_dir
 from .index_file import update_index
 from .model import Fact, FactType, Scope, one_line
 from .resolve import Stores, find_one_by_id, parse_reference, resolve_loaded
-from .revisions import history, write_snapshot
+from .revisions import history, snapshot_first
 from .store import LoadedFile, Store
 
 
@@ -176,13 +177,13 @@ def save(stores: Stores, req: SaveRequest, now: datetime) -> Changes:
         touched.add(existing.fact.scope)
     if archived:
         touched.add(stores.other(fact.scope).scope)
-    refresh_indexes(stores, touched)
     return Changes(
         fact=written,
         written=(target,),
         removed=tuple(removed),
         archived=tuple(archived),
         ids=(fact.id,),
+        warnings=refresh_indexes(stores, touched),
     )
 
 
@@ -199,13 +200,13 @@ def write_fact(
     if existing is None:
         atomic_write(store.fs, target, data, create_only=True, revision=fact.revision)
     else:
-        old_store = stores.owner(existing.path)
-        write_snapshot(store.fs, old_store.root, fact.id, existing.fact.revision, existing.data)
-        if existing.path == target:
-            atomic_write(store.fs, target, data, revision=fact.revision)
-        else:
-            _rename(store, existing.path, target, data, fact.revision)
-            removed.append(existing.path)
+        old_root = stores.owner(existing.path).root
+        with snapshot_first(store.fs, old_root, fact.id, existing.fact.revision, existing.data):
+            if existing.path == target:
+                atomic_write(store.fs, target, data, revision=fact.revision)
+            else:
+                _rename(store, existing.path, target, data, fact.revision)
+                removed.append(existing.path)
     read_back = parse_fact(
         data, path=target, store_scope=store.scope, mtime=fact.updated_at or datetime.now(UTC)
     ).fact
@@ -244,11 +245,22 @@ def _archive_other_copy(stores: Stores, fact: Fact, now: datetime) -> list[Path]
     return [move_to_archive(other.fs, other.root, copy.path, fact.name, now)]
 
 
-def refresh_indexes(stores: Stores, scopes: set[Scope]) -> None:
-    """Rewrite the managed lines of MEMORY.md in the stores of ``scopes`` (S4.9)."""
+def refresh_indexes(stores: Stores, scopes: set[Scope]) -> tuple[str, ...]:
+    """Rewrite the managed lines of MEMORY.md in the stores of ``scopes`` (S4.9).
+
+    Runs after the fact is committed, so a failure here must not look like "nothing changed":
+    MEMORY.md is derived data that the next write regenerates, and the failure is returned as a
+    warning for ``Changes.warnings`` instead of being raised.
+    """
+    warnings: list[str] = []
     for store in stores.all():
         if store.scope in scopes:
-            update_index(store.fs, store.root, store.snapshot().facts)
+            try:
+                update_index(store.fs, store.root, store.snapshot().facts)
+            except (StoreIOError, OSError) as exc:
+                reason = exc.message if isinstance(exc, StoreIOError) else str(exc)
+                warnings.append(f"{store.root / 'MEMORY.md'} was not updated: {reason}")
+    return tuple(warnings)
 
 
 def restore(
@@ -281,5 +293,5 @@ def restore(
         stamp=None,
     )
     written, _ = write_fact(stores, active, fact, active.path)
-    refresh_indexes(stores, {fact.scope})
-    return Changes(fact=written, written=(active.path,), ids=(fact.id,))
+    warnings = refresh_indexes(stores, {fact.scope})
+    return Changes(fact=written, written=(active.path,), ids=(fact.id,), warnings=warnings)
