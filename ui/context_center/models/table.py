@@ -51,6 +51,7 @@ class RowTableModel(QAbstractTableModel):
         self._columns = tuple(columns)
         self._key = key
         self._rows: tuple[Any, ...] = ()
+        self._index: dict[object, int] | None = None  # key → row, built on first find()
 
     @property
     def columns(self) -> tuple[Column, ...]:
@@ -66,6 +67,7 @@ class RowTableModel(QAbstractTableModel):
         """Swap in a new snapshot (already sorted and filtered)."""
         self.beginResetModel()
         self._rows = tuple(rows)
+        self._index = None
         self.endResetModel()
 
     def row_at(self, row: int) -> Any:
@@ -74,10 +76,11 @@ class RowTableModel(QAbstractTableModel):
 
     def find(self, key: object) -> int:
         """Row number of the row with ``key`` (-1 when absent)."""
-        for number, row in enumerate(self._rows):
-            if self._key(row) == key:
-                return number
-        return -1
+        if self._index is None:
+            self._index = {}
+            for number, row in enumerate(self._rows):
+                self._index.setdefault(self._key(row), number)
+        return self._index.get(key, -1)
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         """Rows under the invisible root only (a flat table)."""

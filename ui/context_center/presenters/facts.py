@@ -6,7 +6,7 @@ from PySide6.QtCore import QObject, Signal, Slot
 
 from ..render.markdown import render_markdown
 from ..services.backend import Backend
-from ..services.fact_rows import FactFilter, FactRow, FactsSnapshot, filter_rows
+from ..services.fact_rows import FactFilter, FactRow, FactsSnapshot, filter_rows, sort_for
 from ..services.hub import ChangeSet, Hub
 from ..services.tasks import Op, TaskManager
 from ..widgets.facts_tab import SORT_KEYS, FactsTab, detail_html
@@ -29,6 +29,8 @@ class FactsPresenter(QObject):
         self.snapshot = FactsSnapshot((), ())
         self._loaded = False
         self._filter_generation = 0
+        # The snapshot sorted for one (column, descending); filtering keeps that order.
+        self._sorted: tuple[tuple[int, bool], tuple[FactRow, ...]] | None = None
         self._detail_generation = 0
         self._loading: Op | None = None
         self._reload_again = False
@@ -60,6 +62,7 @@ class FactsPresenter(QObject):
             return
         self._loaded = True
         self.snapshot = snapshot
+        self._sorted = None
         self.tab.show_snapshot(snapshot)
         self._apply_filter(self.tab.criteria())
         self.snapshot_applied.emit(snapshot)
@@ -75,14 +78,20 @@ class FactsPresenter(QObject):
     def _apply_filter(self, criteria: FactFilter) -> None:
         self._filter_generation += 1
         generation = self._filter_generation
+        spec = (criteria.sort_column, criteria.descending)
+        cached = self._sorted if self._sorted is not None and self._sorted[0] == spec else None
         rows = self.snapshot.rows
 
-        def work(token: object) -> tuple[FactRow, ...]:
-            return filter_rows(rows, criteria, SORT_KEYS)
+        def work(token: object) -> tuple[tuple[FactRow, ...], tuple[FactRow, ...]]:
+            ordered = cached[1] if cached is not None else sort_for(rows, criteria, SORT_KEYS)
+            return ordered, filter_rows(ordered, criteria)
 
-        def done(result: tuple[FactRow, ...]) -> None:
+        def done(result: tuple[tuple[FactRow, ...], tuple[FactRow, ...]]) -> None:
+            ordered, shown = result
+            if rows is self.snapshot.rows:
+                self._sorted = (spec, ordered)
             if generation == self._filter_generation:  # a newer keystroke wins
-                self.tab.show_rows(result)
+                self.tab.show_rows(shown)
 
         self.tasks.read(Op("Filtering", work, done))
 

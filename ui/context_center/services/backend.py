@@ -8,23 +8,24 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from context_engine.facts.archive import ArchivedEntry
 from context_engine.facts.changes import Changes
 from context_engine.facts.memory import Memory
 from context_engine.facts.model import Fact
-from context_engine.instructions import Resolution, render_provider_block, resolve_instructions
 from context_engine.paths import EnginePaths
-from context_engine.policy.confirmation import ConfirmationService
-from context_engine.policy.write_policy import Controller
-from context_engine.recall import Recaller, RecallTrace, TraceLog
-from context_engine.suggestions import MemoryCandidate, Suggestions, scan
-from context_engine.suggestions.accept import Edits, accept_memory
-from context_engine.tools_write import ToolOutcome, run_write_tool
 
 from ..dialogs.fact_editor import FactDraft
 from .fact_rows import FactsSnapshot, build_rows
 from .tasks import CancelToken
+
+if TYPE_CHECKING:  # the heavier engine parts load on first use, on a worker thread
+    from context_engine.instructions import Resolution
+    from context_engine.policy.confirmation import ConfirmationService
+    from context_engine.recall import Recaller, RecallTrace, TraceLog
+    from context_engine.suggestions import MemoryCandidate, Suggestions
+    from context_engine.tools_write import ToolOutcome
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,8 +67,17 @@ class Backend:
         self.paths = paths
         self.memory = Memory(paths)
         self._recaller: Recaller | None = None
-        stores = (paths.project_store, paths.global_store)
-        self.traces = TraceLog(paths.workspace_data, stores=stores)
+        self._traces: TraceLog | None = None
+
+    @property
+    def traces(self) -> TraceLog:
+        """The workspace's recall trace log (S8.10), outside both stores."""
+        if self._traces is None:
+            from context_engine.recall import TraceLog
+
+            stores = (self.paths.project_store, self.paths.global_store)
+            self._traces = TraceLog(self.paths.workspace_data, stores=stores)
+        return self._traces
 
     # -- reads ---------------------------------------------------------------------------------
 
@@ -105,11 +115,15 @@ class Backend:
 
     def instructions(self, token: CancelToken | None = None) -> InstructionsView:
         """Resolve the instructions for the workspace and render the provider block."""
+        from context_engine.instructions import render_provider_block, resolve_instructions
+
         resolution = resolve_instructions(self.paths)
         return InstructionsView(resolution, render_provider_block(resolution))
 
     def recall(self, message: str, limit: int = 4, budget: int = 2400) -> RecallRun:
         """Run S8 recall exactly as ``context-engine recall`` does and record the trace."""
+        from context_engine.recall import Recaller
+
         snap = self.memory.snapshot()
         if self._recaller is None:
             self._recaller = Recaller(snap.facts, diagnostics=snap.diagnostics)
@@ -126,6 +140,8 @@ class Backend:
 
     def suggestions(self, token: CancelToken | None = None) -> Suggestions:
         """Scan recent sessions for candidates (reads only; the scan never writes)."""
+        from context_engine.suggestions import scan
+
         return scan(self.paths)
 
     # -- writes (serial writer thread only) ----------------------------------------------------
@@ -159,6 +175,9 @@ class Backend:
         The same engine path as the agent's and the CLI's ``forget`` tool; by id, so exactly
         this identity is archived, never another scope's copy of the name.
         """
+        from context_engine.policy.write_policy import Controller
+        from context_engine.tools_write import run_write_tool
+
         return run_write_tool(
             self.memory, "forget", {"name": fact_id}, Controller("interactive"), "ask",
             confirmation,
@@ -174,6 +193,8 @@ class Backend:
 
     def accept(self, candidate: MemoryCandidate, draft: FactDraft) -> Fact:
         """Save an (edited) memory candidate as a new fact, create-only (S11.5)."""
+        from context_engine.suggestions.accept import Edits, accept_memory
+
         edits = Edits(
             name=draft.name or None,
             title=draft.title,

@@ -13,14 +13,17 @@ import threading
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from context_engine.policy.confirmation import ConfirmationRequest
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 from PySide6.QtWidgets import QWidget
 
 from ..dialogs.confirm_dialog import ConfirmDialog, ConfirmText
 from ..render.diff import diff_lines_html
 from ..render.markdown import plain_block
+
+if TYPE_CHECKING:
+    from context_engine.policy.confirmation import ConfirmationRequest
 
 ACTIONS = {"forget": "Archive", "remember": "Save"}
 

@@ -9,7 +9,6 @@ from datetime import datetime
 
 from context_engine.facts.freshness import freshness
 from context_engine.facts.model import Diagnostic, Fact, normalize_key
-from context_engine.recall.pool import equivalence_keys
 
 KEY_WORDS = {"id": "the same id", "name": "the same name", "title": "the same title"}
 
@@ -70,6 +69,9 @@ class FactsSnapshot:
 
 def build_rows(facts: Iterable[Fact], now: datetime | None = None) -> tuple[FactRow, ...]:
     """Rows for ``facts`` with project-over-global overrides and possible duplicates explained."""
+    # The recall package pulls in its index; import it here, on the worker, not at start-up.
+    from context_engine.recall.pool import equivalence_keys
+
     facts = list(facts)
     project_keys: dict[str, Fact] = {}
     for fact in facts:
@@ -158,19 +160,33 @@ class FactFilter:
 
 
 def filter_rows(
+    rows: Sequence[FactRow], criteria: FactFilter, sort_keys: Sequence[object] = ()
+) -> tuple[FactRow, ...]:
+    """Rows matching ``criteria`` (every word of the text, AND), in the given order.
+
+    Pure Python for the read pool. Sorting is separate (:func:`sort_for`) so a keystroke only
+    filters an already sorted snapshot: order is kept, nothing is re-sorted per key press.
+    """
+    out: Iterable[FactRow] = rows
+    if criteria.type:
+        out = [r for r in out if r.fact.type == criteria.type]
+    if criteria.scope:
+        out = [r for r in out if r.fact.scope == criteria.scope]
+    if criteria.freshness:
+        out = [r for r in out if r.freshness == criteria.freshness]
+    for word in criteria.text.lower().split():
+        out = [r for r in out if word in r.haystack]
+    result = tuple(out)
+    if sort_keys:
+        result = sort_for(result, criteria, sort_keys)
+    return result
+
+
+def sort_for(
     rows: Sequence[FactRow], criteria: FactFilter, sort_keys: Sequence[object]
 ) -> tuple[FactRow, ...]:
-    """Rows matching ``criteria`` (every word of the text, AND), sorted (pure Python)."""
-    words = criteria.text.lower().split()
-    out = [
-        row
-        for row in rows
-        if (not criteria.type or row.fact.type == criteria.type)
-        and (not criteria.scope or row.fact.scope == criteria.scope)
-        and (not criteria.freshness or row.freshness == criteria.freshness)
-        and all(word in row.haystack for word in words)
-    ]
-    if 0 <= criteria.sort_column < len(sort_keys):
-        key = sort_keys[criteria.sort_column]
-        out.sort(key=key, reverse=criteria.descending)  # type: ignore[arg-type]
-    return tuple(out)
+    """``rows`` sorted by the criteria's column (stable, pure Python)."""
+    if not 0 <= criteria.sort_column < len(sort_keys):
+        return tuple(rows)
+    key = sort_keys[criteria.sort_column]
+    return tuple(sorted(rows, key=key, reverse=criteria.descending))  # type: ignore[arg-type]
