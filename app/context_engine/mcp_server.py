@@ -230,17 +230,37 @@ def _refusal(reason: str, result: str) -> str:
     return refused_text(reason)
 
 
-async def serve_stdio(host: ToolHost) -> None:
-    """Serve ``host`` on stdin/stdout until the client closes the pipe."""
+async def serve_stdio(host: ToolHost, *, hook_relay: EngineToolHost | None = None) -> None:
+    """Serve ``host`` on stdin/stdout until the client closes the pipe.
+
+    With ``hook_relay``, the same process also answers this workspace's hooks over a private
+    Unix socket for as long as it runs (``hooks/relay.py``).
+    """
+    import anyio
     from mcp.server.stdio import stdio_server
 
     server = build_server(host)
-    async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+    async with anyio.create_task_group() as tasks:
+        if hook_relay is not None:
+            tasks.start_soon(_serve_hooks, hook_relay)
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+        tasks.cancel_scope.cancel()
 
 
-def run_stdio(host: ToolHost) -> None:
-    """Blocking entry point for the CLI."""
+async def _serve_hooks(host: EngineToolHost) -> None:
+    from .hooks import relay
+    from .hooks.runner import answer_relayed
+
+    engine = host.engine
+    await relay.serve(engine.paths, lambda request: answer_relayed(request, engine))
+
+
+def run_stdio(host: EngineToolHost) -> None:
+    """Blocking entry point for the CLI: the tools, plus the hook relay for this workspace."""
     import anyio
 
-    anyio.run(serve_stdio, host)
+    async def main() -> None:
+        await serve_stdio(host, hook_relay=host)
+
+    anyio.run(main)

@@ -10,13 +10,15 @@ turn with nothing pending adds nothing. A hook never breaks the agent: any failu
 
 from __future__ import annotations
 
+import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 from ..paths import EnginePaths
 from ..session.core import SessionSources, open_prefix, run_turn
-from .protocol import Agent, HookPayload, event_kind, render_output
+from .protocol import AGENTS, Agent, HookPayload, event_kind, render_output
 from .state import BaselineStore
 
 SourcesFactory = Callable[[EnginePaths], SessionSources]
@@ -74,15 +76,70 @@ def run(
     workspace: str | None,
     with_instructions: bool = False,
 ) -> int:
-    """CLI entry: stdin → stdout; always exit 0 so a broken hook never blocks the agent."""
+    """CLI entry: stdin → stdout; always exit 0 so a broken hook never blocks the agent.
+
+    A running ``context-engine mcp`` of the same workspace answers with its warm index when it
+    can (``hooks/relay.py``; ``CONTEXT_ENGINE_HOOK_RELAY=0`` turns that off).
+    """
     try:
         text = sys.stdin.read()
-        out = handle(
-            agent, event, text, home=home, workspace=workspace, with_instructions=with_instructions
-        )
+        out = None
+        if os.environ.get("CONTEXT_ENGINE_HOOK_RELAY", "1") != "0":
+            out = _relayed(agent, event, text, home, workspace, with_instructions)
+            if out is not None and os.environ.get("CONTEXT_ENGINE_HOOK_VERBOSE") == "1":
+                sys.stderr.write("context-engine hook: answered by the running MCP server\n")
+        if out is None:
+            out = handle(
+                agent,
+                event,
+                text,
+                home=home,
+                workspace=workspace,
+                with_instructions=with_instructions,
+            )
     except Exception as exc:  # a hook must never block the prompt
         sys.stderr.write(f"context-engine hook: nothing added ({type(exc).__name__})\n")
         out = "{}"
     sys.stdout.write(out + "\n")
     sys.stdout.flush()
     return 0
+
+
+def _relayed(
+    agent: Agent,
+    event: str | None,
+    text: str,
+    home: str | None,
+    workspace: str | None,
+    with_instructions: bool,
+) -> str | None:
+    """The running MCP server's answer, or None (then this process answers)."""
+    from . import relay
+
+    try:
+        paths = hook_paths(HookPayload.parse(text), home, workspace)
+    except ValueError:
+        return None
+    request = {
+        "agent": agent,
+        "event": event,
+        "stdin": text,
+        "home": home,
+        "workspace": workspace,
+        "with_instructions": with_instructions,
+    }
+    return relay.ask(paths, request)
+
+
+def answer_relayed(request: Mapping[str, Any], engine: SessionSources) -> str:
+    """What the MCP server's relay runs for one hook call, over its warm ``engine``."""
+    agent = next(name for name in AGENTS if name == request["agent"])
+    return handle(
+        agent,
+        request.get("event"),
+        str(request["stdin"]),
+        home=request.get("home"),
+        workspace=request.get("workspace"),
+        with_instructions=bool(request.get("with_instructions")),
+        sources=lambda _paths: engine,
+    )

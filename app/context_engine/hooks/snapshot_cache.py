@@ -28,13 +28,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..facts.model import Diagnostic, Fact, FileStamp
 from ..paths import EnginePaths
-
-if TYPE_CHECKING:
-    from ..facts.memory import Memory
 
 VERSION = 1
 RACY_NS = 2_000_000_000
@@ -173,7 +170,6 @@ class SnapshotCache:
     def __init__(self, paths: EnginePaths, *, file: Path | None = None) -> None:
         self.paths = paths
         self.file = file or cache_path(paths)
-        self._memory: Memory | None = None
 
     def _stores(self) -> list[tuple[str, Path]]:
         return [("project", self.paths.project_store), ("global", self.paths.global_store)]
@@ -221,9 +217,10 @@ class SnapshotCache:
         """The store's own snapshot (the fresh-load answer) and the cache entry to persist."""
         from ..facts.memory import Memory
 
-        if self._memory is None:
-            self._memory = Memory(self.paths)
-        store = self._memory.stores.get("global" if scope == "global" else "project")
+        # A new Memory each time: a store's in-process parse cache is keyed without ctime, so
+        # in a long-lived process (the MCP server) it could hand back a same-size, same-mtime
+        # in-place edit's old text. A fresh one reads every file of the changed store.
+        store = Memory(self.paths).stores.get("global" if scope == "global" else "project")
         written_ns = time.time_ns()
         snapshot = store.snapshot()
         listing = scan(root)

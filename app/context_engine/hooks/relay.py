@@ -1,0 +1,173 @@
+"""Answer hooks from a running ``context-engine mcp`` server, which keeps the index warm.
+
+A hook is one cold process per prompt; rebuilding the recall index of a large store costs most
+of its time. When the agent also runs our MCP server for the same workspace and home (the
+set-up ``docs/agents.md`` describes), that server listens on a Unix socket and the hook hands
+it the payload instead: the answer comes from the same :func:`hooks.runner.handle` over a warm
+engine whose facts are re-validated on every request. Anything unusual — no server, another
+workspace, a socket path too long, an error, a platform without Unix sockets — and the hook
+answers in its own process as before.
+
+The socket lives in a private directory (0700, ours) under the state root's data directory, or,
+when that path is too long for a Unix socket, in a private per-user directory in the temp dir.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import socket
+import stat
+import tempfile
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from ..paths import EnginePaths
+
+PROTOCOL = 1
+MAX_MESSAGE = 64 * 1024 * 1024
+CONNECT_TIMEOUT = 0.25
+# A turn at 10,000 facts takes well under a second warm; past this the hook has failed anyway.
+REPLY_TIMEOUT = 45.0
+_UNIX_PATH_LIMIT = 100  # sun_path is 104 bytes on macOS, 108 on Linux
+
+
+def socket_path(paths: EnginePaths) -> Path | None:
+    """Where the server for this state root and workspace root listens; None if unusable."""
+    if not hasattr(socket, "AF_UNIX"):
+        return None
+    key = hashlib.sha256(f"{paths.state}\0{paths.root}".encode()).hexdigest()[:20]
+    # Our data directory first; a deep state root falls back to a per-user private directory
+    # in the system temp dir (``private_dir`` refuses one that someone else created).
+    user = os.getuid() if hasattr(os, "getuid") else 0
+    for directory in (paths.global_data / "run", Path(tempfile.gettempdir()) / f"ce-{user}"):
+        path = directory / f"{key}.sock"
+        if len(os.fsencode(path)) <= _UNIX_PATH_LIMIT:
+            return path
+    return None
+
+
+def private_dir(directory: Path) -> bool:
+    """Create ``directory`` as 0700 if needed; True only if it is ours and private."""
+    try:
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        st = os.lstat(directory)
+    except OSError:
+        return False
+    owned = not hasattr(os, "getuid") or st.st_uid == os.getuid()
+    return stat.S_ISDIR(st.st_mode) and owned and not st.st_mode & 0o077
+
+
+def identity(paths: EnginePaths) -> dict[str, str]:
+    """What must match between hook and server: same home, stores and workspace."""
+    return {
+        "home": str(paths.home),
+        "state": str(paths.state),
+        "root": str(paths.root),
+        "workspace": str(paths.workspace),
+    }
+
+
+def ask(paths: EnginePaths, request: Mapping[str, Any]) -> str | None:
+    """The server's answer for one hook call, or None to answer in this process."""
+    path = socket_path(paths)
+    if path is None or not private_dir(path.parent):
+        return None
+    message = {"v": PROTOCOL, "who": identity(paths), **request}
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+            conn.settimeout(CONNECT_TIMEOUT)
+            conn.connect(os.fspath(path))
+            conn.settimeout(REPLY_TIMEOUT)
+            conn.sendall(json.dumps(message).encode("utf-8") + b"\n")
+            reply = _read_line(conn)
+    except OSError:
+        return None
+    try:
+        data = json.loads(reply)
+    except ValueError:
+        return None
+    out = data.get("out") if isinstance(data, dict) else None
+    return out if isinstance(out, str) else None
+
+
+def _read_line(conn: socket.socket) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        chunk = conn.recv(65536)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+        if chunk.endswith(b"\n") or size > MAX_MESSAGE:
+            break
+    return b"".join(chunks)
+
+
+Answer = Callable[[Mapping[str, Any]], str | None]
+
+
+async def serve(paths: EnginePaths, answer: Answer) -> None:
+    """Listen for hook calls until cancelled; return at once if another server has the socket."""
+    import anyio
+
+    path = socket_path(paths)
+    if path is None or not private_dir(path.parent):
+        return
+    if path.exists() or path.is_symlink():
+        if _alive(path):
+            return  # another server of this workspace answers; it stays the one
+        path.unlink(missing_ok=True)
+    try:
+        listener = await anyio.create_unix_listener(path, mode=0o600)
+    except OSError:
+        return
+    lock = anyio.Lock()
+
+    async def one(stream: Any) -> None:
+        # Nothing a client sends (or fails to send) may stop the server: every error ends
+        # only this connection, and the hook then answers in its own process.
+        async with stream:
+            try:
+                request = json.loads(await _receive_line(stream))
+                out = None
+                if (
+                    isinstance(request, dict)
+                    and request.get("v") == PROTOCOL
+                    and request.get("who") == identity(paths)
+                ):
+                    async with lock:  # one turn at a time keeps baselines in order
+                        out = await anyio.to_thread.run_sync(answer, request)
+                await stream.send(json.dumps({"out": out}).encode("utf-8") + b"\n")
+            except Exception:
+                return
+
+    try:
+        async with listener:
+            await listener.serve(one)
+    finally:
+        path.unlink(missing_ok=True)
+
+
+async def _receive_line(stream: Any) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        chunk = await stream.receive(65536)
+        chunks.append(chunk)
+        size += len(chunk)
+        if chunk.endswith(b"\n") or size > MAX_MESSAGE:
+            return b"".join(chunks)
+
+
+def _alive(path: Path) -> bool:
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+            conn.settimeout(CONNECT_TIMEOUT)
+            conn.connect(os.fspath(path))
+        return True
+    except OSError:
+        return False
