@@ -208,3 +208,13 @@ def test_list_archived_newest_first(tmp_path: Path) -> None:
     entries = memory.list_archived()
     assert [e.fact.name for e in entries if e.fact] == ["new", "old"]
     assert entries[0].archived_at == datetime(2026, 3, 1, tzinfo=UTC)
+
+
+def test_longest_names_can_be_forgotten_and_recovered(memory: Memory) -> None:
+    name = "记" * 84  # 252 bytes: the longest slug; its archive name must still fit 255 bytes
+    fact = memory.save(name=name, description="d", body="b").fact
+    assert fact is not None and len(fact.name.encode()) == 252
+    (entry,) = memory.forget(fact.id).archived
+    assert len(entry.name.encode()) <= 255
+    recovered = memory.recover(entry).fact
+    assert recovered is not None and (recovered.name, recovered.id) == (fact.name, fact.id)

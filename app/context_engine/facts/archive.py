@@ -10,12 +10,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from ..errors import ArchiveNotFound
+from ..paths import bound_slug
 from .fs import FS, READ_FLAGS, fsync_dir
 from .model import Diagnostic, Fact
 from .store import ARCHIVE_DIR, INDEX_NAME
 
 _PREFIX = re.compile(r"^(\d{8})-(\d{6})\.(\d{3})-(.+)\.md$")
 _NOT_FOUND = "archived memory not found"
+# 255-byte file names minus the time prefix (20), ``.md`` (3) and room for a ``-NNN`` counter.
+_ARCHIVE_NAME_BYTES = 255 - 20 - 3 - 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +59,9 @@ def original_name(archive_name: str) -> str:
 def archive_target(store_root: Path, name: str, now: datetime) -> Path:
     """A free ``.archive/<stamp>-<name>.md`` path (clash: ``-1``, ``-2`` … before ``.md``)."""
     directory = store_root / ARCHIVE_DIR
-    base = f"{archive_stamp(now)}-{name}"
+    # A 252-byte name plus the 20-byte time prefix would pass the 255-byte file-name limit:
+    # such names are bounded like slugs (prefix + FNV suffix); the file keeps the full name.
+    base = f"{archive_stamp(now)}-{bound_slug(name, _ARCHIVE_NAME_BYTES)}"
     candidate = directory / f"{base}.md"
     counter = 0
     while os.path.lexists(candidate):
