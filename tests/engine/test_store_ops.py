@@ -194,3 +194,16 @@ def test_hostile_ids_and_names_stay_inside_the_store(memory: Memory) -> None:
     fact = memory.save(name="../../escape", description="d", body="b").fact
     assert fact is not None and fact.name == "escape"
     assert fact.path == memory.paths.project_store / "escape.md"
+
+
+def test_unicode_and_case_twins_are_one_name(memory: Memory) -> None:
+    import unicodedata
+
+    nfc = unicodedata.normalize("NFC", "Café Notes")
+    nfd = unicodedata.normalize("NFD", "CAFÉ notes")
+    first = memory.save(name=nfc, description="d", body="one").fact
+    second = memory.save(name=nfd, description="d", body="two").fact
+    assert first is not None and second is not None
+    assert (second.id, second.revision, second.name) == (first.id, 2, "café-notes")
+    assert [f.body for f in memory.list_all()] == ["two"]
+    assert memory.resolve(nfd).id == first.id

@@ -12,7 +12,6 @@ from datetime import datetime
 from pathlib import Path
 
 from ..errors import AlreadyActive, AlreadyExists, FactFormatError
-from ..paths import slugify
 from .archive import (
     ArchivedEntry,
     archived_time,
@@ -29,7 +28,7 @@ from .model import Diagnostic
 from .resolve import Stores, find_by_id, looks_like_id, parse_reference
 from .revisions import highest_revision, snapshot_first
 from .saving import refresh_indexes
-from .store import Store, mtime_of, stamp_of
+from .store import Store, fact_slug, mtime_of, stamp_of
 
 
 def _regular_file(path: Path) -> bool:
@@ -49,7 +48,7 @@ def _targets(stores: Stores, ref: str) -> list[tuple[Store, Path, str]]:
             return [(stores.owner(item.path), item.path, item.path.stem) for item in by_id]
     reference = parse_reference(text)
     candidates = (stores.get(reference[0]),) if reference else stores.all()
-    name = slugify(reference[1] if reference else text)
+    name = fact_slug(reference[1] if reference else text)
     targets = []
     for store in candidates:
         path = store.fact_path(name)
@@ -92,7 +91,7 @@ def recover(stores: Stores, archive_path: str | Path, now: datetime) -> Changes:
     archive_fd, data, st = open_entry(store.fs, store.root, entry)
     try:
         fact = store.parse(data, store.root / original_name(entry), st).fact
-        name = slugify(fact.name)
+        name = fact_slug(fact.name)
         active = find_by_id(stores, fact.id)
         if active:
             raise AlreadyActive(

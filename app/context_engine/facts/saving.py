@@ -22,7 +22,6 @@ from ..errors import (
     RevisionConflict,
     StoreIOError,
 )
-from ..paths import slugify
 from .archive import move_to_archive
 from .changes import Changes
 from .codec import new_id, parse_fact, render_fact
@@ -31,7 +30,7 @@ from .index_file import update_index
 from .model import Fact, FactType, Scope, one_line
 from .resolve import Stores, find_one_by_id, parse_reference, resolve_loaded
 from .revisions import history, snapshot_first
-from .store import LoadedFile, Store
+from .store import LoadedFile, Store, fact_slug
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,10 +65,10 @@ def _target(req: SaveRequest) -> tuple[str | None, Scope | None, bool]:
         return None, req.scope, False
     reference = parse_reference(req.name)
     if reference is None:
-        return slugify(req.name), req.scope, False
+        return fact_slug(req.name), req.scope, False
     if req.scope and req.scope != reference[0]:
         raise InvalidName(f'memory reference "{req.name}" does not match scope "{req.scope}"')
-    return slugify(reference[1]), reference[0], True
+    return fact_slug(reference[1]), reference[0], True
 
 
 def _existing(

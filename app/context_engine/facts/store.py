@@ -13,6 +13,7 @@ import hashlib
 import os
 import stat
 import threading
+import unicodedata
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -58,6 +59,11 @@ class LoadedFile:
         return hashlib.sha256(self.data).hexdigest()
 
 
+def fact_slug(name: str) -> str:
+    """The file-name slug of a fact name: NFC first, so NFC/NFD twins are one name (S3.7)."""
+    return slugify(unicodedata.normalize("NFC", name))
+
+
 def is_fact_file_name(name: str) -> bool:
     """True for ``<name>.md`` directly in a store, excluding MEMORY.md and dot/temp/lock files."""
     return name.endswith(".md") and name != INDEX_NAME and not name.startswith(".")
@@ -86,8 +92,8 @@ class Store:
         self._cache_lock = threading.Lock()
 
     def fact_path(self, name: str) -> Path:
-        """``<root>/<slug(name)>.md`` through the one safe-join (S2.5)."""
-        return safe_join(self.root, f"{slugify(name)}.md")
+        """``<root>/<fact_slug(name)>.md`` through the one safe-join (S2.5)."""
+        return safe_join(self.root, f"{fact_slug(name)}.md")
 
     def parse(self, data: bytes, path: Path, st: os.stat_result) -> ParsedFact:
         """Parse bytes read from ``path`` in this store; raises ``FactFormatError``."""
