@@ -23,7 +23,8 @@ from .tasks import CancelToken
 if TYPE_CHECKING:  # the heavier engine parts load on first use, on a worker thread
     from context_engine.instructions import Resolution
     from context_engine.policy.confirmation import ConfirmationService
-    from context_engine.recall import Recaller, RecallTrace, TraceLog
+    from context_engine.recall import RecallTrace, TraceLog
+    from context_engine.recall.source import WorkspaceRecall
     from context_engine.suggestions import MemoryCandidate, Suggestions
     from context_engine.tools_write import ToolOutcome
 
@@ -66,18 +67,21 @@ class Backend:
     def __init__(self, paths: EnginePaths) -> None:
         self.paths = paths
         self.memory = Memory(paths)
-        self._recaller: Recaller | None = None
-        self._traces: TraceLog | None = None
+        self._recall: WorkspaceRecall | None = None
+
+    @property
+    def workspace_recall(self) -> WorkspaceRecall:
+        """The CLI's own recall adapter: incremental index plus the trace log (S8.10)."""
+        if self._recall is None:
+            from context_engine.recall.source import WorkspaceRecall
+
+            self._recall = WorkspaceRecall(self.paths, memory=self.memory)
+        return self._recall
 
     @property
     def traces(self) -> TraceLog:
-        """The workspace's recall trace log (S8.10), outside both stores."""
-        if self._traces is None:
-            from context_engine.recall import TraceLog
-
-            stores = (self.paths.project_store, self.paths.global_store)
-            self._traces = TraceLog(self.paths.workspace_data, stores=stores)
-        return self._traces
+        """Where ``context-engine recall`` and ``/memory recall`` keep traces."""
+        return self.workspace_recall.traces
 
     # -- reads ---------------------------------------------------------------------------------
 
@@ -122,15 +126,10 @@ class Backend:
 
     def recall(self, message: str, limit: int = 4, budget: int = 2400) -> RecallRun:
         """Run S8 recall exactly as ``context-engine recall`` does and record the trace."""
-        from context_engine.recall import Recaller
-
-        snap = self.memory.snapshot()
-        if self._recaller is None:
-            self._recaller = Recaller(snap.facts, diagnostics=snap.diagnostics)
-        else:
-            self._recaller.sync(snap.facts, snap.diagnostics)  # per changed fact, not a rebuild
-        result = self._recaller.recall(message, limit=limit, budget=budget)
-        self.traces.record(result.trace)
+        workspace = self.workspace_recall
+        workspace.refresh()  # applies only the facts that changed since the last run
+        result = workspace.recaller.recall(message, limit=limit, budget=budget)
+        workspace.traces.record(result.trace)
         return RecallRun(result.block, result.trace)
 
     def trace_history(self, token: CancelToken | None = None) -> TraceHistory:
