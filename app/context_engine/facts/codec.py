@@ -17,7 +17,7 @@ from pathlib import Path
 from yaml.nodes import MappingNode, Node, ScalarNode
 
 from context_engine.errors import FactFormatError, InvalidName
-from context_engine.facts import fastpath, yaml_strict
+from context_engine.facts import yaml_strict
 from context_engine.facts.decoding import MAX_FACT_BYTES, decode_fact
 from context_engine.facts.fastpath import match_canonical, scan_canonical
 from context_engine.facts.fields import (
@@ -280,9 +280,7 @@ def _assemble(
 def _fast_parsed(
     values: list[str | None],
     body: str,
-    *,
     path: Path,
-    store_scope: Scope,
     mtime: datetime,
     stamp: FileStamp | None,
     encoding: str,
@@ -293,9 +291,19 @@ def _fast_parsed(
     other case (legacy id, revision <= 0, a name that needs slugging, a bad id) returns
     ``None`` so the general path decides. Equality with the general path is property-tested.
     """
-    fact_id = values[fastpath.ID]
-    revision_text = values[fastpath.REVISION]
-    name = values[fastpath.NAME]
+    # Order of fastpath.ID … fastpath.SCOPE.
+    (
+        fact_id,
+        revision_text,
+        created,
+        updated,
+        name,
+        title,
+        description,
+        route_type,
+        fact_type,
+        scope,
+    ) = values
     if fact_id is None or revision_text is None or name is None:
         return None
     revision = int(revision_text)
@@ -306,8 +314,6 @@ def _fast_parsed(
             name = slugify(name)
         except InvalidName:
             return None
-    created = values[fastpath.CREATED_AT]
-    updated = values[fastpath.UPDATED_AT]
     try:
         # The regex admitted only the canonical shape: fromisoformat reads it exactly as
         # parse_timestamp does, and raises on impossible dates (then the general path decides).
@@ -323,10 +329,10 @@ def _fast_parsed(
         id=fact_id,
         revision=revision,
         name=name,
-        title=_one_line(values[fastpath.TITLE]),
-        description=_one_line(values[fastpath.DESCRIPTION]),
-        type=_TYPES[values[fastpath.FACT_TYPE] or values[fastpath.TYPE] or ""],
-        scope=_SCOPES[values[fastpath.SCOPE] or ""],
+        title=_one_line(title),
+        description=_one_line(description),
+        type=_TYPES[fact_type or route_type or ""],
+        scope=_SCOPES[scope or ""],
         body=body.strip(),
         created_at=created_at,
         updated_at=updated_at,
@@ -341,27 +347,19 @@ def _fast_parsed(
 
 def _parse(
     data: bytes,
-    *,
     path: Path,
     store_scope: Scope,
     mtime: datetime,
     stamp: FileStamp | None,
     fast: bool,
 ) -> ParsedFact:
+    # Positional parameters and one call per step: this runs for every file on store open.
     try:
         text, encoding = decode_fact(data)
         front, body = split_frontmatter(text)
         values = match_canonical(front) if fast and front is not None else None
         if values is not None:
-            parsed = _fast_parsed(
-                values,
-                body,
-                path=path,
-                store_scope=store_scope,
-                mtime=mtime,
-                stamp=stamp,
-                encoding=encoding,
-            )
+            parsed = _fast_parsed(values, body, path, mtime, stamp, encoding)
             if parsed is not None:
                 return parsed
         fields = scan_canonical(front) if values is not None and front is not None else None
@@ -405,7 +403,7 @@ def parse_fact(
     stamp: FileStamp | None = None,
 ) -> ParsedFact:
     """Read one fact file's bytes leniently (S3.4); raise ``FactFormatError`` when unreadable."""
-    return _parse(data, path=path, store_scope=store_scope, mtime=mtime, stamp=stamp, fast=True)
+    return _parse(data, path, store_scope, mtime, stamp, True)
 
 
 def parse_fact_strict(
@@ -417,7 +415,7 @@ def parse_fact_strict(
     stamp: FileStamp | None = None,
 ) -> ParsedFact:
     """``parse_fact`` without the fast reader (tests prove both give identical results)."""
-    return _parse(data, path=path, store_scope=store_scope, mtime=mtime, stamp=stamp, fast=False)
+    return _parse(data, path, store_scope, mtime, stamp, False)
 
 
 # ---------------------------------------------------------------- writer
