@@ -1,0 +1,102 @@
+"""Main window: shortcuts (S13.5), status bar, long work with Cancel, remembered state, overflow."""
+
+from __future__ import annotations
+
+import threading
+
+from context_center.application import build
+from context_center.services.tasks import Op
+from context_engine.facts.memory import Memory
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtGui import QKeySequence
+
+
+def test_shortcuts_are_bound(app_root):
+    w = app_root.window
+    assert w.find_action.shortcut() == QKeySequence(QKeySequence.StandardKey.Find)
+    assert w.new_action.shortcut() == QKeySequence(QKeySequence.StandardKey.New)
+    assert w.save_action.shortcut() == QKeySequence(QKeySequence.StandardKey.Save)
+    assert w.forget_action.shortcut() == QKeySequence(Qt.Key.Key_Delete)
+    assert w.refresh_action.shortcut() == QKeySequence(Qt.Key.Key_F5)
+
+
+def test_find_switches_to_facts_and_focuses_search(qtbot, app_root):
+    w = app_root.window
+    w.tabs.setCurrentIndex(0)
+    w.find_action.trigger()
+    assert w.tabs.currentWidget() is app_root.facts_tab
+    assert app_root.facts_tab.search.hasFocus() or app_root.facts_tab.search.selectedText() == ""
+
+
+def test_refresh_rereads_every_area(qtbot, app_root):
+    with qtbot.waitSignal(app_root.hub.changes_applied, timeout=2000) as blocker:
+        app_root.window.refresh_action.trigger()
+    assert blocker.args[0].areas >= {"facts", "archive", "instructions", "sessions", "traces"}
+
+
+def test_delete_key_asks_before_forgetting(qtbot, app_root):
+    w = app_root.window
+    w.tabs.setCurrentWidget(app_root.facts_tab)
+    row = next(r for r in app_root.facts_tab.model.rows if r.fact.name == "glossary")
+    app_root.facts_tab.select_key(row.key)
+    with qtbot.waitSignal(app_root.writes.confirmation.shown, timeout=3000):
+        w.forget_action.trigger()
+    with qtbot.waitSignal(app_root.writes.forgotten, timeout=3000):
+        app_root.writes.confirm.cancel_button.click()
+    assert row.fact.path is not None and row.fact.path.exists()
+
+
+def test_status_bar_shows_paths_and_counts(app_root, demo):
+    w = app_root.window
+    assert str(demo.paths.project_store) in w.paths_label.text()
+    assert str(demo.paths.global_store) in w.paths_label.text()
+    assert "11 facts" in w.counts_label.text() and "2 archived" in w.counts_label.text()
+
+
+def test_long_work_shows_progress_and_cancels(qtbot, app_root):
+    w = app_root.window
+    release = threading.Event()
+    calls: list[object] = []
+
+    def slow(token):
+        release.wait(5)
+        token.check()
+        return "late"
+
+    app_root.tasks.read(Op("Scanning something big", slow, calls.append, long=True))
+    assert not w.progress.isHidden()
+    assert "Scanning something big" in w.progress_label.text()
+    with qtbot.waitSignal(app_root.tasks.finished, timeout=3000):
+        w.cancel_button.click()
+        release.set()
+    assert calls == []
+    assert w.progress.isHidden()
+
+
+def test_window_state_is_remembered(qtbot, demo, settings):
+    first = build(demo.paths, settings)
+    qtbot.addWidget(first.window)
+    first.window.resize(700, 500)
+    first.window.tabs.setCurrentIndex(3)
+    first.window.save_state()
+    first.shutdown()
+    second = build(demo.paths, QSettings(settings.fileName(), QSettings.Format.IniFormat))
+    qtbot.addWidget(second.window)
+    second.window.restore_state()
+    assert second.window.tabs.currentIndex() == 3
+    assert (second.window.width(), second.window.height()) == (700, 500)
+    second.shutdown()
+
+
+def test_overflow_rescans_to_the_disk_state(qtbot, app_root, demo):
+    app_root.watcher.stop()  # events are lost from here on, as after a queue overflow
+    Memory(demo.paths).save(name="project/missed.md", title="Missed", description="missed",
+                            body="x", type="project", scope="project")
+    qtbot.wait(400)
+    assert not any(r.fact.name == "missed" for r in app_root.facts_tab.model.rows)
+    app_root.watcher.overflow()
+    qtbot.waitUntil(lambda: any(r.fact.name == "missed" for r in app_root.facts_tab.model.rows),
+                    timeout=3000)
+    on_disk = {(f.scope, f.id, f.revision) for f in Memory(demo.paths).snapshot().facts}
+    shown = {(r.fact.scope, r.fact.id, r.fact.revision) for r in app_root.facts.snapshot.rows}
+    assert shown == on_disk
