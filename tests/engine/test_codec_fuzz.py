@@ -4,13 +4,21 @@ loader on everything it accepts; every written scalar reads back unchanged."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import yaml
 from context_engine.errors import FactFormatError, InvalidName
 from context_engine.facts import yaml_strict
-from context_engine.facts.codec import ParsedFact, parse_fact, parse_fact_strict, render_fact
+from context_engine.facts.codec import (
+    ParsedFact,
+    normalize_fact,
+    parse_fact,
+    parse_fact_strict,
+    render_fact,
+    trim_body,
+)
 from context_engine.facts.model import FACT_TYPES, SCOPES, Fact, one_line
 from context_engine.paths import slugify
 from hypothesis import HealthCheck, assume, given, settings
@@ -120,7 +128,7 @@ def facts(draw: st.DrawFn) -> Fact:
         description=one_line(draw(st.one_of(TEXT, TRICKY))),
         type=draw(st.sampled_from(FACT_TYPES)),
         scope=draw(st.sampled_from(SCOPES)),
-        body=body.strip(),
+        body=trim_body(body),
         created_at=created or MTIME,
         updated_at=(created or MTIME) + timedelta(microseconds=draw(st.integers(0, 10**9))),
         extra=tuple(extra),
@@ -137,6 +145,16 @@ def test_rendered_fact_reads_back_identical(fact: Fact, store_scope: str) -> Non
         assert parsed.fact == fact
     assert render_fact(parsed.fact) == data
     hash(parsed.fact)
+
+
+@SETTINGS
+@given(facts(), st.text(st.characters(exclude_categories=["Cs"], exclude_characters="\0")))
+def test_normalize_fact_is_what_reads_back(fact: Fact, raw_body: str) -> None:
+    messy = replace(fact, title=f"  {fact.title}\n x ", body=f"\n \n{raw_body}\n\n  ")
+    data = render_fact(messy)
+    back = parse_fact(data, path=Path("/s/x.md"), store_scope="project", mtime=MTIME).fact
+    assert back == normalize_fact(messy)
+    assert render_fact(normalize_fact(messy)) == data
 
 
 WORDS = st.from_regex(r"[A-Za-z0-9][A-Za-z0-9 ,.'()/éü记-]{0,20}", fullmatch=True)

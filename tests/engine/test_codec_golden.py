@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -119,6 +120,16 @@ GOLDEN: dict[str, Fact] = {
         description="#leading hash",
         body='Backslashes \\ and "quotes" in the body are untouched.',
     ),
+    "indented-code.md": _fact(
+        id="mem-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+        name="build-command",
+        description="Starts with an indented code block",
+        type="reference",
+        body=(
+            "    make release VERSION=2\n\n"
+            "  Indentation of the first line is kept; trailing blank lines are not."
+        ),
+    ),
 }
 
 
@@ -159,6 +170,15 @@ def test_minimal_fact_omits_empty_keys_and_writes_empty_body_as_nothing() -> Non
     assert parsed.fact.body == ""
     assert parsed.fact.revision == 1
     assert parsed.fact.created_at == MTIME == parsed.fact.updated_at
+
+
+def test_body_is_trimmed_of_blank_lines_but_keeps_first_indent() -> None:
+    fact = GOLDEN["indented-code.md"]
+    messy = replace(fact, body="\n  \t\n" + fact.body + "\n\n  \n")
+    assert render_fact(messy) == (DATA / "indented-code.md").read_bytes()
+    crlf = (DATA / "indented-code.md").read_bytes().replace(b"\n", b"\r\n") + b"\r\n\r\n"
+    back = parse_fact(crlf, path=Path("build-command.md"), store_scope="project", mtime=MTIME)
+    assert back.fact.body == fact.body.replace("\n", "\r\n")
 
 
 def test_compatibility_routing_s33() -> None:

@@ -10,7 +10,7 @@ and, where known, a 1-based file line. Files in the writer's exact shape take a 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -49,11 +49,14 @@ __all__ = [
     "format_timestamp",
     "legacy_id",
     "new_id",
+    "normalize_fact",
     "parse_fact",
     "parse_fact_strict",
     "parse_timestamp",
     "render_fact",
     "routing_type",
+    "split_frontmatter",
+    "trim_body",
 ]
 
 _OPEN_FENCE = re.compile(r"---[ \t]*\r?(?:\n|\Z)")
@@ -62,6 +65,8 @@ _FENCE_TAIL = re.compile(r"[ \t]*\r?(?:\n|\Z)")
 # A name that is already its own slug (the common case): skips slugify's regex work.
 _ASCII_SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 _REVISION = re.compile(r"[-+]?[0-9]{1,18}")
+# Whitespace-only lines at the start of a body.
+_LEADING_BLANK_LINES = re.compile(r"(?:[^\S\n]*\n)+")
 _TYPES: dict[str, FactType] = {t: t for t in FACT_TYPES}
 _SCOPES: dict[str, Scope] = {s: s for s in SCOPES}
 
@@ -99,6 +104,36 @@ def split_frontmatter(text: str) -> tuple[str | None, str]:
         if tail is not None:
             return text[start : pos + 1], text[tail.end() :]
         pos += 1
+
+
+def trim_body(body: str) -> str:
+    """The body as stored (S3.1 "trimmed"): no leading blank lines, no trailing whitespace.
+
+    The first line's indentation is kept, so a body that opens with an indented code block
+    survives a rewrite (RELIABILITY §4 F1); inner line ends (CRLF too) are untouched.
+    """
+    body = body.rstrip()
+    match = _LEADING_BLANK_LINES.match(body)
+    return body[match.end() :] if match else body
+
+
+def normalize_fact(fact: Fact) -> Fact:
+    """``fact`` exactly as it reads back after ``render_fact`` (one-line title and
+    description, trimmed body, timestamps in UTC); path and stamp are kept."""
+
+    def utc(value: datetime | None) -> datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+    return replace(
+        fact,
+        title=one_line(fact.title),
+        description=one_line(fact.description),
+        body=trim_body(fact.body),
+        created_at=utc(fact.created_at),
+        updated_at=utc(fact.updated_at),
+    )
 
 
 # ---------------------------------------------------------------- strict reader
@@ -267,7 +302,7 @@ def _assemble(
         description=_one_line(top.get("description", _ABSENT)[0]),
         type=fact_type,
         scope=declared_scope or store_scope,
-        body=body.strip(),
+        body=trim_body(body),
         created_at=_timestamp(top.get("created_at", _ABSENT)[0], fallback),
         updated_at=_timestamp(top.get("updated_at", _ABSENT)[0], fallback),
         path=path,
@@ -333,7 +368,7 @@ def _fast_parsed(
         description=_one_line(description),
         type=_TYPES[fact_type or route_type or ""],
         scope=_SCOPES[scope or ""],
-        body=body.strip(),
+        body=trim_body(body),
         created_at=created_at,
         updated_at=updated_at,
         path=path,
@@ -476,7 +511,7 @@ def render_fact(fact: Fact) -> bytes:
         lines.extend(yaml_strict.dump_value(key, value))
     lines.append("---")
     text = "\n".join(lines) + "\n"
-    body = fact.body.strip()
+    body = trim_body(fact.body)
     if body:
         text += "\n" + body + "\n"
     return text.encode("utf-8")
