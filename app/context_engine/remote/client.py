@@ -112,7 +112,6 @@ class RpcClient:
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                bufsize=0,
             )
         except OSError as exc:
             raise Disconnected(f"cannot start {self.argv[0]}: {exc.strerror or exc}") from exc
