@@ -28,6 +28,7 @@ class ArchivePresenter(QObject):
         self.writes = writes
         self.fact_id: str | None = None
         self.history: History | None = None
+        self._entry_generation = 0
         hub.changes_applied.connect(self._on_changes)
         tab.revisions_selected.connect(self._on_revisions_selected)
         tab.restore_requested.connect(self._on_restore)
@@ -64,15 +65,22 @@ class ArchivePresenter(QObject):
             self.tab.history_label.setText(
                 f"<b>{html.escape(fact.reference)}</b> — active revision {fact.revision}, "
                 f"{len(history.revisions)} earlier revision(s)")
-            self.tab.diff.setHtml(render_markdown(fact.body))
+            self.tab.diff.setHtml(history_html)
+
+        def work(token: object) -> History:
+            nonlocal history_html
+            history = self.backend.history(fact_id)
+            history_html = render_markdown(history.active.body)  # parsed on the worker
+            return history
+
+        history_html = ""
 
         def failed(exc: BaseException) -> None:
             self.history = None
             self.tab.revisions_model.set_rows([])
             self.tab.history_label.setText("This fact is no longer active (see the archive).")
 
-        self.tasks.read(Op("Reading history", lambda t: self.backend.history(fact_id),
-                           done, failed))
+        self.tasks.read(Op("Reading history", work, done, failed))
 
     @staticmethod
     def _signature(history: History) -> tuple[object, ...]:
@@ -102,19 +110,33 @@ class ArchivePresenter(QObject):
 
     @Slot(object)
     def _on_archive_selected(self, entry: object) -> None:
+        self._entry_generation += 1
+        generation = self._entry_generation
         if entry is None:
             self.tab.archive_detail.clear()
             return
-        fact = entry.fact  # type: ignore[attr-defined]
-        if fact is None:
-            self.tab.archive_detail.setPlainText(str(entry.diagnostic))  # type: ignore[attr-defined]
-            return
-        self.tab.archive_detail.setHtml(
-            f"<h3>{html.escape(fact.display_title)}</h3><p><code>{html.escape(fact.reference)}"
-            f"</code> · revision {fact.revision}</p><p><i>{html.escape(fact.description)}</i>"
-            f"</p><hr>{render_markdown(fact.body)}"
-        )
+
+        def work(token: object) -> str:
+            return archived_html(entry)
+
+        def done(text: str) -> None:
+            if generation == self._entry_generation:
+                self.tab.archive_detail.setHtml(text)
+
+        self.tasks.read(Op("Rendering", work, done))
 
     @Slot(object)
     def _on_recover(self, entry: object) -> None:
         self.writes.recover(entry.path)  # type: ignore[attr-defined]
+
+
+def archived_html(entry: object) -> str:
+    """An archive entry's header and rendered body (or why it could not be read)."""
+    fact = getattr(entry, "fact", None)
+    if fact is None:
+        return f"<p>{html.escape(str(getattr(entry, 'diagnostic', '')))}</p>"
+    return (
+        f"<h3>{html.escape(fact.display_title)}</h3><p><code>{html.escape(fact.reference)}"
+        f"</code> · revision {fact.revision}</p><p><i>{html.escape(fact.description)}</i>"
+        f"</p><hr>{render_markdown(fact.body)}"
+    )

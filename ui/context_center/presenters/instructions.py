@@ -42,6 +42,7 @@ class InstructionsPresenter(QObject):
         self.backend = backend
         self.tasks = tasks
         self.view: InstructionsView | None = None
+        self._rendered: dict[int, str] = {}
         hub.changes_applied.connect(self._on_changes)
         tab.document_selected.connect(self._on_document)
         tab.diagnostic_activated.connect(self._on_diagnostic)
@@ -49,9 +50,16 @@ class InstructionsPresenter(QObject):
     @Slot(object)
     def _on_changes(self, changes: ChangeSet) -> None:
         if changes.touches("instructions"):
-            self.tasks.read(Op("Resolving instructions", self.backend.instructions, self._on_view))
+            self.tasks.read(Op("Resolving instructions", self._resolve, self._on_view))
 
-    def _on_view(self, view: InstructionsView) -> None:
+    def _resolve(self, token: object) -> tuple[InstructionsView, dict[int, str]]:
+        """Worker: resolve and render every document's Markdown once."""
+        view = self.backend.instructions()
+        rendered = {doc.order: render_markdown(doc.body) for doc in view.resolution.documents}
+        return view, rendered
+
+    def _on_view(self, result: tuple[InstructionsView, dict[int, str]]) -> None:
+        view, self._rendered = result
         self.view = view
         res = view.resolution
         self.tab.header.setText(
@@ -74,7 +82,7 @@ class InstructionsPresenter(QObject):
         self.tab.rendered.setHtml(
             f"<p><b>{html.escape(doc.label)}</b> ({html.escape(doc.scope)}, "
             f"{'local' if doc.local else 'normal'}) — <code>{html.escape(str(doc.path))}</code>"
-            f"</p><hr>{render_markdown(body)}"
+            f"</p><hr>{self._rendered.get(doc.order, '')}"
         )
         self.tab.source.setPlainText(body)
 

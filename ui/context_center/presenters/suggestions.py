@@ -41,6 +41,7 @@ class SuggestionsPresenter(QObject):
         self.editor = FactEditor(window)
         self.dismissed: set[str] = set()
         self._candidate: object | None = None
+        self._detail_generation = 0
         self._scanning: Op | None = None
         self.result: object | None = None
         hub.changes_applied.connect(self._on_changes)
@@ -90,17 +91,17 @@ class SuggestionsPresenter(QObject):
     @Slot(object)
     def _on_selected(self, candidate: object | None) -> None:
         self._candidate = candidate
+        self._detail_generation += 1
+        generation = self._detail_generation
         if candidate is None:
             self.tab.detail.clear()
             return
-        c = candidate
-        evidence = "".join(f"<li>{html.escape(line)}</li>" for line in c.evidence)  # type: ignore[attr-defined]
-        title = getattr(c, "title", "") or c.name  # type: ignore[attr-defined]
-        self.tab.detail.setHtml(
-            f"<h3>{html.escape(title)}</h3><p><i>{html.escape(c.description)}</i></p>"  # type: ignore[attr-defined]
-            f"<p><b>Why:</b> {html.escape(getattr(c, 'reason', '') or 'repeated workflow')}</p>"
-            f"<p><b>Evidence</b></p><ul>{evidence}</ul><hr>{render_markdown(c.body)}"  # type: ignore[attr-defined]
-        )
+
+        def done(text: str) -> None:
+            if generation == self._detail_generation:
+                self.tab.detail.setHtml(text)
+
+        self.tasks.read(Op("Rendering", lambda t: candidate_html(candidate), done))
 
     @Slot(object)
     def _on_accept(self, candidate: object) -> None:
@@ -141,3 +142,16 @@ class SuggestionsPresenter(QObject):
     def _on_dismiss(self, candidate: object) -> None:
         self.dismissed.add(candidate.id)  # type: ignore[attr-defined]
         self._show()
+
+
+def candidate_html(candidate: object) -> str:
+    """Title, description, reason, evidence lines and the rendered proposed body."""
+    c = candidate
+    evidence = "".join(f"<li>{html.escape(line)}</li>" for line in c.evidence)  # type: ignore[attr-defined]
+    title = getattr(c, "title", "") or c.name  # type: ignore[attr-defined]
+    reason = getattr(c, "reason", "") or "repeated workflow"
+    return (
+        f"<h3>{html.escape(title)}</h3><p><i>{html.escape(c.description)}</i></p>"  # type: ignore[attr-defined]
+        f"<p><b>Why:</b> {html.escape(reason)}</p>"
+        f"<p><b>Evidence</b></p><ul>{evidence}</ul><hr>{render_markdown(c.body)}"  # type: ignore[attr-defined]
+    )
