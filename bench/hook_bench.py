@@ -2,8 +2,9 @@
 
 Prints the median end-to-end time of ``python -m context_engine.hooks claude-code`` (process
 start included) with a warm snapshot cache, the same with the cache removed before each run
-(baseline), and the share spent importing, loading and recalling (measured by a phase-timed
-copy of the hook in a fresh process).
+(baseline), the same while ``context-engine mcp`` runs for the workspace (the hook is answered
+by its warm index over the relay socket), and the share spent importing, loading and recalling
+in a cold hook process (measured by a phase-timed copy of the hook in a fresh process).
 
     .venv/bin/python bench/hook_bench.py            # 10,000 facts, 5 runs
     .venv/bin/python bench/hook_bench.py --facts 50000 --runs 9
@@ -57,17 +58,48 @@ def env() -> dict[str, str]:
     return dict(os.environ, PYTHONPATH=str(ROOT / "app"))
 
 
-def hook_once(home: Path, workspace: Path) -> float:
+def hook_once(home: Path, workspace: Path, relay: bool = False) -> float:
     payload = json.dumps(
         {"session_id": "bench", "cwd": str(workspace), "hook_event_name": "UserPromptSubmit",
          "prompt": PROMPT}
     )
     cmd = [sys.executable, "-m", "context_engine.hooks", "--home", str(home), "claude-code"]
+    environment = dict(
+        env(), CONTEXT_ENGINE_HOOK_RELAY="1" if relay else "0", CONTEXT_ENGINE_HOOK_VERBOSE="1"
+    )
     start = time.perf_counter()
-    out = subprocess.run(cmd, input=payload, capture_output=True, text=True, env=env(), check=True)
+    out = subprocess.run(
+        cmd, input=payload, capture_output=True, text=True, env=environment, check=True
+    )
     elapsed = time.perf_counter() - start
     assert "memory-recall" in out.stdout, out.stdout[:200]
+    assert relay == ("answered by the running MCP server" in out.stderr), out.stderr
     return elapsed
+
+
+def relayed_runs(home: Path, workspace: Path, runs: int) -> list[float]:
+    """Hook times while ``context-engine mcp`` runs for the workspace (SDK client keeps it up)."""
+    import anyio
+    from context_engine.hooks import relay
+    from context_engine.paths import EnginePaths
+    from mcp import Client, StdioServerParameters
+
+    sock = relay.socket_path(EnginePaths.resolve(home=home, workspace=workspace))
+    args = ["-m", "context_engine", "--home", str(home), "--workspace", str(workspace), "mcp"]
+    params = StdioServerParameters(command=sys.executable, args=args, env=env())
+    times: list[float] = []
+
+    async def main() -> None:
+        async with Client(params) as client:
+            await client.list_tools()
+            while sock is not None and not sock.exists():
+                await anyio.sleep(0.05)
+            await anyio.to_thread.run_sync(hook_once, home, workspace, True)  # warms the index
+            for _ in range(runs):
+                times.append(await anyio.to_thread.run_sync(hook_once, home, workspace, True))
+
+    anyio.run(main)
+    return times
 
 
 def main() -> None:
@@ -90,6 +122,7 @@ def main() -> None:
         for _ in range(max(3, args.runs // 2)):
             cache_path(paths).unlink(missing_ok=True)
             cold.append(hook_once(paths.home, paths.workspace))
+        relayed = relayed_runs(paths.home, paths.workspace, args.runs)
         hook_once(paths.home, paths.workspace)
         phases = []
         for _ in range(args.runs):
@@ -102,7 +135,10 @@ def main() -> None:
         print(f"  warm snapshot cache : {statistics.median(warm) * 1000:8.0f} ms")
         print(f"  no cache (baseline) : {statistics.median(cold) * 1000:8.0f} ms"
               f"   ratio warm/baseline {statistics.median(warm) / statistics.median(cold):.2f}")
-        print("  in-process phases (warm cache; process start and interpreter excluded):")
+        relayed_ms = statistics.median(relayed) * 1000
+        print(f"  MCP server running  : {relayed_ms:8.0f} ms"
+              f"   ratio relayed/baseline {relayed_ms / 1000 / statistics.median(cold):.2f}")
+        print("  cold hook process, phases (warm cache; interpreter start excluded):")
         for key in ("import", "load", "recall"):
             print(f"    {key:<7} {med[key] * 1000:8.0f} ms  {med[key] / total:5.0%}")
         print("  (load = facts via cache + instructions + baseline; recall = index build + S8 +"

@@ -52,6 +52,7 @@ class ContextEngine:
         self._memory = memory
         self._scrub = Scrubber.for_paths(paths)
         self._recaller: Recaller | None = None
+        self._indexed: Sequence[Fact] | None = None
         self._lock = threading.Lock()
         self._recall_lock = threading.Lock()
 
@@ -98,8 +99,9 @@ class ContextEngine:
         with self._recall_lock:
             if self._recaller is None:
                 self._recaller = Recaller(current)
-            else:
+            elif current is not self._indexed:  # the very same snapshot needs no diff
                 self._recaller.sync(current)
+            self._indexed = current
             return self._recaller
 
     def recall(self, message: str, facts: Sequence[Fact]) -> RecallOutcome:
