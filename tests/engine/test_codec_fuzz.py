@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 MTIME = datetime(2026, 1, 1, tzinfo=UTC)
-SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 # Text that can live in a UTF-8 file (no lone surrogates).
 TEXT = st.text(st.characters(exclude_categories=["Cs"]), max_size=40)
@@ -186,7 +186,7 @@ def near_canonical(draw: st.DrawFn) -> str:
     return "\n".join(lines) + "\n"
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(near_canonical())
 def test_fast_reader_agrees_with_strict_loader(front: str) -> None:
     data = f"---\n{front}---\n\nbody\n".encode()
