@@ -157,3 +157,18 @@ def test_unexpected_exceptions_become_format_errors(monkeypatch: pytest.MonkeyPa
     with pytest.raises(FactFormatError) as info:
         parse_fact(b"x", path=Path("a.md"), store_scope="project", mtime=MTIME)
     assert info.value.reason == "unreadable"
+
+
+def test_oversized_frontmatter_is_refused_but_a_big_body_is_fine() -> None:
+    from context_engine.facts.codec import MAX_FRONTMATTER_CHARS
+
+    big_front = "x: " + "a" * MAX_FRONTMATTER_CHARS + "\n"
+    assert reason(f"---\n{big_front}---\nbody") == ("frontmatter_too_large", 1)
+    body = "word " * (MAX_FRONTMATTER_CHARS // 2)
+    fact = parse_fact(
+        f"---\nname: big\n---\n{body}".encode(),
+        path=Path("big.md"),
+        store_scope="project",
+        mtime=MTIME,
+    ).fact
+    assert fact.body == body.rstrip()

@@ -44,6 +44,7 @@ from context_engine.paths import slugify
 
 __all__ = [
     "MAX_FACT_BYTES",
+    "MAX_FRONTMATTER_CHARS",
     "METADATA_EXTRA_KEY",
     "ParsedFact",
     "format_timestamp",
@@ -59,6 +60,7 @@ __all__ = [
     "trim_body",
 ]
 
+MAX_FRONTMATTER_CHARS = 256 * 1024
 _OPEN_FENCE = re.compile(r"---[ \t]*\r?(?:\n|\Z)")
 # The rest of a closing fence line after its "---" (consumes the line end).
 _FENCE_TAIL = re.compile(r"[ \t]*\r?(?:\n|\Z)")
@@ -392,6 +394,13 @@ def _parse(
     try:
         text, encoding = decode_fact(data)
         front, body = split_frontmatter(text)
+        if front is not None and len(front) > MAX_FRONTMATTER_CHARS:
+            # The pure-Python YAML loader needs ~1 s per MB; real frontmatter is < 1 KB.
+            raise FactFormatError(
+                "frontmatter_too_large",
+                f"frontmatter is longer than {MAX_FRONTMATTER_CHARS} characters",
+                1,
+            )
         values = match_canonical(front) if fast and front is not None else None
         if values is not None:
             parsed = _fast_parsed(values, body, path, mtime, stamp, encoding)
