@@ -2,9 +2,10 @@
 
 Opening a store parses every fact, and the strict YAML loader costs about 0.5 ms a file in
 pure Python. This reader is one anchored regex over the writer's exact layout (key order,
-plain tokens or escape-free double-quoted values, known types and scopes) and returns
-``None`` for anything else, so the strict loader decides every other file. Accepted text
-gives exactly the fields the strict loader gives (property-tested in test_codec_fastpath).
+plain tokens or double-quoted values with only the writer's escapes, canonical timestamps,
+known types and scopes) and returns ``None`` for anything else, so the strict loader decides
+every other file. Accepted text gives exactly what the strict loader gives (property-tested
+in tests/engine/test_codec_fuzz.py).
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ def _unescape_one(match: re.Match[str]) -> str:
 _VALUE = rf'("[{QUOTED_CLASS}]*(?:{_ESCAPE}[{QUOTED_CLASS}]*)*"|{PLAIN_TOKEN})'
 _TYPE = "(user|feedback|project|reference)"
 # Timestamps exactly as written (timestamps.format_timestamp), captured without the quotes.
-_STAMP = r'"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?Z)"'
+_STAMP = r'"([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,6})?Z)"'
 _CANONICAL = re.compile(
     rf"(?:id: {_VALUE}\n)?"
     r"(?:revision: ([0-9]{1,18})\n)?"

@@ -6,9 +6,9 @@ import re
 from datetime import UTC, datetime, timedelta
 
 _RFC3339 = re.compile(
-    r"(\d{4})-(\d{2})-(\d{2})"
-    r"(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?"
-    r"\s*([Zz]|[+-]\d{2}(?::?\d{2})?)?)?"
+    r"([0-9]{4})-([0-9]{2})-([0-9]{2})"
+    r"(?:[Tt ]([0-9]{2}):([0-9]{2})(?::([0-9]{2})(?:\.([0-9]+))?)?"
+    r"\s*([Zz]|[+-][0-9]{2}(?::?[0-9]{2})?)?)?"
 )
 
 
@@ -25,7 +25,7 @@ def format_timestamp(dt: datetime) -> str:
 
 
 # The exact shape our writer produces: parsed by the C ``fromisoformat`` (hot path on open).
-_CANONICAL = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?Z")
+_CANONICAL = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,6})?Z")
 
 
 def parse_timestamp(text: str) -> datetime | None:
