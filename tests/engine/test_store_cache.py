@@ -64,3 +64,19 @@ def test_oversized_file_is_a_diagnostic(tmp_path: Path) -> None:
     assert [f.name for f in snap.facts] == ["ok"]
     assert [(d.code, d.path.name) for d in snap.diagnostics] == [("too_large", "huge.md")]
     assert huge.stat().st_size == MAX_FACT_BYTES + 1
+
+
+def test_listing_restores_the_callers_gc_state(tmp_path: Path) -> None:
+    import gc
+
+    memory = Memory(make_paths(tmp_path))
+    memory.save(name="x", description="d", body="b")
+    assert gc.isenabled()
+    memory.list_all()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        memory.list_all()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -9,6 +9,7 @@ is re-read whenever the file changed.
 from __future__ import annotations
 
 import errno
+import gc
 import hashlib
 import os
 import stat
@@ -129,6 +130,50 @@ class Store:
         with self._cache_lock:
             old = self._cache
         fresh: dict[str, _CacheEntry] = {}
+        # Parsing allocates millions of small acyclic objects; the cyclic GC would re-scan every
+        # live object many times over (15-30% of a 10k-100k listing, measured). Refcounting
+        # still frees everything; the collector resumes right after (only if we paused it).
+        paused = gc.isenabled()
+        if paused:
+            gc.disable()
+        try:
+            self._scan(entries, old, fresh, facts, diagnostics)
+            facts.sort(key=lambda f: (f.name, f.id))
+        finally:
+            if paused:
+                gc.enable()
+        diagnostics.sort(key=lambda d: str(d.path))
+        ids: dict[str, str] = {}
+        for fact in facts:
+            if fact.path is not None:
+                ids.setdefault(fact.id, fact.path.name)
+        legacy = tuple(
+            sorted(
+                n for n, (_, r) in fresh.items() if isinstance(r, ParsedFact) and r.needs_upgrade
+            )
+        )
+        with self._cache_lock:
+            self._cache = fresh
+            self._ids = ids
+            self._legacy = legacy
+        return StoreSnapshot(self.scope, self.root, tuple(facts), tuple(diagnostics))
+
+    def _child(self, name: str) -> Path:
+        """``root / name`` without re-parsing the root: pathlib's own fast child constructor
+        (what ``Path.iterdir`` uses) when present, ~4x cheaper per file on a 10k listing."""
+        make = getattr(self.root, "_make_child_relpath", None)
+        child: Path = make(name) if make is not None else self.root / name
+        return child
+
+    def _scan(
+        self,
+        entries: list[os.DirEntry[str]],
+        old: dict[str, _CacheEntry],
+        fresh: dict[str, _CacheEntry],
+        facts: list[Fact],
+        diagnostics: list[Diagnostic],
+    ) -> None:
+        """One pass over the directory entries: reuse cached parses, read and parse the rest."""
         for entry in entries:
             name = entry.name
             # Inlined ``is_fact_file_name``: this loop runs once per file on every listing.
@@ -161,29 +206,6 @@ class Store:
                 diagnostics.append(hit[1])
             else:
                 facts.append(hit[1].fact)
-        facts.sort(key=lambda f: (f.name, f.id))
-        diagnostics.sort(key=lambda d: str(d.path))
-        ids: dict[str, str] = {}
-        for fact in facts:
-            if fact.path is not None:
-                ids.setdefault(fact.id, fact.path.name)
-        legacy = tuple(
-            sorted(
-                n for n, (_, r) in fresh.items() if isinstance(r, ParsedFact) and r.needs_upgrade
-            )
-        )
-        with self._cache_lock:
-            self._cache = fresh
-            self._ids = ids
-            self._legacy = legacy
-        return StoreSnapshot(self.scope, self.root, tuple(facts), tuple(diagnostics))
-
-    def _child(self, name: str) -> Path:
-        """``root / name`` without re-parsing the root: pathlib's own fast child constructor
-        (what ``Path.iterdir`` uses) when present, ~4x cheaper per file on a 10k listing."""
-        make = getattr(self.root, "_make_child_relpath", None)
-        child: Path = make(name) if make is not None else self.root / name
-        return child
 
     def legacy_files(self) -> list[Path]:
         """Fact files the last snapshot found in need of the S5.1 upgrade (sorted by name)."""
