@@ -253,7 +253,11 @@ async def _serve_hooks(host: EngineToolHost) -> None:
     from .hooks.runner import answer_relayed
 
     engine = host.engine
-    await relay.serve(engine.paths, lambda request: answer_relayed(request, engine))
+    try:
+        await relay.serve(engine.paths, lambda request: answer_relayed(request, engine))
+    except Exception:
+        # The relay only speeds hooks up; whatever goes wrong with it, the tools keep serving.
+        return
 
 
 def run_stdio(host: EngineToolHost) -> None:
