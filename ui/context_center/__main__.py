@@ -16,6 +16,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--home", help="Reasonix home, also the state root")
     parser.add_argument("--demo", action="store_true",
                         help="open a generated sample workspace and home in a temporary directory")
+    parser.add_argument("--remote", metavar="COMMAND",
+                        help="open the workspace served by COMMAND (context-engine serve --stdio)")
     return parser.parse_args(argv)
 
 
@@ -38,8 +40,19 @@ def main(argv: list[str] | None = None) -> int:
     app.setApplicationName("Context Center")
     app.setOrganizationName("ContextCenter")
     theme.install(app)
+    if args.remote:  # only the remote catalog; no local window, store or sessions (S13.6)
+        from .remote_workspace import open_remote
+
+        remote = open_remote(args.remote)
+        try:
+            return app.exec()
+        finally:
+            remote.shutdown()
     paths = EnginePaths.resolve(home=home, workspace=workspace)
     root = application.build(paths)
+    from . import remote_workspace
+
+    remote_workspace.install(root)
     root.window.restore_state()
     root.window.show()
     root.start()

@@ -49,10 +49,13 @@ def watch_targets(paths: EnginePaths) -> WatchTargets:
 class Application(QObject):
     """Owns every long-lived object of one window; ``start()`` loads, ``shutdown()`` stops."""
 
-    def __init__(self, paths: EnginePaths, settings: QSettings) -> None:
+    def __init__(self, paths: EnginePaths | None, settings: QSettings,
+                 backend: Backend | None = None) -> None:
         super().__init__()
         self.paths = paths
-        self.backend = Backend(paths)
+        # A given backend (a remote workspace's CatalogBackend) is the only data source: no
+        # local paths are watched or shown for it (S13.6).
+        self.backend = backend if backend is not None else Backend(paths)  # type: ignore[arg-type]
         self.tasks = TaskManager(parent=self)
         self.hub = Hub(self)
         self.window = MainWindow(settings)
@@ -76,9 +79,12 @@ class Application(QObject):
         self.archive = ArchivePresenter(self.archive_tab, *args, self.writes)
         self.suggestions = SuggestionsPresenter(self.suggestions_tab, self.window, *args)
         self.recall = RecallPresenter(self.recall_tab, *args)
-        self.watcher = FileWatcher(watch_targets(paths), self)
+        targets = watch_targets(paths) if backend is None and paths is not None else WatchTargets(
+            [], [], [])
+        self.watcher = FileWatcher(targets, self)
         self._wire()
-        self.window.show_paths(str(paths.project_store), str(paths.global_store))
+        if backend is None and paths is not None:
+            self.window.show_paths(str(paths.project_store), str(paths.global_store))
 
     def _wire(self) -> None:
         w = self.window
@@ -172,8 +178,9 @@ class Application(QObject):
             box.open()
 
 
-def build(paths: EnginePaths, settings: QSettings | None = None) -> Application:
-    """Build the application for ``paths`` (call after the QApplication exists)."""
+def build(paths: EnginePaths | None, settings: QSettings | None = None,
+          backend: Backend | None = None) -> Application:
+    """Build the application for ``paths`` or a given backend (after the QApplication exists)."""
     if settings is None:
         settings = QSettings("ContextCenter", "context-center")
-    return Application(paths, settings)
+    return Application(paths, settings, backend)

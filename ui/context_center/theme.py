@@ -27,6 +27,7 @@ def dark_palette() -> QPalette:
     p.setColor(QPalette.ColorRole.HighlightedText, QColor(255, 255, 255))
     p.setColor(QPalette.ColorRole.Link, QColor(88, 157, 246))
     p.setColor(QPalette.ColorRole.Mid, QColor(70, 72, 76))
+    p.setColor(QPalette.ColorRole.PlaceholderText, QColor(140, 143, 150))
     p.setColor(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text, QColor(120, 120, 120))
     p.setColor(QPalette.ColorGroup.Disabled, QPalette.ColorRole.ButtonText, QColor(120, 120, 120))
     return p

@@ -103,7 +103,7 @@ class FactsTab(QWidget):
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(False)
         header.setSortIndicator(0, Qt.SortOrder.AscendingOrder)
-        for column, width in enumerate((150, 200, 72, 120, 72, 60, 118)):
+        for column, width in enumerate((150, 176, 72, 146, 72, 64, 118)):
             self.table.setColumnWidth(column, width)
         self.diagnostics = QTableView()
         self.diagnostics.setModel(self.diagnostics_model)
@@ -137,7 +137,7 @@ class FactsTab(QWidget):
         self.splitter.addWidget(right)
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 2)
-        self.splitter.setSizes([820, 460])
+        self.splitter.setSizes([850, 430])
         top = QHBoxLayout()
         top.addWidget(self.summary)
         top.addWidget(self.chart, 1)
