@@ -120,3 +120,28 @@ def test_running_mcp_server_answers_the_hook(paths: EnginePaths) -> None:
     for text in (results["same"][0], results["note"][0]):
         assert str(paths.workspace) not in text and str(paths.home) not in text
     assert not sock.exists()  # the server removed its socket when the client closed it
+
+
+def test_stale_socket_is_replaced_and_a_second_server_defers(paths: EnginePaths) -> None:
+    sock = relay.socket_path(paths)
+    assert sock is not None and relay.private_dir(sock.parent)
+    sock.write_text("left over by a crashed server")
+    other = EnginePaths.resolve(home=paths.home, workspace=paths.workspace / "elsewhere")
+
+    async def main() -> None:
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(relay.serve, paths, lambda request: "first")
+            for _ in range(200):
+                if relay._alive(sock):
+                    break
+                await anyio.sleep(0.02)
+            with anyio.fail_after(5):
+                await relay.serve(paths, lambda request: "second")  # returns: one is running
+            assert await anyio.to_thread.run_sync(relay.ask, paths, {}) == "first"
+            # A hook of another workspace directory is not answered by this server.
+            (paths.workspace / "elsewhere").mkdir()
+            assert await anyio.to_thread.run_sync(relay.ask, other, {}) is None
+            tasks.cancel_scope.cancel()
+
+    anyio.run(main)
+    assert not sock.exists()
