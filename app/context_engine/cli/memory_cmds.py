@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from ..facts.archive import list_entries
 from ..facts.memory import Memory
 from ..instructions import resolve_instructions
 from ..paths import EnginePaths
@@ -27,9 +28,8 @@ def summary_text(paths: EnginePaths) -> str:
     if not snapshot.facts:
         lines.append("  (none)")
     lines += [f"  ! {d.path}: {d.message}" for d in snapshot.diagnostics]
-    lines.append(
-        f"Archive: {len(store.list_archived())} forgotten (context-engine memory archived)"
-    )
+    archived = sum(len(list_entries(s.root)) for s in store.stores.all())  # count, no parse
+    lines.append(f"Archive: {archived} forgotten (context-engine memory archived)")
     lines.append("Stores:")
     lines.append(f"  project {paths.project_store}")
     lines.append(f"  global  {paths.global_store}")
