@@ -149,6 +149,7 @@ def test_memory_text_family(c: Cli) -> None:
     assert "r1" in c.text("memory", "revisions", "x")
     assert "restored" in c.text("memory", "restore", "x", "1")
     c.run("forget", "x")
+    assert "Archive: 1 forgotten" in c.text("memory")
     listing = c.text("memory", "archived")
     path = listing.split()[1]
     assert "recovered project/x.md" in c.text("memory", "recover", path)
