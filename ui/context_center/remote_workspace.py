@@ -11,14 +11,25 @@ Completers on the ref fields come from the catalog's ``complete`` call, local or
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import cast
 
 from context_engine.catalog.remote import RemoteCatalog
 from context_engine.errors import ContextEngineError
 from PySide6.QtCore import QObject, QSettings, QStringListModel, Qt, Signal, Slot
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QCompleter, QInputDialog, QLabel, QLineEdit, QMessageBox, QPushButton
+from PySide6.QtWidgets import (
+    QCompleter,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QMessageBox,
+    QPushButton,
+    QWidget,
+)
 
 from .application import Application, build
+from .services.backend import Backend
 from .services.catalog_backend import CatalogBackend
 from .services.hub import ChangeSet
 from .services.tasks import Op
@@ -82,7 +93,8 @@ class RemoteWorkspace(QObject):
         )
         self.catalog.reconnect()  # raises (Disconnected, ProtocolError …) before any window
         self.backend = CatalogBackend(self.catalog)
-        self.root = build(None, settings, self.backend)
+        # CatalogBackend has Backend's methods and return types (a duck-typed twin).
+        self.root = build(None, settings, cast(Backend, self.backend))
         # The server's confirmation requests open this window's dialog (S10.6).
         self.catalog.client.confirmation = self.root.writes.confirmation
         window = self.root.window
@@ -160,9 +172,9 @@ def install(root: Application, settings: QSettings | None = None) -> QAction:
     """Add File → Open remote workspace… to ``root``'s window and completers to its fields."""
     window = root.window
     action = QAction(OPEN_REMOTE_TEXT, window)
-    file_menu = window.menuBar().actions()[0].menu()
-    first = file_menu.actions()[0] if file_menu.actions() else None  # type: ignore[union-attr]
-    file_menu.insertAction(first, action)  # type: ignore[union-attr]
+    file_menu = cast(QMenu, window.menuBar().actions()[0].menu())
+    actions = file_menu.actions()
+    file_menu.insertAction(actions[0] if actions else None, action)  # type: ignore[arg-type]
 
     def ask() -> None:
         dialog = QInputDialog(window)
@@ -185,7 +197,7 @@ def install(root: Application, settings: QSettings | None = None) -> QAction:
     return action
 
 
-def _open_or_warn(parent: object, command: str, settings: QSettings | None) -> None:
+def _open_or_warn(parent: QWidget, command: str, settings: QSettings | None) -> None:
     if not command.strip():
         return
     try:
@@ -193,5 +205,5 @@ def _open_or_warn(parent: object, command: str, settings: QSettings | None) -> N
     except ContextEngineError as exc:
         box = QMessageBox(QMessageBox.Icon.Warning, "Context Center",
                           f"Could not open the remote workspace: {exc.message}",
-                          QMessageBox.StandardButton.Ok, parent)  # type: ignore[arg-type]
+                          QMessageBox.StandardButton.Ok, parent)
         box.open()

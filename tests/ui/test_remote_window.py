@@ -1,0 +1,136 @@
+"""A remote workspace's window (S13.6, S11.6): remote data only, unavailable, disconnected.
+
+The server is a ``context-engine serve --stdio`` subprocess over its own home; this process's
+home is a different one that must never be opened.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import signal
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QSettings
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "engine"))
+
+from context_center.remote_workspace import RemoteWorkspace, install
+from remote_support import (
+    Served,
+    audit_opens,
+    make_client_home,
+    make_served,
+    touched_under,
+)
+
+pytestmark = pytest.mark.timeout(60)
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Served:
+    return make_served(tmp_path / "server")
+
+
+@pytest.fixture
+def client_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    paths = make_client_home(tmp_path / "client")
+    monkeypatch.setenv("HOME", str(tmp_path / "client"))
+    monkeypatch.setenv("REASONIX_HOME", str(paths.home))
+    monkeypatch.chdir(paths.root)
+    return tmp_path / "client"
+
+
+@contextmanager
+def _open(qtbot, served: Served, settings: QSettings, *extra: str) -> Iterator[RemoteWorkspace]:
+    command = " ".join(shlex.quote(a) for a in served.command(*extra))
+    remote = RemoteWorkspace(command, settings)
+    qtbot.addWidget(remote.root.window)
+    remote.start()
+    yield remote
+    remote.shutdown()
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> QSettings:
+    return QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+
+
+def test_remote_window_shows_only_the_server_catalog_and_suggestions_unavailable(
+    qtbot, qtmodeltester, served: Served, client_home: Path, settings: QSettings
+) -> None:
+    expected = {f.reference for f in served.local().list_facts().facts}
+    flags = ("--no-watch", "--without", "suggestions")
+    with audit_opens() as seen, _open(qtbot, served, settings, *flags) as remote:
+        root = remote.root
+        qtbot.waitUntil(lambda: root.facts_tab.model.rowCount() == len(expected), timeout=10000)
+        shown = {
+            root.facts_tab.model.row_at(i).fact.reference
+            for i in range(root.facts_tab.model.rowCount())
+        }
+        assert shown == expected and "project/local-secret.md" not in shown
+        assert remote.catalog.name in root.window.windowTitle()
+        assert remote.catalog.name in remote.state_label.text()
+        assert "connected" in remote.state_label.text()
+        root.window.tabs.setCurrentWidget(root.suggestions_tab)
+        qtbot.waitUntil(
+            lambda: "unavailable" in root.suggestions_tab.status.text().lower(), timeout=10000
+        )
+        assert root.suggestions_tab.model.rowCount() == 0
+        qtbot.waitUntil(lambda: remote.completer.model.rowCount() > 0, timeout=10000)
+        items = remote.completer.model.stringList()
+        assert items == list(remote.catalog.complete("refs"))
+        assert "local-secret" not in items
+        qtmodeltester.check(remote.completer.model)
+    assert touched_under(seen, client_home) == []
+
+
+def test_killing_the_server_shows_disconnected_and_reconnect_restores(
+    qtbot, served: Served, client_home: Path, settings: QSettings
+) -> None:
+    with _open(qtbot, served, settings, "--no-watch") as remote:
+        root = remote.root
+        qtbot.waitUntil(lambda: root.facts_tab.model.rowCount() > 0, timeout=10000)
+        rows = root.facts_tab.model.rowCount()
+        assert not remote.reconnect_button.isVisible()
+        with audit_opens() as seen:
+            os.kill(remote.catalog.client.pid or 0, signal.SIGKILL)
+            qtbot.waitUntil(lambda: "disconnected" in remote.state_label.text(), timeout=10000)
+            qtbot.waitUntil(lambda: remote.reconnect_button.isVisible(), timeout=5000)
+            qtbot.waitUntil(
+                lambda: "disconnected" in root.facts_tab.detail.toPlainText(), timeout=10000
+            )
+        assert touched_under(seen, client_home) == []
+        remote.reconnect_button.click()
+        qtbot.waitUntil(
+            lambda: (
+                remote.state_label.text().endswith("connected")
+                and "dis" not in remote.state_label.text()
+            ),
+            timeout=15000,
+        )
+        assert not remote.reconnect_button.isVisible()
+        qtbot.waitUntil(lambda: root.facts_tab.model.rowCount() == rows, timeout=10000)
+
+
+def test_server_changes_reach_the_window(
+    qtbot, served: Served, client_home: Path, settings: QSettings
+) -> None:
+    from context_engine.facts.memory import Memory
+
+    with _open(qtbot, served, settings) as remote:
+        root = remote.root
+        qtbot.waitUntil(lambda: root.facts_tab.model.rowCount() > 0, timeout=10000)
+        rows = root.facts_tab.model.rowCount()
+        Memory(served.paths).save(name="pushed", description="pushed", body="b", type="project")
+        qtbot.waitUntil(lambda: root.facts_tab.model.rowCount() == rows + 1, timeout=15000)
+
+
+def test_the_file_menu_offers_open_remote_workspace(app_root) -> None:
+    action = install(app_root)
+    menu = app_root.window.menuBar().actions()[0].menu()
+    assert action in menu.actions() and "remote" in action.text().lower()
