@@ -80,3 +80,24 @@ def test_listing_restores_the_callers_gc_state(tmp_path: Path) -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_save_by_id_in_a_fresh_process_finds_every_encoding(tmp_path: Path) -> None:
+    paths = make_paths(tmp_path)
+    store = paths.project_store
+    store.mkdir(parents=True)
+    fact_id = "mem-" + "ab" * 16
+    text = (
+        f"---\nid: {fact_id}\nrevision: 4\nname: wide\ndescription: utf-16 file\n"
+        "metadata:\n  type: project\n  scope: project\n---\n\nbody\n"
+    )
+    (store / "wide.md").write_bytes(text.encode("utf-16"))
+    (store / "mentions.md").write_text(
+        f"---\nid: mem-{'cd' * 16}\nrevision: 1\nname: mentions\ndescription: d\n---\n"
+        f"See {fact_id}.\n"
+    )
+    updated = Memory(paths).save(id=fact_id, body="new body").fact
+    assert updated is not None
+    assert (updated.name, updated.revision, updated.body) == ("wide", 5, "new body")
+    other = Memory(paths).save(id=f"mem-{'cd' * 16}", body="x").fact
+    assert other is not None and other.name == "mentions"

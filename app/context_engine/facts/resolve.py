@@ -70,9 +70,11 @@ def find_by_id(stores: Stores, fact_id: str) -> list[LoadedFile]:
 
 
 def find_one_by_id(stores: Stores, fact_id: str) -> LoadedFile | None:
-    """The first active file carrying ``fact_id``: where the last snapshot saw it, else a scan.
+    """The first active file carrying ``fact_id``, project first.
 
-    A hint is only trusted after re-reading the file and finding the same id in it.
+    Tries where the last snapshot saw it (trusted only after re-reading the file and finding
+    the same id), then a byte scan that parses only files containing the id, then a full parse
+    of both stores (legacy ids are not in the files, UTF-16 files hide the ASCII bytes).
     """
     for store in stores.all():
         hint = store.id_hint(fact_id)
@@ -85,6 +87,11 @@ def find_one_by_id(stores: Stores, fact_id: str) -> LoadedFile | None:
         if loaded is not None and loaded.fact.id == fact_id:
             return loaded
         break
+    if not fact_id.startswith("legacy-"):
+        for store in stores.all():
+            loaded = store.scan_for_id(fact_id)
+            if loaded is not None:
+                return loaded
     found = find_by_id(stores, fact_id)
     return found[0] if found else None
 

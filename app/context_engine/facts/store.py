@@ -207,6 +207,33 @@ class Store:
             else:
                 facts.append(hit[1].fact)
 
+    def scan_for_id(self, fact_id: str) -> LoadedFile | None:
+        """Find ``fact_id`` by reading every fact file but parsing only those containing it.
+
+        A fast path for a save by id in a fresh process (reading is ~4x cheaper than parsing);
+        files without the id in ASCII bytes (UTF-16, legacy ids) need the full snapshot instead.
+        """
+        needle = fact_id.encode("ascii", errors="ignore")
+        try:
+            entries = list(os.scandir(self.root))
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        for entry in sorted(entries, key=lambda e: e.name):
+            name = entry.name
+            if not is_fact_file_name(name) or not entry.is_file(follow_symlinks=False):
+                continue
+            path = self._child(name)
+            try:
+                data, st = read_file(self.fs, path)
+                if needle not in data:
+                    continue
+                loaded = LoadedFile(path, data, self.parse(data, path, st))
+            except (OSError, FactFormatError):
+                continue
+            if loaded.fact.id == fact_id:
+                return loaded
+        return None
+
     def legacy_files(self) -> list[Path]:
         """Fact files the last snapshot found in need of the S5.1 upgrade (sorted by name)."""
         with self._cache_lock:
