@@ -114,7 +114,11 @@ def main() -> None:
         create, _ = timed(
             lambda: memory.save(name=f"new-{next(counter)}", description="d", body="b"), args.runs
         )
+        fresh, _ = timed(
+            lambda: Memory(paths).save(id=target.id, body=f"f{next(counter)}"), args.runs
+        )
         print(f"one update by id           {update * 1e3:9.1f} ms")
+        print(f"  same, fresh Memory (CLI) {fresh * 1e3:9.1f} ms")
         print(f"one update by name         {by_name * 1e3:9.1f} ms")
         print(f"one create                 {create * 1e3:9.1f} ms")
 
