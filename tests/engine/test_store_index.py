@@ -121,3 +121,20 @@ def test_first_write_migrates_the_store(memory: Memory) -> None:
     assert b"revision: 1" in (store / "legacy-fact.md").read_bytes()
     assert os.path.exists(store / "new.md")
     assert Memory.open(memory.paths).migrate() == 0
+
+
+def test_rebuild_indexes_regenerates_from_fact_files(memory: Memory) -> None:
+    memory.save(name="a", description="first", body="x")
+    memory.save(name="g", description="global one", body="x", scope="global")
+    (memory.paths.project_store / "MEMORY.md").unlink()
+    (memory.paths.global_store / "MEMORY.md").write_text(
+        "hand\n- [Stale](stale.md) — [global/user] x\n"
+    )
+    changes = memory.rebuild_indexes()
+    assert changes.warnings == ()
+    assert (memory.paths.project_store / "MEMORY.md").read_text() == (
+        "# Memory\n\n- [a](a.md) — [project/project] first\n"
+    )
+    assert (memory.paths.global_store / "MEMORY.md").read_text() == (
+        "hand\n- [g](g.md) — [global/project] global one\n"
+    )

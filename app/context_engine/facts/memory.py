@@ -176,8 +176,7 @@ class Memory:
     def rebuild_indexes(self) -> Changes:
         """Rewrite the managed lines of both MEMORY.md files from the fact files (S4.9)."""
         with self._writing():
-            refresh_indexes(self.stores, {"project", "global"})
-        return Changes()
+            return Changes(warnings=refresh_indexes(self.stores, {"project", "global"}))
 
     def _migrate_locked(self, store: Store) -> int:
         rewritten = migrate_store(store)
