@@ -1,4 +1,4 @@
-"""Facts tab acceptance (S13.2–S13.5): populated, live, echo-free, diagnostics, conflicts, forget."""
+"""Facts tab acceptance (S13.2-S13.5): live, echo-free, diagnostics, conflicts, forget."""
 
 from __future__ import annotations
 

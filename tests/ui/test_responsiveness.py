@@ -7,7 +7,6 @@ deliberately generous (tests never assert timings tightly; bench/app_bench.py pr
 from __future__ import annotations
 
 import threading
-import time
 
 from context_engine.facts.memory import Memory
 from PySide6.QtCore import QElapsedTimer, QTimer

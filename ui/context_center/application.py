@@ -105,6 +105,7 @@ class Application(QObject):
         w.tabs.currentChanged.connect(self._on_tab_changed)
         self.facts.snapshot_applied.connect(self._on_facts_snapshot)
         self.writes.failed.connect(self._on_write_failed)
+        self.writes.saved.connect(self._on_saved)
 
     def start(self) -> None:
         """Start watching and load every view in the background."""
@@ -168,6 +169,13 @@ class Application(QObject):
             f"{len(snapshot.rows)} facts ({project} project, {len(snapshot.rows) - project} "
             f"global) · {snapshot.archived} archived · {len(snapshot.diagnostics)} unreadable"
         )
+
+    @Slot(object)
+    def _on_saved(self, changes: object) -> None:
+        fact = getattr(changes, "fact", None)
+        if fact is not None:  # follow the fact, even when the edit moved it to the other scope
+            self.facts_tab.select_key((fact.scope, fact.id))
+        self.window.statusBar().showMessage("Saved.", 4000)
 
     @Slot(str)
     def _on_write_failed(self, message: str) -> None:

@@ -40,11 +40,13 @@ class FactsPresenter(QObject):
 
     def reload(self) -> None:
         """Read both stores on the read pool; coalesce requests while one read runs."""
-        if self._loading is not None:
+        if self._loading is not None and not self._loading.token.cancelled:
             self._reload_again = True
             return
+        # The first read of a large store is long work: shown in the status bar, cancellable.
         self._loading = self.tasks.read(
-            Op("Reading facts", self.backend.facts, self._on_snapshot, self._on_failed)
+            Op("Reading the stores", self.backend.facts, self._on_snapshot, self._on_failed,
+               long=not self._loaded)
         )
 
     @Slot(object)

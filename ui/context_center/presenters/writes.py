@@ -10,7 +10,12 @@ import html
 from collections.abc import Callable
 from typing import Any
 
-from context_engine.errors import ContextEngineError, ModifiedExternally, RevisionConflict
+from context_engine.errors import (
+    AlreadyExists,
+    ContextEngineError,
+    ModifiedExternally,
+    RevisionConflict,
+)
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QWidget
 
@@ -91,6 +96,10 @@ class WriteFlows(QObject):
             )
             return
         message = exc.message if isinstance(exc, ContextEngineError) else str(exc)
+        if isinstance(exc, AlreadyExists):
+            message = (f"A fact named \"{draft.name or draft.title}\" already exists in the "
+                       "project or global store; nothing was written. Edit that fact, or "
+                       "choose another name.")
         self.editor.set_status(message, error=True)
         self.failed.emit(message)
 

@@ -14,7 +14,7 @@ from context_engine.facts.archive import ArchivedEntry
 from context_engine.facts.changes import Changes
 from context_engine.facts.memory import Memory
 from context_engine.facts.model import Fact
-from context_engine.paths import EnginePaths
+from context_engine.paths import EnginePaths, slugify
 
 from ..dialogs.fact_editor import FactDraft
 from .fact_rows import FactsSnapshot, build_rows
@@ -148,8 +148,11 @@ class Backend:
     def save(self, draft: FactDraft) -> Changes:
         """Create or update from the editor; an update checks the revision and bytes it read."""
         if draft.is_new:
+            # Named by reference: created in exactly the chosen scope; a same-named fact in the
+            # other scope is kept (an override pair), never archived behind the person's back.
+            name = f"{draft.scope}/{slugify(draft.name or draft.title)}.md"
             return self.memory.save(
-                name=draft.name or draft.title,
+                name=name,
                 title=draft.title,
                 description=draft.description,
                 body=draft.body,
