@@ -101,3 +101,19 @@ def test_save_by_id_in_a_fresh_process_finds_every_encoding(tmp_path: Path) -> N
     assert (updated.name, updated.revision, updated.body) == ("wide", 5, "new body")
     other = Memory(paths).save(id=f"mem-{'cd' * 16}", body="x").fact
     assert other is not None and other.name == "mentions"
+
+
+def test_archive_listing_cache_follows_the_disk(tmp_path: Path) -> None:
+    memory = Memory(make_paths(tmp_path))
+    memory.save(name="x", description="dx", body="b")
+    memory.save(name="y", description="dy", body="b")
+    (x_entry,) = memory.forget("x").archived
+    assert [e.fact.name for e in memory.list_archived() if e.fact] == ["x"]
+    memory.forget("y")
+    assert sorted(e.fact.name for e in memory.list_archived() if e.fact) == ["x", "y"]
+    memory.recover(x_entry)
+    (only,) = memory.list_archived()
+    assert only.fact is not None and only.fact.name == "y"
+    only.path.write_bytes(only.path.read_bytes().replace(b"dy", b"edited by hand"))
+    (edited,) = memory.list_archived()
+    assert edited.fact is not None and edited.fact.description == "edited by hand"

@@ -9,6 +9,7 @@ locks, and returns a ``Changes`` value. OS errors before a commit point surface 
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
@@ -22,7 +23,7 @@ from .changes import Changes
 from .fs import FS, store_lock
 from .migration import migrate_store
 from .model import Diagnostic, Fact, FactType, Scope, utc_now
-from .recovery import forget, list_archived, recover
+from .recovery import ArchiveCache, forget, list_archived, recover
 from .resolve import Stores, resolve_loaded
 from .revisions import history
 from .saving import SaveRequest, refresh_indexes, restore, save
@@ -57,6 +58,8 @@ class Memory:
             Store(paths.global_store, "global", self.fs),
         )
         self._migrated: set[Scope] = set()
+        self._archive_cache: ArchiveCache = {}
+        self._archive_lock = threading.Lock()
 
     @classmethod
     def open(cls, paths: EnginePaths, **kwargs: object) -> Memory:
@@ -93,7 +96,8 @@ class Memory:
 
     def list_archived(self) -> tuple[ArchivedEntry, ...]:
         """ListArchived (S4.10): archive entries of both stores, newest first."""
-        return tuple(list_archived(self.stores))
+        with self._archive_lock:
+            return tuple(list_archived(self.stores, self._archive_cache))
 
     def load(self, ref: str) -> LoadedFile:
         """The active file a ref names, with its exact bytes and ``digest`` (for C6 checks)."""

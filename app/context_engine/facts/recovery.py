@@ -133,31 +133,47 @@ def recover(stores: Stores, archive_path: str | Path, now: datetime) -> Changes:
     )
 
 
-def list_archived(stores: Stores) -> list[ArchivedEntry]:
-    """Archive entries of both stores, newest first (time from the name prefix, else mtime)."""
+ArchiveCache = dict[Path, tuple[tuple[int, int, int, int], ArchivedEntry]]
+
+
+def list_archived(stores: Stores, cache: ArchiveCache | None = None) -> list[ArchivedEntry]:
+    """Archive entries of both stores, newest first (time from the name prefix, else mtime).
+
+    ``cache`` (kept by the caller between listings) reuses entries whose lstat is unchanged;
+    it is pruned to what exists now.
+    """
+    cache = {} if cache is None else cache
     found: list[ArchivedEntry] = []
+    seen: set[Path] = set()
     for store in stores.all():
         for path, st in list_entries(store.root):
-            when = archived_time(path.name, mtime_of(st))
-            try:
-                data, fst = read_file(store.fs, path)
-                parsed = parse_fact(
-                    data,
-                    path=store.root / original_name(path.name),
-                    store_scope=store.scope,
-                    mtime=mtime_of(fst),
-                    stamp=stamp_of(fst),
-                )
-                found.append(ArchivedEntry(path, when, dataclasses.replace(parsed.fact, path=path)))
-            except FactFormatError as exc:
-                found.append(
-                    ArchivedEntry(
-                        path, when, None, Diagnostic(exc.reason, path, exc.message, exc.line)
-                    )
-                )
-            except OSError as exc:
-                found.append(
-                    ArchivedEntry(path, when, None, Diagnostic("unreadable", path, str(exc)))
-                )
+            key = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_dev)
+            seen.add(path)
+            hit = cache.get(path)
+            if hit is None or hit[0] != key:
+                hit = (key, _archived_entry(store, path, st))
+                cache[path] = hit
+            found.append(hit[1])
+    for gone in [p for p in cache if p not in seen]:
+        del cache[gone]
     found.sort(key=lambda e: (e.archived_at, str(e.path)), reverse=True)
     return found
+
+
+def _archived_entry(store: Store, path: Path, st: os.stat_result) -> ArchivedEntry:
+    """Parse one archive entry (as if it were still its original file) or describe the failure."""
+    when = archived_time(path.name, mtime_of(st))
+    try:
+        data, fst = read_file(store.fs, path)
+        parsed = parse_fact(
+            data,
+            path=store.root / original_name(path.name),
+            store_scope=store.scope,
+            mtime=mtime_of(fst),
+            stamp=stamp_of(fst),
+        )
+    except FactFormatError as exc:
+        return ArchivedEntry(path, when, None, Diagnostic(exc.reason, path, exc.message, exc.line))
+    except OSError as exc:
+        return ArchivedEntry(path, when, None, Diagnostic("unreadable", path, str(exc)))
+    return ArchivedEntry(path, when, dataclasses.replace(parsed.fact, path=path))
