@@ -75,8 +75,8 @@ class Painted(QObject):
         return False
 spy = Painted()
 root.window.installEventFilter(spy)
+root.launch()  # as main() does: show, then start the background reads after the first paint
 root.window.tabs.setCurrentWidget(root.facts_tab)
-root.window.show(); root.start()
 def check():
     if "rows" not in marks and root.facts_tab.model.rowCount() > 0:
         marks["rows"] = time.perf_counter() - t0

@@ -100,3 +100,13 @@ def test_overflow_rescans_to_the_disk_state(qtbot, app_root, demo):
     on_disk = {(f.scope, f.id, f.revision) for f in Memory(demo.paths).snapshot().facts}
     shown = {(r.fact.scope, r.fact.id, r.fact.revision) for r in app_root.facts.snapshot.rows}
     assert shown == on_disk
+
+
+def test_launch_loads_after_the_first_paint(qtbot, demo, settings):
+    root = build(demo.paths, settings)
+    qtbot.addWidget(root.window)
+    root.launch()
+    assert root.facts_tab.model.rowCount() == 0  # nothing read before the window painted
+    qtbot.waitUntil(lambda: root.facts_tab.model.rowCount() == 11, timeout=5000)
+    assert root.watcher.running
+    root.shutdown()

@@ -53,9 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     from . import remote_workspace
 
     remote_workspace.install(root)
-    root.window.restore_state()
-    root.window.show()
-    root.start()
+    root.launch()
     try:
         return app.exec()
     finally:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from context_engine.paths import EnginePaths
-from PySide6.QtCore import QObject, QSettings, Slot
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtCore import QEvent, QObject, QSettings, QTimer, Slot
+from PySide6.QtWidgets import QMessageBox, QWidget
 
 from .presenters.archive import ArchivePresenter
 from .presenters.facts import FactsPresenter
@@ -107,6 +109,16 @@ class Application(QObject):
         self.writes.failed.connect(self._on_write_failed)
         self.writes.saved.connect(self._on_saved)
 
+    def launch(self) -> None:
+        """Restore and show the window, then start loading once it has painted.
+
+        Starting the background reads only after the first paint keeps the worker threads
+        from competing with the GUI thread for the interpreter while the window first draws.
+        """
+        self.window.restore_state()
+        self.window.show()
+        self._first_paint = _FirstPaint(self.window, self.start)
+
     def start(self) -> None:
         """Start watching and load every view in the background."""
         self.watcher.start()
@@ -184,6 +196,30 @@ class Application(QObject):
             box = QMessageBox(QMessageBox.Icon.Warning, "Context Center", message,
                               QMessageBox.StandardButton.Ok, self.window)
             box.open()
+
+
+class _FirstPaint(QObject):
+    """Calls ``then`` once, right after the watched widget's first paint (or 1 s at most)."""
+
+    def __init__(self, widget: QWidget, then: Callable[[], None]) -> None:
+        super().__init__(widget)
+        self._then: Callable[[], None] | None = then
+        self._widget = widget
+        widget.installEventFilter(self)
+        QTimer.singleShot(1000, self._fire)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Notice the first paint; never consumes the event."""
+        if watched is self._widget and event.type() == QEvent.Type.Paint:
+            QTimer.singleShot(0, self._fire)
+        return False
+
+    @Slot()
+    def _fire(self) -> None:
+        then, self._then = self._then, None
+        if then is not None:
+            self._widget.removeEventFilter(self)
+            then()
 
 
 def build(paths: EnginePaths | None, settings: QSettings | None = None,
