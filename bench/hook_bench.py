@@ -27,21 +27,21 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "app"), str(ROOT / "bench")]
 
 from _facts import make_workspace  # noqa: E402
-from context_engine.hooks.snapshot_cache import cache_path  # noqa: E402
+from context_engine.session.snapshot_cache import cache_path  # noqa: E402
 
 PROMPT = "why does the docker release build time out after the cache migration?"
 
 PHASES = r"""
 import json, sys, time
 t0 = time.perf_counter()
-from context_engine.hooks.fast_sources import CachedEngine
+from context_engine.engine import ContextEngine
 from context_engine.hooks.state import BaselineStore
 from context_engine.paths import EnginePaths
 from context_engine.recall import Recaller, RecallTrace, TraceLog
 from context_engine.session.core import run_turn
 t1 = time.perf_counter()
 paths = EnginePaths.resolve(home=sys.argv[1], workspace=sys.argv[2])
-engine = CachedEngine(paths)
+engine = ContextEngine(paths)
 facts = engine.active_facts()
 engine.instructions()
 states = BaselineStore(paths.workspace_data / "agent-sessions")

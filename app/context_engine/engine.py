@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import sys
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -50,6 +51,11 @@ class ContextEngine:
     def __init__(self, paths: EnginePaths, *, memory: Memory | None = None) -> None:
         self.paths = paths
         self._memory = memory
+        self._reads_through_memory = memory is not None  # an injected Memory (FS seam) reads too
+        self._facts: tuple[Fact, ...] | None = None
+        self._listing: object = None
+        self._loaded_ns = 0
+        self._facts_lock = threading.Lock()
         self._scrub = Scrubber.for_paths(paths)
         self._recaller: Recaller | None = None
         self._indexed: Sequence[Fact] | None = None
@@ -80,8 +86,31 @@ class ContextEngine:
             return self._memory
 
     def active_facts(self) -> Sequence[Fact]:
-        """Every active fact of both stores, read now."""
-        return self.memory.snapshot().facts
+        """Every active fact of both stores as they are now.
+
+        The last facts are reused only while both stores list the same files with the same
+        lstat identity (ctime included), all settled before that read began; otherwise they
+        are read again through the persisted snapshot cache (``session/snapshot_cache.py``).
+        A quiet turn therefore costs one directory scan and hands back the very same tuple.
+        """
+        if self._reads_through_memory:
+            return self.memory.snapshot().facts
+        from .session import snapshot_cache
+
+        with self._facts_lock:  # tool calls and relayed hooks arrive on worker threads
+            project = snapshot_cache.scan(self.paths.project_store)
+            listing = (project, snapshot_cache.scan(self.paths.global_store))
+            settled = self._loaded_ns - snapshot_cache.RACY_NS
+            if (
+                self._facts is not None
+                and listing == self._listing
+                and all(max(i[3], i[4]) < settled for files in listing for i in files.values())
+            ):
+                return self._facts
+            started = time.time_ns()
+            self._facts = snapshot_cache.SnapshotCache(self.paths).load().facts
+            self._listing, self._loaded_ns = listing, started
+            return self._facts
 
     def instructions(self) -> InstructionView:
         """The S6.7 block and each document's body by label, resolved now."""

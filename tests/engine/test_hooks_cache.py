@@ -9,9 +9,9 @@ import pytest
 from context_engine.facts import store as store_module
 from context_engine.facts.memory import Memory
 from context_engine.facts.model import Fact
-from context_engine.hooks import snapshot_cache
-from context_engine.hooks.snapshot_cache import SnapshotCache
 from context_engine.paths import EnginePaths
+from context_engine.session import snapshot_cache
+from context_engine.session.snapshot_cache import SnapshotCache
 
 
 def full(fact: Fact) -> tuple[object, ...]:

@@ -11,10 +11,11 @@ from pathlib import Path
 
 import anyio
 import pytest
+from context_engine.engine import ContextEngine
 from context_engine.facts.memory import Memory
-from context_engine.hooks import relay, snapshot_cache
-from context_engine.hooks.fast_sources import WarmEngine
+from context_engine.hooks import relay
 from context_engine.paths import EnginePaths
+from context_engine.session import snapshot_cache
 from mcp import Client, StdioServerParameters
 
 APP = Path(__file__).resolve().parents[2] / "app"
@@ -57,11 +58,11 @@ def hook(
     return done.stdout, done.stderr
 
 
-def test_warm_engine_revalidates_every_request(
+def test_engine_revalidates_facts_on_every_read(
     paths: EnginePaths, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(snapshot_cache, "RACY_NS", -(10**18))
-    engine = WarmEngine(paths)
+    engine = ContextEngine(paths)
     first = engine.active_facts()
     assert engine.active_facts() is first  # nothing changed: reused
     target = paths.project_store / "release-target.md"

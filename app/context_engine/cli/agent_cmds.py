@@ -17,10 +17,10 @@ from .output import CliContext, pass_cli
 @pass_cli
 def mcp(ctx: CliContext) -> None:
     """Serve the memory, remember and forget tools over MCP on stdin/stdout."""
-    from ..hooks.fast_sources import WarmEngine
+    from ..engine import ContextEngine
     from ..mcp_server import EngineToolHost, run_stdio
 
-    run_stdio(EngineToolHost(WarmEngine(ctx.paths())))
+    run_stdio(EngineToolHost(ContextEngine(ctx.paths())))
 
 
 @click.command("hook")

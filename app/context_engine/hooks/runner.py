@@ -25,10 +25,10 @@ SourcesFactory = Callable[[EnginePaths], SessionSources]
 
 
 def default_sources(paths: EnginePaths) -> SessionSources:
-    """The engine, reading facts through the persisted snapshot cache (hooks are short-lived)."""
-    from .fast_sources import CachedEngine
+    """The engine (its fact reads go through the persisted snapshot cache)."""
+    from ..engine import ContextEngine
 
-    return CachedEngine(paths)
+    return ContextEngine(paths)
 
 
 def hook_paths(payload: HookPayload, home: str | None, workspace: str | None) -> EnginePaths:

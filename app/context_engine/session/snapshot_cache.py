@@ -1,4 +1,4 @@
-"""A persisted snapshot of both stores for short-lived processes (hooks), never stale (issue 9).
+"""A persisted, validated snapshot of both stores: fast cold starts (hooks), never stale (issue 9).
 
 A hook process starts cold for every prompt; parsing 10,000 fact files each time costs about a
 second. This cache keeps the parsed facts of each store in one ``marshal`` file under the
