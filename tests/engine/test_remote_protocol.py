@@ -120,3 +120,21 @@ def test_wire_round_trips_every_value(served: Served) -> None:
     assert wire.decode_suggestions(wire.encode_suggestions(suggestions)) == suggestions
     trace = local.last_trace()
     assert wire.decode_trace(wire.encode_trace(trace)) == trace
+
+
+def test_the_list_cache_equals_a_fresh_encoding_and_follows_edits(served: Served) -> None:
+    from context_engine.facts.memory import Memory
+    from context_engine.remote.list_cache import FactListCache
+
+    cache = FactListCache()
+    local = served.local()
+    first = local.list_facts()
+    assert json.loads(cache.encode(first)) == wire.encode_snapshot(first)
+    assert json.loads(cache.encode(first)) == wire.encode_snapshot(first)  # from the cache
+    Memory(served.paths).save(
+        name="project/release-target", description="Edited after caching", body="new body"
+    )
+    second = local.list_facts()
+    decoded = wire.decode_snapshot(json.loads(cache.encode(second)))
+    assert decoded == second
+    assert "Edited after caching" in {f.description for f in decoded.facts}

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import threading
+from dataclasses import dataclass
 from typing import IO, Any
 
 from ..catalog.errors import Disconnected, ProtocolError, RemoteError, Unavailable
@@ -48,6 +49,26 @@ NOT_INITIALIZED = -32003
 VERSION_MISMATCH = -32004
 
 Message = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class RawJson:
+    """A result already serialised as JSON text: spliced into the response unchanged."""
+
+    text: str
+
+
+def encode_line(message: Message) -> str:
+    """One message as one line of JSON (a ``RawJson`` result is spliced in as is)."""
+    result = message.get("result")
+    if isinstance(result, RawJson):
+        head = {k: v for k, v in message.items() if k != "result"}
+        return _dumps(head)[:-1] + ',"result":' + result.text + "}\n"
+    return _dumps(message) + "\n"
+
+
+def _dumps(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def major(version: str) -> str:
@@ -144,8 +165,7 @@ class LineChannel:
 
     def send(self, message: Message) -> None:
         """Write one message; ``Disconnected`` when the other side is gone."""
-        line = json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n"
-        data = line.encode("utf-8")
+        data = encode_line(message).encode("utf-8")
         with self._lock:
             try:
                 self._writer.write(data)

@@ -25,6 +25,7 @@ from ..errors import ContextEngineError
 from ..policy.confirmation import ConfirmationRequest
 from ..suggestions.accept import Edits
 from . import protocol as p
+from .list_cache import FactListCache
 from .watcher import ServerWatcher
 
 
@@ -100,6 +101,7 @@ class Server:
         self._pending_lock = threading.Lock()
         self._next_id = 0
         self._seq = 0
+        self._list_cache = FactListCache()
         self._methods: dict[str, tuple[str | None, Handler]] = self._method_table()
 
     # -- main loop -----------------------------------------------------------------------------
@@ -255,7 +257,7 @@ class Server:
     def _method_table(self) -> dict[str, tuple[str | None, Handler]]:
         c = self.catalog
         return {
-            "facts/list": ("facts", lambda _: wire.encode_snapshot(c.list_facts())),
+            "facts/list": ("facts", lambda _: p.RawJson(self._list_cache.encode(c.list_facts()))),
             "facts/read": ("facts", lambda a: wire.encode_loaded(c.read(str(_text(a, "ref"))))),
             "facts/search": ("facts", self._search),
             "facts/revisions": (
