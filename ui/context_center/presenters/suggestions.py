@@ -82,6 +82,8 @@ class SuggestionsPresenter(QObject):
 
     def _show(self) -> None:
         r = self.result
+        if r is None:
+            return
         rows = [c for c in (*r.memories, *r.skills) if c.id not in self.dismissed]  # type: ignore[attr-defined]
         self.tab.model.set_rows(rows)
         self.tab.status.setText(
@@ -105,7 +107,23 @@ class SuggestionsPresenter(QObject):
 
     @Slot(object)
     def _on_accept(self, candidate: object) -> None:
-        self._accept(candidate, _draft(candidate))
+        if hasattr(candidate, "type"):
+            self._accept(candidate, _draft(candidate))
+        else:
+            self._accept_skill(candidate)
+
+    def _accept_skill(self, candidate: object) -> None:
+        def done(path: object) -> None:
+            self.dismissed.add(candidate.id)  # type: ignore[attr-defined]
+            self._show()
+            self.tab.status.setText(f"Skill written to {path}.")
+            self.accepted.emit(path)
+
+        def failed(exc: BaseException) -> None:
+            self.tab.status.setText(f"Not accepted: {getattr(exc, 'message', str(exc))}")
+
+        self.tasks.write(Op("Writing skill",
+                            lambda t: self.backend.accept_skill(candidate), done, failed))  # type: ignore[arg-type]
 
     @Slot(object)
     def _on_edit(self, candidate: object) -> None:

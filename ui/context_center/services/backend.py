@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # the heavier engine parts load on first use, on a worker thr
     from context_engine.policy.confirmation import ConfirmationService
     from context_engine.recall import RecallTrace, TraceLog
     from context_engine.recall.source import WorkspaceRecall
-    from context_engine.suggestions import MemoryCandidate, Suggestions
+    from context_engine.suggestions import MemoryCandidate, SkillCandidate, Suggestions
     from context_engine.tools_write import ToolOutcome
 
 
@@ -192,6 +192,12 @@ class Backend:
     def recover(self, archive_path: Path) -> Changes:
         """Bring an archive entry back (S4.8)."""
         return self.memory.recover(archive_path)
+
+    def accept_skill(self, candidate: SkillCandidate) -> Path:
+        """Write a skill candidate to ``<workspace>/.reasonix/skills/<name>/SKILL.md``, O_EXCL."""
+        from context_engine.suggestions.accept import accept_skill
+
+        return accept_skill(self.paths, candidate)
 
     def accept(self, candidate: MemoryCandidate, draft: FactDraft) -> Fact:
         """Save an (edited) memory candidate as a new fact, create-only (S11.5)."""

@@ -92,7 +92,8 @@ class SuggestionsTab(QWidget):
 
     def _enable(self, candidate: object | None) -> None:
         memory = candidate is not None and hasattr(candidate, "type")
-        self.accept_button.setEnabled(memory)
+        self.accept_button.setEnabled(candidate is not None)
+        self.accept_button.setText("Accept" if candidate is None or memory else "Write skill")
         self.edit_button.setEnabled(memory)
         self.dismiss_button.setEnabled(candidate is not None)
 
