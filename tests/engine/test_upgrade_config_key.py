@@ -207,3 +207,15 @@ def test_both_config_files_of_a_workspace(tmp_path: Path) -> None:
     assert (home / "config.toml").read_text() == '[agent]\nname = "x"\n'
     assert (root / ".reasonix" / "config.toml").read_text() == '[agent]\nname = "y"\n'
     assert remove_retired_config_keys(paths) == []
+
+
+def test_a_symlinked_config_keeps_its_link(tmp_path: Path) -> None:
+    dotfiles = tmp_path / "dotfiles"
+    dotfiles.mkdir()
+    real = dotfiles / "reasonix.toml"
+    real.write_text('[agent]\nmemory_compiler = "v5"\n')
+    link = tmp_path / "config.toml"
+    link.symlink_to(real)
+    assert remove_memory_compiler_key(link) is not None
+    assert link.is_symlink()
+    assert real.read_text() == "[agent]\n"

@@ -65,7 +65,9 @@ def remove_memory_compiler_key(path: Path) -> str | None:
         return None
     if not changed:
         return None
-    _atomic_write(path, updated.encode("utf-8", errors="surrogateescape"))
+    # A config kept in a dotfiles repo is often a symlink: rewrite its target, keep the link.
+    target = path.resolve() if path.is_symlink() else path
+    _atomic_write(target, updated.encode("utf-8", errors="surrogateescape"))
     return NOTICE.format(path=path)
 
 
