@@ -108,6 +108,7 @@ class RemoteWorkspace(QObject):
         self.changes_arrived.connect(self._on_changes)
         self.state_arrived.connect(self._on_state)
         self.completer = RefCompleter(self.root, self.root.facts_tab.search, self._complete)
+        self._quiet = False  # our own close/reconnect: not a dropped connection
         self._show_state(self.catalog.state)
 
     def _complete(self, kind: str, prefix: str) -> tuple[str, ...]:
@@ -121,6 +122,7 @@ class RemoteWorkspace(QObject):
 
     def shutdown(self) -> None:
         """Stop the window's workers and close the connection (the server exits)."""
+        self._quiet = True
         self.root.shutdown()
         self.catalog.close()
 
@@ -129,8 +131,10 @@ class RemoteWorkspace(QObject):
         """Run the command again in the background; on success every view reloads."""
         self.state_label.setText(f"Remote: {self.catalog.name} · reconnecting…")
         self.reconnect_button.setEnabled(False)
+        self._quiet = True
 
         def failed(exc: BaseException) -> None:
+            self._quiet = False
             self.reconnect_button.setEnabled(True)
             message = exc.message if isinstance(exc, ContextEngineError) else str(exc)
             self.state_label.setText(f"Remote: {self.catalog.name} · disconnected ({message})")
@@ -139,6 +143,7 @@ class RemoteWorkspace(QObject):
                                 lambda _: self._reconnected(), failed))
 
     def _reconnected(self) -> None:
+        self._quiet = False
         self.reconnect_button.setEnabled(True)
         self._show_state(self.catalog.state)
         self.root.refresh()
@@ -150,6 +155,8 @@ class RemoteWorkspace(QObject):
 
     @Slot(str)
     def _on_state(self, state: str) -> None:
+        if self._quiet:
+            return
         self._show_state(state)
         if state == "disconnected":
             # Views re-read, fail with "disconnected" and say so; nothing local is shown.

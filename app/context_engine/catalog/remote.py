@@ -73,8 +73,7 @@ class RemoteCatalog:
 
     def reconnect(self) -> None:
         """(Re)start the command and redo the handshake; capabilities are re-read."""
-        client = self.client
-        info = client.reconnect() if client.state == "connected" else client.connect()
+        info = self.client.reconnect()  # reaps a dead child before starting a new one
         self._capabilities = frozenset(str(c) for c in info.get("capabilities", ()))
         workspace = info.get("workspace")
         if isinstance(workspace, dict) and workspace.get("name"):
@@ -93,7 +92,9 @@ class RemoteCatalog:
             raise Disconnected("the remote workspace is disconnected; reconnect to continue")
         if capability not in self._capabilities:
             raise Unavailable(capability)
-        return self.client.call(method, params or {})
+        # Writes may wait for a person's answer: no time limit while the connection lives.
+        patient = method.startswith("write/") or method == "suggestions/accept"
+        return self.client.call(method, params or {}, patient=patient)
 
     # -- reads ---------------------------------------------------------------------------------
 

@@ -182,9 +182,17 @@ class RpcClient:
     # -- calls ---------------------------------------------------------------------------------
 
     def call(
-        self, method: str, params: dict[str, Any] | None = None, timeout: float | None = None
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        timeout: float | None = None,
+        *,
+        patient: bool = False,
     ) -> Any:
-        """Send a request and return its result; engine errors are raised as themselves."""
+        """Send a request and return its result; engine errors are raised as themselves.
+
+        ``patient`` waits as long as the connection lives: a write may wait for a person.
+        """
         with self._lock:
             channel = self._channel
             if channel is None or self._state != "connected":
@@ -195,7 +203,8 @@ class RpcClient:
             self._calls[id_] = pending
         try:
             channel.send(p.request(id_, method, params))
-            if not pending.done.wait(self.timeout if timeout is None else timeout):
+            limit = None if patient else (self.timeout if timeout is None else timeout)
+            if not pending.done.wait(limit):
                 raise Disconnected(f"the remote workspace did not answer {method} in time")
         finally:
             with self._lock:
