@@ -134,3 +134,32 @@ def test_the_file_menu_offers_open_remote_workspace(app_root) -> None:
     action = install(app_root)
     menu = app_root.window.menuBar().actions()[0].menu()
     assert action in menu.actions() and "remote" in action.text().lower()
+
+
+def test_a_remote_forget_asks_in_this_window_and_writes_on_the_server(
+    qtbot, served: Served, client_home: Path, settings: QSettings
+) -> None:
+    with _open(qtbot, served, settings, "--no-watch") as remote:
+        root = remote.root
+        flows = root.writes
+        model = root.facts_tab.model
+        qtbot.waitUntil(lambda: model.rowCount() > 0, timeout=10000)
+        row = next(
+            model.row_at(i)
+            for i in range(model.rowCount())
+            if model.row_at(i).fact.reference == "global/editor.md"
+        )
+        with qtbot.waitSignal(flows.confirmation.shown, timeout=10000) as shown:
+            flows.forget(row)
+        assert shown.args[0].tool == "forget" and shown.args[0].reference == "global/editor.md"
+        with qtbot.waitSignal(flows.forgotten, timeout=10000) as outcome:
+            flows.confirm.cancel_button.click()
+        assert not outcome.args[0].written
+        assert "global/editor.md" in {f.reference for f in served.local().list_facts().facts}
+        with qtbot.waitSignal(flows.confirmation.shown, timeout=10000):
+            flows.forget(row)
+        with qtbot.waitSignal(flows.forgotten, timeout=10000) as outcome:
+            flows.confirm.ok_button.click()
+        assert outcome.args[0].written
+        assert "global/editor.md" not in {f.reference for f in served.local().list_facts().facts}
+        assert list(client_home.rglob("*editor.md")) == []
