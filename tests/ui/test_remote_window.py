@@ -163,3 +163,19 @@ def test_a_remote_forget_asks_in_this_window_and_writes_on_the_server(
         assert outcome.args[0].written
         assert "global/editor.md" not in {f.reference for f in served.local().list_facts().facts}
         assert list(client_home.rglob("*editor.md")) == []
+
+
+def test_a_command_that_is_no_server_leaves_a_disconnected_window(
+    qtbot, client_home: Path, settings: QSettings
+) -> None:
+    remote = RemoteWorkspace("false", settings)
+    qtbot.addWidget(remote.root.window)
+    with audit_opens() as seen:
+        remote.start()
+        qtbot.waitUntil(lambda: "disconnected" in remote.state_label.text(), timeout=10000)
+    try:
+        assert remote.reconnect_button.isVisible()
+        assert remote.root.facts_tab.model.rowCount() == 0
+        assert touched_under(seen, client_home) == []
+    finally:
+        remote.shutdown()

@@ -91,14 +91,12 @@ class RemoteWorkspace(QObject):
             on_state=self.state_arrived.emit,
             connect=False,
         )
-        self.catalog.reconnect()  # raises (Disconnected, ProtocolError …) before any window
         self.backend = CatalogBackend(self.catalog)
         # CatalogBackend has Backend's methods and return types (a duck-typed twin).
         self.root = build(None, settings, cast(Backend, self.backend))
         # The server's confirmation requests open this window's dialog (S10.6).
         self.catalog.client.confirmation = self.root.writes.confirmation
         window = self.root.window
-        window.setWindowTitle(f"Context Center — {self.catalog.name}")
         self.state_label = QLabel()
         self.reconnect_button = QPushButton("Reconnect")
         self.reconnect_button.setFlat(True)
@@ -109,16 +107,16 @@ class RemoteWorkspace(QObject):
         self.state_arrived.connect(self._on_state)
         self.completer = RefCompleter(self.root, self.root.facts_tab.search, self._complete)
         self._quiet = False  # our own close/reconnect: not a dropped connection
-        self._show_state(self.catalog.state)
+        self._started = False
+        self._show_state("connecting…")
 
     def _complete(self, kind: str, prefix: str) -> tuple[str, ...]:
         return self.backend.complete("archives" if kind == "archives" else "refs", prefix)
 
     def start(self) -> None:
-        """Show the window and load every view from the remote."""
+        """Show the window, connect on a worker (ssh may take seconds), then load the views."""
         self.root.window.show()
-        self.root.start()
-        self.completer.refresh()
+        self.reconnect()
 
     def shutdown(self) -> None:
         """Stop the window's workers and close the connection (the server exits)."""
@@ -128,8 +126,8 @@ class RemoteWorkspace(QObject):
 
     @Slot()
     def reconnect(self) -> None:
-        """Run the command again in the background; on success every view reloads."""
-        self.state_label.setText(f"Remote: {self.catalog.name} · reconnecting…")
+        """Run the command (again) in the background; on success every view reloads."""
+        self.state_label.setText(f"Remote: {self.catalog.name} · connecting…")
         self.reconnect_button.setEnabled(False)
         self._quiet = True
 
@@ -137,7 +135,7 @@ class RemoteWorkspace(QObject):
             self._quiet = False
             self.reconnect_button.setEnabled(True)
             message = exc.message if isinstance(exc, ContextEngineError) else str(exc)
-            self.state_label.setText(f"Remote: {self.catalog.name} · disconnected ({message})")
+            self._show_state(f"disconnected ({message})")
 
         self.root.tasks.read(Op("Reconnecting", lambda t: self.catalog.reconnect(),
                                 lambda _: self._reconnected(), failed))
@@ -146,7 +144,11 @@ class RemoteWorkspace(QObject):
         self._quiet = False
         self.reconnect_button.setEnabled(True)
         self._show_state(self.catalog.state)
-        self.root.refresh()
+        if self._started:
+            self.root.refresh()
+        else:
+            self._started = True
+            self.root.start()
         self.completer.refresh()
 
     @Slot(list)
@@ -163,12 +165,14 @@ class RemoteWorkspace(QObject):
             self.root.refresh()
 
     def _show_state(self, state: str) -> None:
-        self.state_label.setText(f"Remote: {self.catalog.name} · {state}")
-        self.reconnect_button.setVisible(state != "connected")
+        name = self.catalog.name  # the server's host:root once connected, else the command
+        self.root.window.setWindowTitle(f"Context Center — {name}")
+        self.state_label.setText(f"Remote: {name} · {state}")
+        self.reconnect_button.setVisible(state.startswith("disconnected"))
 
 
 def open_remote(command: str, settings: QSettings | None = None) -> RemoteWorkspace:
-    """Connect to ``command``'s server and show its window (kept alive by this module)."""
+    """Show a window for ``command``'s server and connect (kept alive by this module)."""
     workspace = RemoteWorkspace(command, settings)
     _OPEN.append(workspace)
     workspace.start()
