@@ -22,6 +22,10 @@ def fresh(paths: EnginePaths) -> list[tuple[object, ...]]:
     return [full(f) for f in Memory(paths).snapshot().facts]
 
 
+def fresh_diagnostics(paths: EnginePaths) -> list[tuple[object, ...]]:
+    return [(d.code, d.path, d.message, d.line) for d in Memory(paths).snapshot().diagnostics]
+
+
 @pytest.fixture()
 def paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> EnginePaths:
     # Everything written by the test is "settled" at once; racy handling has its own test.
@@ -64,7 +68,8 @@ def test_every_kind_of_change_is_seen(paths: EnginePaths) -> None:
     memory.save(name="fact-9", description="New", body="New.", type="project")
     got, snap = load(paths)
     assert got == fresh(paths)
-    assert snap.parsed_stores == ("project",) and snap.reused == 1  # the global store
+    # Only the changed files were read: global (1) and the 3 untouched project facts reused.
+    assert snap.parsed_stores == ("project",) and snap.reused == 4
 
 
 def test_in_place_edit_with_same_size_and_mtime_is_seen(paths: EnginePaths) -> None:
@@ -100,3 +105,17 @@ def test_corrupt_or_foreign_cache_is_ignored(paths: EnginePaths) -> None:
     os.chmod(cache, 0o666)
     got, snap = load(paths)
     assert got == fresh(paths) and snap.reused == 0
+
+
+def test_partial_refresh_reads_odd_files_like_the_store(paths: EnginePaths) -> None:
+    load(paths)
+    store = paths.project_store
+    (store / "broken.md").write_bytes(b"---\nname: [unclosed\n---\nBody\n")
+    (store / "folder.md").mkdir()
+    (store / "link.md").symlink_to(store / "fact-0.md")
+    (store / "latin1.md").write_bytes("---\nname: café\n---\nTr\xe8s bien\n".encode("latin-1"))
+    for _ in range(2):  # the refresh, then a load from what it recorded
+        got, snap = load(paths)
+        assert got == fresh(paths)
+        diags = [(d.code, d.path, d.message, d.line) for d in snap.diagnostics]
+        assert diags == fresh_diagnostics(paths) and diags

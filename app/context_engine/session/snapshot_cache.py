@@ -11,14 +11,16 @@ workspace's data directory (S2.4) and trusts an entry only when all of these hol
 * the file had not been touched within ``RACY_NS`` of the moment it was recorded, so an edit
   inside one timestamp tick of the recording cannot hide behind an equal stamp.
 
-Whenever a store does not validate completely, its snapshot comes from the store's own reading
-path (``Store.snapshot``), so the answer is by construction the fresh-load answer; the cache is
-then rewritten from that snapshot. Any problem with the cache
+Whenever a store does not validate completely, the entries that did are kept and every other
+listed file is read the way ``Store.snapshot`` reads it (``Store.load`` per file; symlinks and
+unreadable files become the same diagnostics); without a usable cache the store's own snapshot
+is taken. Tests compare every path with a fresh ``Memory.snapshot()``. Any problem with the cache
 file itself (missing, foreign owner, corrupt, other version) means "no cache".
 """
 
 from __future__ import annotations
 
+import errno
 import marshal
 import os
 import stat
@@ -202,7 +204,13 @@ class SnapshotCache:
                 new_stores[scope] = entry
                 continue
             parsed.append(scope)
-            store_facts, store_diags, new_stores[scope] = self._fresh(scope, root)
+            if usable:
+                # Only the files that changed are read; the rest come from the cache.
+                reused += len(trusted)
+                result = self._refresh(scope, root, listing, trusted)
+            else:
+                result = self._fresh(scope, root)
+            store_facts, store_diags, new_stores[scope] = result
             facts.extend(store_facts)
             diagnostics.extend(store_diags)
         if parsed:
@@ -210,6 +218,49 @@ class SnapshotCache:
         facts.sort(key=lambda f: (f.name, f.scope, f.id))
         diagnostics.sort(key=lambda d: str(d.path))
         return CachedSnapshot(tuple(facts), tuple(diagnostics), reused, tuple(parsed))
+
+    def _refresh(
+        self,
+        scope: str,
+        root: Path,
+        listing: Mapping[str, Identity],
+        trusted: Mapping[str, Any],
+    ) -> tuple[tuple[Fact, ...], tuple[Diagnostic, ...], dict[str, Any]]:
+        """Trusted entries from the cache, every other listed file read as the store reads it."""
+        from ..facts.memory import Memory
+
+        store = Memory(self.paths).stores.get("global" if scope == "global" else "project")
+        written_ns = time.time_ns()
+        facts: list[Fact] = []
+        diagnostics: list[Diagnostic] = []
+        files: dict[str, Any] = {}
+        for name in listing:
+            if name in trusted:
+                identity, record = trusted[name]
+                facts.append(_fact_from(record, _child(root, name), tuple(identity)))
+                files[name] = (identity, record)
+                continue
+            outcome = _read_entry(store, root / name)
+            if isinstance(outcome, Diagnostic):
+                diagnostics.append(outcome)
+            elif outcome is not None:
+                facts.append(outcome)
+                identity_now = _lstat_identity(root / name)
+                stamp = outcome.stamp
+                if identity_now is not None and stamp == FileStamp(*identity_now[:4]):
+                    fresh_record = _fact_record(outcome, name)
+                    if fresh_record is not None:
+                        files[name] = (identity_now, fresh_record)
+        facts.sort(key=lambda f: (f.name, f.id))
+        diagnostics.sort(key=lambda d: str(d.path))
+        entry = {
+            "root": str(root),
+            # Kept entries were settled long before; new ones are judged against this moment.
+            "written_ns": written_ns,
+            "files": files,
+            "diagnostics": len(diagnostics),
+        }
+        return tuple(facts), tuple(diagnostics), entry
 
     def _fresh(
         self, scope: str, root: Path
@@ -241,3 +292,41 @@ class SnapshotCache:
             "diagnostics": len(snapshot.diagnostics),
         }
         return snapshot.facts, snapshot.diagnostics, entry
+
+
+def _lstat_identity(path: Path) -> Identity | None:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_mode)
+
+
+def _read_entry(store: Any, path: Path) -> Fact | Diagnostic | None:
+    """One listed file as ``Store.snapshot`` treats it: a fact, a diagnostic, or nothing."""
+    from ..errors import FactFormatError
+
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return _unreadable(path, exc)
+    if stat.S_ISLNK(st.st_mode):
+        return Diagnostic("symlink", path, f"{path.name}: symlinks are not read")
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    try:
+        loaded = store.load(path)
+    except FactFormatError as exc:
+        return Diagnostic(exc.reason, path, exc.message, exc.line)
+    if loaded is None:
+        return None
+    fact: Fact = loaded.fact
+    return fact
+
+
+def _unreadable(path: Path, exc: OSError) -> Diagnostic:
+    if exc.errno == errno.ELOOP:
+        return Diagnostic("symlink", path, f"{path.name}: symlinks are not read")
+    return Diagnostic("unreadable", path, f"{path.name}: {exc.strerror or exc}")
