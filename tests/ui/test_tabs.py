@@ -133,3 +133,28 @@ def test_recall_tab_matches_the_engine_and_cli(qtbot, app_root, demo):
     for trace in (data["trace"], ours):
         trace.pop("at", None)
     assert data["trace"] == ours
+
+
+def test_imported_instruction_file_change_is_live(qtbot, app_root, demo):
+    tab = app_root.instructions_tab
+    qtbot.waitUntil(lambda: "# Instructions" in tab.block.toPlainText(), timeout=5000)
+    qtbot.wait(300)  # the watcher picks up the imported files' folders
+    conventions = demo.workspace / "docs" / "conventions.md"
+    conventions.write_text(conventions.read_text() + "\n- Prefer table-driven tests.\n")
+    qtbot.waitUntil(lambda: "table-driven" in tab.block.toPlainText(), timeout=3000)
+
+
+def test_new_claude_transcript_triggers_a_rescan(qtbot, app_root, demo):
+    import json
+    import os
+
+    root = app_root
+    root.window.tabs.setCurrentWidget(root.suggestions_tab)
+    qtbot.waitUntil(lambda: root.suggestions_tab.model.rowCount() > 0, timeout=10000)
+    folder = next((Path(os.environ["CLAUDE_CONFIG_DIR"]) / "projects").iterdir())
+    line = {"type": "user", "cwd": str(demo.paths.root), "sessionId": "s2", "uuid": "x",
+            "timestamp": "2026-08-09T10:00:00.000Z", "isSidechain": False,
+            "message": {"role": "user", "content": "Always squash commits before merging."}}
+    (folder / "4f2a9c1e-0000-4000-8000-000000000002.jsonl").write_text(json.dumps(line) + "\n")
+    qtbot.waitUntil(lambda: any("squash" in c.body for c in root.suggestions_tab.model.rows),
+                    timeout=5000)

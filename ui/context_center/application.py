@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 from context_engine.paths import EnginePaths
+from context_engine.suggestions.readers.claude_code import sanitize
+from context_engine.suggestions.roots import SourceRoots
 from PySide6.QtCore import QEvent, QObject, QSettings, QTimer, Slot
 from PySide6.QtWidgets import QMessageBox, QWidget
 
@@ -39,12 +42,14 @@ def watch_targets(paths: EnginePaths) -> WatchTargets:
         for part in rel.parts:
             current = current / part
             chain.append(current)
+    claude = SourceRoots.from_env().claude
     return WatchTargets(
         stores=[paths.project_store, paths.global_store],
         instruction_dirs=[paths.home, *chain],
-        session_dirs=[paths.sessions_dir],
+        # Reasonix sessions, and this workspace's Claude Code transcripts (suggestion sources).
+        session_dirs=[paths.sessions_dir, claude / "projects" / sanitize(str(paths.root))],
         trace_dirs=[paths.workspace_data],
-        boundaries=[paths.state, paths.home, paths.root],
+        boundaries=[paths.state, paths.home, paths.root, claude],
     )
 
 
@@ -106,6 +111,7 @@ class Application(QObject):
         self.facts_tab.selection_changed.connect(self._on_fact_selected)
         w.tabs.currentChanged.connect(self._on_tab_changed)
         self.facts.snapshot_applied.connect(self._on_facts_snapshot)
+        self.instructions.watched.connect(self._on_instruction_files)
         self.writes.failed.connect(self._on_write_failed)
         self.writes.saved.connect(self._on_saved)
 
@@ -181,6 +187,10 @@ class Application(QObject):
             f"{len(snapshot.rows)} facts ({project} project, {len(snapshot.rows) - project} "
             f"global) · {snapshot.archived} archived · {len(snapshot.diagnostics)} unreadable"
         )
+
+    @Slot(list, list)
+    def _on_instruction_files(self, files: list[Path], folders: list[Path]) -> None:
+        self.watcher.watch_files("instructions", files, folders)
 
     @Slot(object)
     def _on_saved(self, changes: object) -> None:

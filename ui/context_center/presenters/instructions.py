@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Slot
+from PySide6.QtCore import QObject, Signal, Slot
 
 from ..models.tree import Node
 from ..render.markdown import render_markdown
@@ -33,7 +33,13 @@ def build_tree(view: InstructionsView) -> Node:
 
 
 class InstructionsPresenter(QObject):
-    """Fills the Instructions tab from the latest resolution."""
+    """Fills the Instructions tab from the latest resolution.
+
+    Signals:
+        watched(list, list): files the resolver read and their folders (for the watcher)
+    """
+
+    watched = Signal(list, list)
 
     def __init__(self, tab: InstructionsTab, backend: Backend, tasks: TaskManager,
                  hub: Hub) -> None:
@@ -52,15 +58,18 @@ class InstructionsPresenter(QObject):
         if changes.touches("instructions"):
             self.tasks.read(Op("Resolving instructions", self._resolve, self._on_view))
 
-    def _resolve(self, token: object) -> tuple[InstructionsView, dict[int, str]]:
-        """Worker: resolve and render every document's Markdown once."""
+    def _resolve(self, token: object) -> tuple[InstructionsView, dict[int, str], list[Path]]:
+        """Worker: resolve, render every document's Markdown once, find folders to watch."""
         view = self.backend.instructions()
         rendered = {doc.order: render_markdown(doc.body) for doc in view.resolution.documents}
-        return view, rendered
+        folders = sorted({p.parent for p, _ in view.resolution.watched if p.parent.is_dir()})
+        return view, rendered, folders
 
-    def _on_view(self, result: tuple[InstructionsView, dict[int, str]]) -> None:
-        view, self._rendered = result
+    def _on_view(self, result: tuple[InstructionsView, dict[int, str], list[Path]]) -> None:
+        view, self._rendered, folders = result
         self.view = view
+        # Imported files live anywhere under the root: watch exactly the ones the resolver read.
+        self.watched.emit([p for p, _ in view.resolution.watched], folders)
         res = view.resolution
         self.tab.header.setText(
             f"Workspace root <code>{html.escape(str(res.root))}</code> — "

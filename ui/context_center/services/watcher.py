@@ -61,6 +61,7 @@ class WatchTargets:
         # A missing folder is watched through its nearest existing ancestor, but never above
         # these (watching / recursively would flood the observer).
         self.boundaries = tuple(Path(p) for p in boundaries)
+        self.files: dict[Path, str] = {}  # exact files of an area (imported instruction files)
 
     def classify(self, path: str) -> str | None:
         """The area of ``path``, or ``None`` when it is irrelevant or a temp/lock file."""
@@ -83,7 +84,7 @@ class WatchTargets:
                 return "traces"
         if p.name in INSTRUCTION_NAMES and p.parent in self.instruction_dirs:
             return "instructions"
-        return None
+        return self.files.get(p)
 
     def roots(self) -> list[tuple[Path, bool]]:
         """(directory, recursive) pairs for the observer, deduplicated."""
@@ -149,6 +150,8 @@ class FileWatcher(QObject):
         self._events = 0
         self._window_start = 0.0
         self._observer: BaseObserver | None = None
+        self._handler = _Handler(self)
+        self._scheduled: set[Path] = set()
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(DEBOUNCE_MS)
@@ -165,10 +168,11 @@ class FileWatcher(QObject):
         if self._observer is not None:
             return
         observer = Observer()
-        handler = _Handler(self)
+        handler = self._handler
         for folder, recursive in self._targets.roots():
             try:
                 observer.schedule(handler, str(folder), recursive=recursive)
+                self._scheduled.add(folder)
             except OSError:
                 continue  # a folder that vanished or exhausted inotify watches: F5 still works
         observer.daemon = True
@@ -182,6 +186,27 @@ class FileWatcher(QObject):
             self._observer.stop()
             self._observer.join(timeout=5)
             self._observer = None
+            self._scheduled.clear()
+
+    def watch_files(self, area: str, files: Iterable[Path], folders: Iterable[Path]) -> None:
+        """Also report changes to exactly ``files`` as ``area`` (e.g. imported instructions).
+
+        ``folders`` are their existing parent directories, computed off the GUI thread; each
+        is watched non-recursively.
+        """
+        for path in files:
+            self._targets.files[Path(path)] = area
+        if self._observer is None:
+            return
+        handler = self._handler
+        for folder in folders:
+            if folder in self._scheduled:
+                continue
+            self._scheduled.add(folder)
+            try:
+                self._observer.schedule(handler, str(folder), recursive=False)
+            except OSError:
+                continue
 
     def restart(self) -> None:
         """Re-schedule roots (a watched folder was created after start)."""
