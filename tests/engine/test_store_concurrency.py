@@ -37,7 +37,7 @@ def test_eight_processes_cas_updates_lose_nothing(tmp_path: Path) -> None:
     won = [body for bodies in results for body in bodies]
     final = memory.resolve(fact.id)
     assert final.revision == 1 + len(won)
-    assert len(won) >= 8  # every worker gets through at least once
+    assert len(won) >= 8  # progress: some attempt wins in (nearly) every round
     history = [f.body for f in memory.revisions(fact.id)] + [final.body]
     for body in won:
         assert history.count(body) == 1
