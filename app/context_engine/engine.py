@@ -21,7 +21,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from .facts.model import Fact
+from .facts.model import Diagnostic, Fact
 from .paths import EnginePaths
 from .session.core import (
     InstructionView,
@@ -53,6 +53,7 @@ class ContextEngine:
         self._memory = memory
         self._reads_through_memory = memory is not None  # an injected Memory (FS seam) reads too
         self._facts: tuple[Fact, ...] | None = None
+        self._diagnostics: tuple[Diagnostic, ...] = ()
         self._listing: object = None
         self._loaded_ns = 0
         self._facts_lock = threading.Lock()
@@ -94,7 +95,10 @@ class ContextEngine:
         A quiet turn therefore costs one directory scan and hands back the very same tuple.
         """
         if self._reads_through_memory:
-            return self.memory.snapshot().facts
+            snapshot = self.memory.snapshot()
+            with self._facts_lock:
+                self._facts, self._diagnostics = snapshot.facts, snapshot.diagnostics
+            return snapshot.facts
         from .session import snapshot_cache
 
         with self._facts_lock:  # tool calls and relayed hooks arrive on worker threads
@@ -108,7 +112,8 @@ class ContextEngine:
             ):
                 return self._facts
             started = time.time_ns()
-            self._facts = snapshot_cache.SnapshotCache(self.paths).load().facts
+            loaded = snapshot_cache.SnapshotCache(self.paths).load()
+            self._facts, self._diagnostics = loaded.facts, loaded.diagnostics
             self._listing, self._loaded_ns = listing, started
             return self._facts
 
@@ -125,11 +130,13 @@ class ContextEngine:
         from .recall import Recaller
 
         current = self.active_facts() if facts is None else facts
+        # Unreadable files of that snapshot are reported in the trace (S8.11).
+        diagnostics = self._diagnostics if current is self._facts else ()
         with self._recall_lock:
             if self._recaller is None:
-                self._recaller = Recaller(current)
+                self._recaller = Recaller(current, diagnostics=diagnostics)
             elif current is not self._indexed:  # the very same snapshot needs no diff
-                self._recaller.sync(current)
+                self._recaller.sync(current, diagnostics)
             self._indexed = current
             return self._recaller
 

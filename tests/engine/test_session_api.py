@@ -190,3 +190,15 @@ def test_tools_go_through_the_write_policy(dirs: tuple[Path, Path]) -> None:
     assert str(workspace) not in found.result and str(home) not in found.result
     facts = {f.reference for f in Memory(engine.paths).snapshot().facts}
     assert "project/deploy-window.md" in facts and "global/deploy-window.md" not in facts
+
+
+def test_unreadable_fact_is_reported_in_the_trace(dirs: tuple[Path, Path]) -> None:
+    workspace, home = dirs
+    engine = ContextEngine.open(workspace=workspace, home=home)
+    seed(engine)
+    (engine.paths.project_store / "broken.md").write_bytes(b"---\nname: [oops\n---\nbody\n")
+    session = engine.start_session("headless")
+    turn = session.process_user_turn("Where are release artifacts published from?")
+    assert "<memory-recall>" in turn.recall_block and "broken" not in turn.text_for_provider
+    trace = json.loads(engine.trace_log().last_path.read_text("utf-8"))
+    assert "broken.md" in json.dumps(trace)

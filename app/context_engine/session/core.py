@@ -75,7 +75,7 @@ def open_prefix(
     ``with_instructions=False`` gives the memory block alone, for hosts that load their own
     instruction files (edits to ours still become turn-tail notes).
     """
-    facts = list(sources.active_facts())
+    facts = sources.active_facts()  # as is: the engine recognises its own snapshot
     instructions = sources.instructions()
     block = instructions.block if with_instructions else ""
     prefix = build_stable_prefix(build_memory_block(facts), block)
@@ -90,7 +90,7 @@ def run_turn(
     With no baseline (a host that never received the prefix) there is nothing to compare
     against: the current state becomes the baseline and no notes are sent.
     """
-    facts = list(sources.active_facts())
+    facts = sources.active_facts()  # as is: the engine recognises its own snapshot
     documents = sources.instructions().documents
     lines: list[str] = []
     if baseline is None:
