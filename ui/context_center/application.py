@@ -190,7 +190,8 @@ class Application(QObject):
 
     @Slot(list, list)
     def _on_instruction_files(self, files: list[Path], folders: list[Path]) -> None:
-        self.watcher.watch_files("instructions", files, folders)
+        if isinstance(self.backend, Backend):  # a remote window never watches local folders
+            self.watcher.watch_files("instructions", files, folders)
 
     @Slot(object)
     def _on_saved(self, changes: object) -> None:
