@@ -62,9 +62,16 @@ class Memory:
         self._archive_lock = threading.Lock()
 
     @classmethod
-    def open(cls, paths: EnginePaths, **kwargs: object) -> Memory:
+    def open(
+        cls,
+        paths: EnginePaths,
+        *,
+        fs: FS | None = None,
+        clock: Callable[[], datetime] = utc_now,
+        lock_timeout: float = 10.0,
+    ) -> Memory:
         """A ``Memory`` whose stores were upgraded on open (S5.1)."""
-        memory = cls(paths, **kwargs)  # type: ignore[arg-type]
+        memory = cls(paths, fs=fs, clock=clock, lock_timeout=lock_timeout)
         memory.migrate()
         return memory
 
