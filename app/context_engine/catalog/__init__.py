@@ -2,7 +2,6 @@
 
 from .base import CAPABILITIES, Catalog
 from .errors import Disconnected, Unavailable
-from .local import LocalCatalog
 
 __all__ = [
     "CAPABILITIES",
@@ -15,7 +14,11 @@ __all__ = [
 
 
 def __getattr__(name: str) -> object:
-    # The remote side pulls in subprocess plumbing; hosts that stay local never import it.
+    # Both pull in most of the engine; importing the package (the CLI does) stays cheap.
+    if name == "LocalCatalog":
+        from .local import LocalCatalog
+
+        return LocalCatalog
     if name == "RemoteCatalog":
         from .remote import RemoteCatalog
 

@@ -10,15 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
-from ..facts.archive import ArchivedEntry
-from ..facts.memory import MemorySnapshot
-from ..facts.model import Fact
-from ..instructions import Resolution
-from ..recall.trace import RecallTrace
-from ..suggestions.accept import Edits
-from ..suggestions.model import Suggestions
+if TYPE_CHECKING:  # the CLI imports this module on every start: keep it free of heavy parts
+    from ..facts.archive import ArchivedEntry
+    from ..facts.memory import MemorySnapshot
+    from ..facts.model import Fact
+    from ..instructions import Resolution
+    from ..recall.trace import RecallTrace
+    from ..suggestions.accept import Edits
+    from ..suggestions.model import Suggestions
 
 # What a catalog can do; a server may be started without some (``--without``).
 FACTS = "facts"

@@ -11,12 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 import click
 
-from ..catalog.base import Catalog
-from ..policy.confirmation import ConfirmationService
 from .output import CliContext, fail
+
+if TYPE_CHECKING:
+    from ..catalog.base import Catalog
+    from ..policy.confirmation import ConfirmationService
 
 
 def confirmation_for_cli() -> ConfirmationService:
