@@ -2,7 +2,8 @@
 
     .venv/bin/python bench/app_bench.py [--facts 10000] [--rows 100000] [--runs 5]
 
-Prints medians. Targets (issue 7): first paint < 1.5 s at 10,000 facts; filter < 100 ms at
+Prints medians, and the GUI event-loop latency during a burst of writes by another thread.
+Targets (issue 7): first paint < 1.5 s at 10,000 facts; filter < 100 ms at
 100,000 rows. Each first-paint run starts a fresh Python process, so imports are counted.
 """
 
@@ -196,16 +197,73 @@ def bench_write_to_table(runs: int) -> None:
               f"{statistics.median(times) * 1000:.0f} ms (debounce {250} ms included)")
 
 
+def bench_burst(writes: int) -> None:
+    """Event-loop latency (10 ms timer) while another thread makes ``writes`` fact changes."""
+    import threading
+
+    from context_center import application
+    from context_engine.demo import build_demo
+    from context_engine.facts.memory import Memory
+    from PySide6.QtCore import QElapsedTimer, QSettings, QTimer
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance() or QApplication([])
+    with tempfile.TemporaryDirectory() as tmp:
+        demo = build_demo(Path(tmp) / "demo")
+        root = application.build(demo.paths, QSettings(str(Path(tmp) / "s.ini"),
+                                                       QSettings.Format.IniFormat))
+        root.window.show()
+        root.start()
+        _pump_until(app, lambda: root.facts_tab.model.rowCount() > 0)
+        memory = Memory(demo.paths)
+        done = threading.Event()
+
+        def burst() -> None:
+            for i in range(writes):
+                memory.save(name=f"project/burst-{i % 50}.md", title=f"Burst {i % 50}",
+                            description=f"burst {i % 50}", body=f"version {i}",
+                            type="project", scope="project")
+            done.set()
+
+        gaps: list[int] = []
+        clock = QElapsedTimer()
+        clock.start()
+        last = [clock.elapsed()]
+
+        def tick() -> None:
+            now = clock.elapsed()
+            gaps.append(now - last[0] - 10)
+            last[0] = now
+
+        timer = QTimer()
+        timer.setInterval(10)
+        timer.timeout.connect(tick)
+        timer.start()
+        started = time.perf_counter()
+        threading.Thread(target=burst, daemon=True).start()
+        _pump_until(app, done.is_set, timeout=300)
+        elapsed = time.perf_counter() - started
+        _pump_for(app, 1.0)
+        timer.stop()
+        root.shutdown()
+        gaps.sort()
+        print(f"event-loop latency during {writes:,} writes ({elapsed:.1f} s): median "
+              f"{gaps[len(gaps) // 2]} ms, p99 {gaps[int(len(gaps) * 0.99)]} ms, "
+              f"worst {gaps[-1]} ms")
+
+
 def main() -> None:
     """Run the three benchmarks and print medians."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--facts", type=int, default=10_000)
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--burst", type=int, default=1000, help="writes in the latency burst")
     args = parser.parse_args()
     bench_first_paint(args.facts, args.runs)
     bench_filter(args.rows, max(1, args.runs // 2))
     bench_write_to_table(args.runs)
+    bench_burst(args.burst)
 
 
 if __name__ == "__main__":
