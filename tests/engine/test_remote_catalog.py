@@ -96,29 +96,6 @@ def test_the_audit_would_see_a_local_fallback(client_home: Path) -> None:
     assert touched_under(seen, client_home)
 
 
-def test_a_low_risk_create_is_written_on_the_server_without_asking(
-    served: Served, client_home: Path
-) -> None:
-    from remote_support import Recorder
-
-    asked = Recorder(lambda _: True)
-    remote = RemoteCatalog(served.command("--no-watch"), confirmation=asked)
-    try:
-        outcome = remote.save(
-            {
-                "name": "ci-cache",
-                "description": "CI caches the Go module directory",
-                "body": "The CI job caches ~/go/pkg/mod between runs.",
-                "type": "project",
-            }
-        )
-    finally:
-        remote.close()
-    assert outcome.decision == "auto" and outcome.written and asked.requests == []
-    assert served.local().read("project/ci-cache.md").fact.body.startswith("The CI job")
-    assert list(client_home.rglob("ci-cache.md")) == []
-
-
 GLOBAL_FACT = {
     "name": "shell",
     "description": "Preferred shell is fish",
@@ -128,31 +105,55 @@ GLOBAL_FACT = {
 }
 
 
-@pytest.mark.parametrize("answer", ["no", "error"])
-def test_a_global_fact_asks_the_client_and_a_refusal_writes_nothing(
-    served: Served, client_home: Path, answer: str
-) -> None:
+def test_every_remote_write_honours_the_policy(served: Served, client_home: Path) -> None:
+    """Low-risk create: written, nobody asked. Global fact: asked; no / a crashing dialog:
+    nothing written; yes: written. Forget: asked. Recover: the person's own action."""
     from remote_support import Recorder
 
+    answers: list[object] = ["no", "error", "yes", "yes"]
+
     def respond(_request: object) -> bool:
+        answer = answers.pop(0)
         if answer == "error":
             raise RuntimeError("the dialog crashed")
-        return False
+        return answer == "yes"
 
     asked = Recorder(respond)
     remote = RemoteCatalog(served.command("--no-watch"), confirmation=asked)
     try:
-        outcome = remote.save(GLOBAL_FACT)
-        names = {f.name for f in remote.list_facts().facts}
+        created = remote.save(
+            {
+                "name": "ci-cache",
+                "description": "CI caches the Go module directory",
+                "body": "The CI job caches ~/go/pkg/mod between runs.",
+                "type": "project",
+            }
+        )
+        assert created.decision == "auto" and created.written and asked.requests == []
+        assert served.local().read("project/ci-cache.md").fact.body.startswith("The CI job")
+        for _refusal in ("no", "error"):
+            refused = remote.save(GLOBAL_FACT)
+            assert refused.decision == "confirm" and not refused.written and not refused.ran
+            assert "shell" not in {f.name for f in remote.list_facts().facts}
+            assert "shell" not in {f.name for f in served.local().list_facts().facts}
+        request = asked.requests[0]
+        assert request.scope == "global" and request.tool == "remember"
+        assert "Use fish syntax" in request.content
+        saved = remote.save(GLOBAL_FACT)
+        forgot = remote.forget("editor")
+        entry = remote.archived()[0]
+        restored = remote.recover(str(entry.path))
     finally:
         remote.close()
-    assert len(asked.requests) == 1
-    request = asked.requests[0]
-    assert request.scope == "global" and request.tool == "remember"
-    assert "Use fish syntax" in request.content
-    assert outcome.decision == "confirm" and not outcome.written and not outcome.ran
-    assert "shell" not in names
-    assert "shell" not in {f.name for f in served.local().list_facts().facts}
+    assert saved.written and saved.fact is not None and saved.fact.scope == "global"
+    tools = [r.tool for r in asked.requests]
+    assert forgot.written and tools == ["remember", "remember", "remember", "forget"]
+    assert restored.decision == "explicit" and restored.fact is not None
+    assert restored.fact.name == "editor"
+    names = {f.reference for f in served.local().list_facts().facts}
+    assert {"global/shell.md", "global/editor.md", "project/ci-cache.md"} <= names
+    assert list(client_home.rglob("ci-cache.md")) == []
+    assert list(client_home.rglob("shell.md")) == []
 
 
 def test_an_unanswered_confirmation_writes_nothing_even_if_a_yes_comes_late(
@@ -183,28 +184,6 @@ def test_an_unanswered_confirmation_writes_nothing_even_if_a_yes_comes_late(
     assert not outcome.written and outcome.decision == "confirm"
     assert "shell" not in after
     assert "shell" not in {f.name for f in served.local().list_facts().facts}
-
-
-def test_an_approved_global_fact_and_forget_are_written_on_the_server(
-    served: Served, client_home: Path
-) -> None:
-    from remote_support import Recorder
-
-    asked = Recorder(lambda _: True)
-    remote = RemoteCatalog(served.command("--no-watch"), confirmation=asked)
-    try:
-        saved = remote.save(GLOBAL_FACT)
-        forgot = remote.forget("editor")
-        entry = remote.archived()[0]
-        restored = remote.recover(str(entry.path))
-    finally:
-        remote.close()
-    assert saved.written and saved.fact is not None and saved.fact.scope == "global"
-    assert forgot.written and [r.tool for r in asked.requests] == ["remember", "forget"]
-    assert restored.decision == "explicit" and restored.fact is not None
-    names = {f.reference for f in served.local().list_facts().facts}
-    assert "global/shell.md" in names and "global/editor.md" in names
-    assert restored.fact.name == "editor"
 
 
 def test_killing_the_server_leaves_the_client_disconnected_without_fallback(
