@@ -78,6 +78,8 @@ class SparseIndex:
     _stale_after: IntArray = field(default_factory=lambda: np.zeros(16, dtype=np.int64))
     _updated: IntArray = field(default_factory=lambda: np.zeros(16, dtype=np.int64))
     total_length: int = 0
+    # k1·(1 − b + b·dl/avgdl) per slot for one avgdl; dropped on every add/remove.
+    _norm: tuple[float, FloatArray] | None = None
 
     def __len__(self) -> int:
         """Number of indexed documents (N)."""
@@ -135,6 +137,7 @@ class SparseIndex:
             self._keys.append(key)
             self._grow(slot + 1)
         self._slot_of[key] = slot
+        self._norm = None
         self._length[slot] = length
         self._project[slot] = meta.project
         self._fresh[slot] = meta.fresh_us
@@ -175,6 +178,7 @@ class SparseIndex:
                 posting[pos] = posting[last]
                 posting[pos + 1] = posting[last + 1]
             del posting[last:]
+        self._norm = None
         self.total_length -= int(self._length[slot])
         self._length[slot] = 0
         self._keys[slot] = None
@@ -213,17 +217,29 @@ class SparseIndex:
         # Same operation order as the S8.6 reference formula, and bincount adds each
         # document's contributions in query-term order starting from 0.0, so the floats
         # agree exactly with a term-by-term sum.
-        contrib = w * (tf * (K1 + 1)) / (tf + K1 * (1 - B + B * self._length[slots] / avgdl))
+        contrib = w * (tf * (K1 + 1)) / (tf + self._length_norm(avgdl)[slots])
         acc = cast(FloatArray, np.bincount(slots, weights=contrib, minlength=cap))
-        count = np.bincount(slots, minlength=cap).astype(np.int64)
-        strong_flags = [1.0 if strong is None or terms[j] in strong else 0.0 for j in used]
-        single_ok = np.bincount(slots, weights=np.repeat(strong_flags, sizes), minlength=cap) > 0
-        # Each (document, term) pair occurs once, so a sum of distinct powers of two is an OR.
-        powers = [float(1 << j) if j < MASK_TERMS else 0.0 for j in used]
-        bits = np.bincount(slots, weights=np.repeat(powers, sizes), minlength=cap).astype(np.int64)
+        count = np.bincount(slots, minlength=cap)
+        single_ok = np.zeros(cap, dtype=np.bool_)
+        flags = [strong is None or terms[j] in strong for j in used]
+        if all(flags):
+            single_ok[:] = True
+        elif any(flags):
+            single_ok[slots[np.repeat(flags, sizes)]] = True
         gate = gate_mask(count, single_ok)
         hit = np.flatnonzero(gate)
+        # Matched-term bitmask, only for the entries of gate-passing documents: each
+        # (document, term) pair occurs once, so a sum of distinct powers of two is an OR.
+        powers = np.repeat([float(1 << j) if j < MASK_TERMS else 0.0 for j in used], sizes)
+        keep = gate[slots]
+        bits = np.bincount(slots[keep], weights=powers[keep], minlength=cap).astype(np.int64)
         return Scored(slots=hit, scores=acc[hit], matched=count[hit], bits=bits[hit])
+
+    def _length_norm(self, avgdl: float) -> FloatArray:
+        """Per-slot k1·(1 − b + b·dl/avgdl), computed once per index version and avgdl."""
+        if self._norm is None or self._norm[0] != avgdl:
+            self._norm = (avgdl, K1 * (1 - B + B * self._length / avgdl))
+        return self._norm[1]
 
     def project(self, slots: IntArray) -> npt.NDArray[np.bool_]:
         """Whether each slot holds a project fact."""
