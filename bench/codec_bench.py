@@ -175,14 +175,17 @@ def main() -> None:
 
         cases: list[tuple[str, Callable[[], object], int]] = [
             ("raw", lambda: _read_all(root), args.runs),
-            ("raw-smp", _read_sample, args.runs),
             ("ours", ours, args.runs),
             ("fm-c", fm_c, args.runs),
             ("parse", parse_only, args.runs),
             ("render", render, args.runs),
         ]
         if sample:
-            cases += [("strict", strict, args.runs), ("fm-py", fm_py, args.runs)]
+            cases += [
+                ("raw-smp", _read_sample, args.runs),
+                ("strict", strict, args.runs),
+                ("fm-py", fm_py, args.runs),
+            ]
         samples = _round_robin(cases)
     print(f"facts={args.facts} runs={args.runs} python={sys.version.split()[0]}")
     print("cases run round-robin; 'x floor' = median of per-round ratios to the raw read of")
