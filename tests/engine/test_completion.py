@@ -155,3 +155,29 @@ def test_zsh_and_fish_scripts_are_generated() -> None:
     for shell in ("zsh", "fish"):
         out = _script(shell)
         assert f"{shell}_complete" in out and "context-engine" in out
+
+
+def test_shell_completion_under_remote_asks_the_server(served: Served) -> None:
+    from click.shell_completion import ShellComplete
+
+    remote = " ".join(_quote(a) for a in served.command("--no-watch"))
+    completer = ShellComplete(cli, {}, "context-engine", "_CONTEXT_ENGINE_COMPLETE")
+    facts = served.local().list_facts().facts
+    got = [c.value for c in completer.get_completions(["--remote", remote, "forget"], "")]
+    assert got == [*(f.id for f in facts), *sorted({f.name for f in facts})]
+    got = [c.value for c in completer.get_completions(["--remote", remote, "recover"], "")]
+    assert got == [str(e.path) for e in served.local().archived()]
+
+
+def test_zsh_and_fish_completion_protocols_answer(served: Served) -> None:
+    exe = Path(sys.executable).with_name("context-engine")
+    words = ["context-engine", *_local_args(served), "restore", "edi"]
+    for shell in ("zsh", "fish"):
+        env = {**os.environ, "_CONTEXT_ENGINE_COMPLETE": f"{shell}_complete"}
+        # zsh passes the index of the word being completed; fish passes the word itself.
+        cword = str(len(words) - 1) if shell == "zsh" else words[-1]
+        env.update({"COMP_WORDS": " ".join(_quote(w) for w in words), "COMP_CWORD": cword})
+        out = subprocess.run(
+            [str(exe)], env=env, capture_output=True, text=True, check=True, timeout=30
+        ).stdout
+        assert "editor" in out and "release-target" not in out
