@@ -20,7 +20,7 @@ def test_parse_args():
 
 
 def test_demo_command_runs_until_stopped(tmp_path: Path):
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", HOME=str(tmp_path),
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", HOME=str(tmp_path), TMPDIR=str(tmp_path),
                XDG_CONFIG_HOME=str(tmp_path / "config"),
                PYTHONPATH=os.pathsep.join([str(ROOT / "app"), str(ROOT / "ui")]))
     process = subprocess.Popen(

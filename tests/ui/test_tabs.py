@@ -158,3 +158,15 @@ def test_new_claude_transcript_triggers_a_rescan(qtbot, app_root, demo):
     (folder / "4f2a9c1e-0000-4000-8000-000000000002.jsonl").write_text(json.dumps(line) + "\n")
     qtbot.waitUntil(lambda: any("squash" in c.body for c in root.suggestions_tab.model.rows),
                     timeout=5000)
+
+
+def test_instructions_for_a_sub_directory_target(qtbot, app_root, demo):
+    tab = app_root.instructions_tab
+    qtbot.waitUntil(lambda: tab.tree_model.rowCount() == 3, timeout=5000)
+    tab.target.setText("admin")
+    tab.target.returnPressed.emit()
+    qtbot.waitUntil(lambda: tab.tree_model.rowCount() == 4, timeout=5000)
+    labels = [tab.tree_model.node(tab.tree_model.index(r, 0)).values[0]
+              for r in range(tab.tree_model.rowCount())]
+    assert labels[-1].endswith("workspace/admin/CLAUDE.md")
+    assert "workspace/admin/CLAUDE.md" in tab.block.toPlainText()

@@ -33,7 +33,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.demo:
         from context_engine.demo import build_demo
 
-        demo = build_demo(Path(tempfile.mkdtemp(prefix="context-center-demo-")))
+        # Removed when the app exits (the object's finalizer), so demos do not pile up.
+        demo_dir = tempfile.TemporaryDirectory(prefix="context-center-demo-",
+                                               ignore_cleanup_errors=True)
+        demo = build_demo(Path(demo_dir.name))
         workspace, home = str(demo.workspace), str(demo.home)
         os.environ.update(demo.environment)
     app = QApplication.instance() or QApplication(sys.argv[:1])

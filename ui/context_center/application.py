@@ -92,6 +92,7 @@ class Application(QObject):
         self._wire()
         if backend is None and paths is not None:
             self.window.show_paths(str(paths.project_store), str(paths.global_store))
+            self.window.setWindowTitle(f"{paths.root.name} — Context Center")
 
     def _wire(self) -> None:
         w = self.window

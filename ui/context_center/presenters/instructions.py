@@ -52,15 +52,28 @@ class InstructionsPresenter(QObject):
         hub.changes_applied.connect(self._on_changes)
         tab.document_selected.connect(self._on_document)
         tab.diagnostic_activated.connect(self._on_diagnostic)
+        tab.target_changed.connect(self._on_target)
+        self.target = ""
 
     @Slot(object)
     def _on_changes(self, changes: ChangeSet) -> None:
         if changes.touches("instructions"):
-            self.tasks.read(Op("Resolving instructions", self._resolve, self._on_view))
+            self._start()
 
-    def _resolve(self, token: object) -> tuple[InstructionsView, dict[int, str], list[Path]]:
+    @Slot(str)
+    def _on_target(self, target: str) -> None:
+        self.target = target.strip()
+        self._start()
+
+    def _start(self) -> None:
+        target = self.target  # captured here: the worker never reads presenter state
+        self.tasks.read(Op("Resolving instructions", lambda t: self._resolve(target),
+                           self._on_view))
+
+    def _resolve(self, target: str) -> tuple[InstructionsView, dict[int, str], list[Path]]:
         """Worker: resolve, render every document's Markdown once, find folders to watch."""
-        view = self.backend.instructions()
+        view = (self.backend.instructions(target=target) if target
+                else self.backend.instructions())
         rendered = {doc.order: render_markdown(doc.body) for doc in view.resolution.documents}
         folders = sorted({p.parent for p, _ in view.resolution.watched if p.parent.is_dir()})
         return view, rendered, folders
@@ -72,7 +85,8 @@ class InstructionsPresenter(QObject):
         self.watched.emit([p for p, _ in view.resolution.watched], folders)
         res = view.resolution
         self.tab.header.setText(
-            f"Workspace root <code>{html.escape(str(res.root))}</code> — "
+            f"Workspace root <code>{html.escape(str(res.root))}</code>, resolved for "
+            f"<code>{html.escape(str(res.target))}</code> — "
             f"{len(res.documents)} document(s), {len(res.diagnostics)} diagnostic(s)"
         )
         self.tab.tree_model.set_root(build_tree(view))

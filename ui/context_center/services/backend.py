@@ -117,11 +117,17 @@ class Backend:
         """Archive entries of both stores, newest first."""
         return self.memory.list_archived()
 
-    def instructions(self, token: CancelToken | None = None) -> InstructionsView:
-        """Resolve the instructions for the workspace and render the provider block."""
+    def instructions(
+        self, token: CancelToken | None = None, target: str | None = None
+    ) -> InstructionsView:
+        """Resolve the instructions for ``target`` (relative to the workspace root; default:
+        the workspace) and render the provider block."""
         from context_engine.instructions import render_provider_block, resolve_instructions
 
-        resolution = resolve_instructions(self.paths)
+        where = None
+        if target:
+            where = Path(target) if Path(target).is_absolute() else self.paths.root / target
+        resolution = resolve_instructions(self.paths, where)
         return InstructionsView(resolution, render_provider_block(resolution))
 
     def recall(self, message: str, limit: int = 4, budget: int = 2400) -> RecallRun:

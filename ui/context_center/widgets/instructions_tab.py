@@ -5,7 +5,9 @@ from __future__ import annotations
 from PySide6.QtCore import QModelIndex, Qt, Signal, Slot
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QHBoxLayout,
     QLabel,
+    QLineEdit,
     QPlainTextEdit,
     QSplitter,
     QTableView,
@@ -36,10 +38,13 @@ class InstructionsTab(QWidget):
     Signals:
         document_selected(object): an InstructionDocument (or an import's payload) was chosen
         diagnostic_activated(object): an InstructionDiagnostic was clicked
+        target_changed(str): resolve for this path (relative to the workspace root; "" = the
+            workspace itself)
     """
 
     document_selected = Signal(object)
     diagnostic_activated = Signal(object)
+    target_changed = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -48,6 +53,12 @@ class InstructionsTab(QWidget):
             d.code, str(d.source), d.line, d.path), parent=self)
         self.header = QLabel()
         self.header.setWordWrap(True)
+        self.target = QLineEdit()
+        self.target.setPlaceholderText("the workspace (type a sub-path such as admin, then Enter)")
+        self.target.setClearButtonEnabled(True)
+        target_row = QHBoxLayout()
+        target_row.addWidget(QLabel("Resolve for:"))
+        target_row.addWidget(self.target, 1)
         self.tree = QTreeView()
         self.tree.setModel(self.tree_model)
         self.tree.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -83,9 +94,11 @@ class InstructionsTab(QWidget):
         splitter.setSizes([560, 620])
         layout = QVBoxLayout(self)
         layout.addWidget(self.header)
+        layout.addLayout(target_row)
         layout.addWidget(splitter, 1)
         self.tree.selectionModel().currentRowChanged.connect(self._on_current)
         self.diagnostics.clicked.connect(self._on_diagnostic)
+        self.target.returnPressed.connect(lambda: self.target_changed.emit(self.target.text()))
 
     def select_node(self, predicate) -> bool:  # type: ignore[no-untyped-def]
         """Select the first tree row whose payload satisfies ``predicate``."""

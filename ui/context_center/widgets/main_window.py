@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtCore import QByteArray, QSettings, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
@@ -102,7 +104,8 @@ class MainWindow(QMainWindow):
 
     def show_paths(self, project_store: str, global_store: str) -> None:
         """Store locations (local display only; never sent anywhere)."""
-        self.paths_label.setText(f"project: {project_store}   global: {global_store}")
+        self.paths_label.setText(
+            f"project: {_tilde(project_store)}   global: {_tilde(global_store)}")
         self.paths_label.setToolTip(f"Project store: {project_store}\nGlobal store: {global_store}")
 
     def show_counts(self, text: str) -> None:
@@ -142,3 +145,9 @@ class MainWindow(QMainWindow):
         """Remember the window state on close."""
         self.save_state()
         super().closeEvent(event)
+
+
+def _tilde(path: str) -> str:
+    """``~`` for the user's home directory: shorter, still unambiguous on this machine."""
+    home = str(Path.home())
+    return "~" + path[len(home):] if path == home or path.startswith(home + "/") else path
