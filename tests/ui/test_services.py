@@ -161,3 +161,13 @@ def test_hub_broadcasts(qtbot):
     with qtbot.waitSignal(hub.changes_applied) as blocker:
         hub.publish(ChangeSet(frozenset({"facts"}), "app"))
     assert blocker.args[0].touches("facts")
+
+
+def test_failure_without_callback_is_reported(qtbot, tasks):
+    def work(token):
+        raise OSError("disk gone")
+
+    with qtbot.waitSignal(tasks.unhandled, timeout=3000) as blocker:
+        tasks.read(Op("Reading", work))
+    assert blocker.args[0].label == "Reading"
+    assert isinstance(blocker.args[1], OSError)

@@ -105,6 +105,7 @@ class Application(QObject):
         self.watcher.changed.connect(self.hub.publish)
         self.tasks.started.connect(self._on_task_progress)
         self.tasks.finished.connect(self._on_task_progress)
+        self.tasks.unhandled.connect(self._on_task_failed)
         self.facts_tab.new_requested.connect(self.writes.new_fact)
         self.facts_tab.edit_requested.connect(self.writes.edit)
         self.facts_tab.forget_requested.connect(self.writes.forget)
@@ -180,6 +181,11 @@ class Application(QObject):
     def _on_task_progress(self, _op: Op) -> None:
         long_ops = [op for op in self.tasks.pending if op.long]
         self.window.show_progress(long_ops[0].label + "…" if long_ops else "")
+
+    @Slot(object, object)
+    def _on_task_failed(self, op: Op, exc: BaseException) -> None:
+        message = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
+        self.window.statusBar().showMessage(f"{op.label} failed: {message}", 10000)
 
     @Slot(object)
     def _on_facts_snapshot(self, snapshot: FactsSnapshot) -> None:

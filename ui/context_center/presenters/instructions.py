@@ -68,7 +68,12 @@ class InstructionsPresenter(QObject):
     def _start(self) -> None:
         target = self.target  # captured here: the worker never reads presenter state
         self.tasks.read(Op("Resolving instructions", lambda t: self._resolve(target),
-                           self._on_view))
+                           self._on_view, self._on_failed))
+
+    def _on_failed(self, exc: BaseException) -> None:
+        message = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
+        self.tab.header.setText(f"<span style='color:#cf222e'>Instructions could not be "
+                                f"resolved: {html.escape(message)}</span>")
 
     def _resolve(self, target: str) -> tuple[InstructionsView, dict[int, str], list[Path]]:
         """Worker: resolve, render every document's Markdown once, find folders to watch."""

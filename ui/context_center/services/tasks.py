@@ -72,10 +72,12 @@ class TaskManager(QObject):
     Signals:
         started(object): a long op began (the Op)
         finished(object): any op ended, successfully, with an error or cancelled (the Op)
+        unhandled(object, object): an op without a failure callback failed (Op, exception)
     """
 
     started = Signal(object)
     finished = Signal(object)
+    unhandled = Signal(object, object)
     _delivered = Signal(object, bool, object)
 
     def __init__(self, readers: int = 2, parent: QObject | None = None) -> None:
@@ -141,6 +143,8 @@ class TaskManager(QObject):
                     op.on_success(value)
             elif op.on_failure is not None:
                 op.on_failure(value)
+            else:
+                self.unhandled.emit(op, value)
         finally:
             self.finished.emit(op)
 
