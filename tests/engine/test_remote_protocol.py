@@ -6,6 +6,7 @@ A raw client writes newline-delimited JSON to a real server subprocess (docs/rem
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -138,3 +139,16 @@ def test_the_list_cache_equals_a_fresh_encoding_and_follows_edits(served: Served
     decoded = wire.decode_snapshot(json.loads(cache.encode(second)))
     assert decoded == second
     assert "Edited after caching" in {f.description for f in decoded.facts}
+
+
+def test_login_chatter_before_the_handshake_is_skipped(served: Served) -> None:
+    from context_engine.catalog.remote import RemoteCatalog
+
+    inner = " ".join(shlex.quote(a) for a in served.command("--no-watch"))
+    remote = RemoteCatalog(["sh", "-c", f"echo 'Welcome to devbox'; echo '{{oops'; exec {inner}"])
+    try:
+        assert remote.state == "connected"
+        assert remote.list_facts() == served.local().list_facts()
+        assert any("ignored before initialize" in line for line in remote.client.stderr_tail)
+    finally:
+        remote.close()

@@ -94,6 +94,7 @@ class RpcClient:
         self._channel: p.LineChannel | None = None
         self._state: State = "disconnected"
         self._generation = 0
+        self._greeted = False
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -122,6 +123,7 @@ class RpcClient:
             self._process = process
             self._channel = p.LineChannel(process.stdout, process.stdin)
             self._state = "connected"
+            self._greeted = False
         channel = self._channel
         threading.Thread(
             target=self._read, args=(channel, generation), name="rpc-reader", daemon=True
@@ -144,6 +146,7 @@ class RpcClient:
             self.close()
             raise ProtocolError("the server speaks another protocol version")
         self.info = info
+        self._greeted = True
         self._notify_state("connected")
         return info
 
@@ -223,7 +226,12 @@ class RpcClient:
         while True:
             try:
                 message = channel.receive()
-            except ProtocolError:
+            except ProtocolError as exc:
+                if not self._greeted:
+                    # Before the handshake, a login shell's chatter (motd, rc-file echoes) is
+                    # skipped; after it, a bad line means the stream is corrupt: disconnect.
+                    self.stderr_tail.append(f"ignored before initialize: {exc.message}")
+                    continue
                 message = None
             if message is None:
                 break
