@@ -74,7 +74,14 @@ timestamps = st.one_of(
         timezones=st.just(UTC),
     ),
 )
-scalars = st.one_of(st.none(), st.booleans(), st.integers(-(10**12), 10**12), TRICKY, TEXT)
+scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(10**12), 10**12),
+    st.floats(allow_nan=False),
+    TRICKY,
+    TEXT,
+)
 extras_values = st.recursive(
     scalars,
     lambda inner: st.one_of(
@@ -273,3 +280,25 @@ def test_fast_reader_agrees_on_edge_values() -> None:
             assert _outcome(parse_fact, data) == _outcome(parse_fact_strict, data), (key, raw)
             checked += 1
     assert checked == 6 * len(EDGE_VALUES)
+
+
+def test_special_float_extras_round_trip() -> None:
+    fact = Fact(
+        id="mem-" + "b" * 32,
+        revision=1,
+        name="floats",
+        title="",
+        description="d",
+        type="project",
+        scope="project",
+        body="",
+        created_at=MTIME,
+        updated_at=MTIME,
+        extra=(("weights", (float("inf"), float("-inf"), 1e16, -0.5)),),
+    )
+    data = render_fact(fact)
+    assert b"weights:\n  - .inf\n  - -.inf\n  - 1e+16\n  - -0.5\n" in data
+    for parse in (parse_fact, parse_fact_strict):
+        assert (
+            parse(data, path=Path("/s/floats.md"), store_scope="project", mtime=MTIME).fact == fact
+        )

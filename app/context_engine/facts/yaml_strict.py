@@ -124,7 +124,8 @@ def _scalar_value(node: ScalarNode) -> object:
     if tag == NULL_TAG:
         return None
     if tag == FLOAT_TAG:
-        return float(text)
+        # YAML spells infinity and NaN ".inf" / ".nan"; Python's float() wants "inf" / "nan".
+        return float(text.replace(".inf", "inf").replace(".nan", "nan"))
     raise YamlError("tag_forbidden", f"YAML tag {tag!r} is not allowed", _line(node))
 
 
