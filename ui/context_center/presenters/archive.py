@@ -52,7 +52,12 @@ class ArchivePresenter(QObject):
         if fact_id is None:
             return
 
-        def done(history: History) -> None:
+        def work(token: object) -> tuple[History, str]:
+            history = self.backend.history(fact_id)
+            return history, render_markdown(history.active.body)  # parsed on the worker
+
+        def done(result: tuple[History, str]) -> None:
+            history, body_html = result
             if fact_id != self.fact_id:
                 return
             if self.history is not None and self._signature(history) == self._signature(
@@ -65,15 +70,7 @@ class ArchivePresenter(QObject):
             self.tab.history_label.setText(
                 f"<b>{html.escape(fact.reference)}</b> — active revision {fact.revision}, "
                 f"{len(history.revisions)} earlier revision(s)")
-            self.tab.diff.setHtml(history_html)
-
-        def work(token: object) -> History:
-            nonlocal history_html
-            history = self.backend.history(fact_id)
-            history_html = render_markdown(history.active.body)  # parsed on the worker
-            return history
-
-        history_html = ""
+            self.tab.diff.setHtml(body_html)
 
         def failed(exc: BaseException) -> None:
             self.history = None
