@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from .facts.memory import Memory
     from .policy.confirmation import ConfirmationService
     from .recall import Recaller, TraceLog
+    from .session.snapshot_cache import StoreView
     from .tools_write import ToolOutcome
 
 ControllerName = Literal["interactive", "headless", "subagent"]
@@ -55,6 +56,7 @@ class ContextEngine:
         self._facts: tuple[Fact, ...] | None = None
         self._diagnostics: tuple[Diagnostic, ...] = ()
         self._listing: object = None
+        self._views: list[StoreView] | None = None
         self._loaded_ns = 0
         self._facts_lock = threading.Lock()
         self._scrub = Scrubber.for_paths(paths)
@@ -99,22 +101,33 @@ class ContextEngine:
             with self._facts_lock:
                 self._facts, self._diagnostics = snapshot.facts, snapshot.diagnostics
             return snapshot.facts
-        from .session import snapshot_cache
+        from .session import snapshot_cache as cache
 
         with self._facts_lock:  # tool calls and relayed hooks arrive on worker threads
-            project = snapshot_cache.scan(self.paths.project_store)
-            listing = (project, snapshot_cache.scan(self.paths.global_store))
-            settled = self._loaded_ns - snapshot_cache.RACY_NS
+            listings = (cache.scan(self.paths.project_store), cache.scan(self.paths.global_store))
+            settled = self._loaded_ns - cache.RACY_NS
             if (
                 self._facts is not None
-                and listing == self._listing
-                and all(max(i[3], i[4]) < settled for files in listing for i in files.values())
+                and listings == self._listing
+                and all(max(i[3], i[4]) < settled for files in listings for i in files.values())
             ):
                 return self._facts
             started = time.time_ns()
-            loaded = snapshot_cache.SnapshotCache(self.paths).load()
-            self._facts, self._diagnostics = loaded.facts, loaded.diagnostics
-            self._listing, self._loaded_ns = listing, started
+            if self._views is None:
+                loaded = cache.SnapshotCache(self.paths).load()
+                roots = (self.paths.project_store, self.paths.global_store)
+                self._views = cache.views_from(loaded, listings, roots)
+                self._facts, self._diagnostics = loaded.facts, loaded.diagnostics
+            else:
+                # Long-lived: keep what is unchanged in memory, read only what changed.
+                self._views = [
+                    cache.refresh_view(self.paths, scope, view, listing, settled)
+                    for scope, view, listing in zip(
+                        ("project", "global"), self._views, listings, strict=True
+                    )
+                ]
+                self._facts, self._diagnostics = cache.view_items(self._views)
+            self._listing, self._loaded_ns = listings, started
             return self._facts
 
     def instructions(self) -> InstructionView:

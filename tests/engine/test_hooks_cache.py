@@ -119,3 +119,30 @@ def test_partial_refresh_reads_odd_files_like_the_store(paths: EnginePaths) -> N
         assert got == fresh(paths)
         diags = [(d.code, d.path, d.message, d.line) for d in snap.diagnostics]
         assert diags == fresh_diagnostics(paths) and diags
+
+
+def test_long_lived_engine_refreshes_in_memory_like_a_fresh_load(
+    paths: EnginePaths,
+) -> None:
+    from context_engine.engine import ContextEngine
+
+    engine = ContextEngine(paths)
+    first = engine.active_facts()
+    assert [full(f) for f in first] == fresh(paths)
+    memory = Memory(paths)
+    memory.save(name="fact-1", body="Changed body.")
+    memory.forget("fact-2")
+    memory.save(name="fact-9", description="New", body="New.", type="project")
+    (paths.project_store / "broken.md").write_bytes(b"---\nname: [oops\n---\nbody\n")
+    target = paths.project_store / "fact-3.md"
+    before = os.stat(target)
+    data = target.read_bytes()
+    with open(target, "r+b") as handle:  # same inode, size and restored mtime
+        handle.write(data.replace(b"Body 3.", b"Body X."))
+    os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))
+    second = engine.active_facts()
+    assert [full(f) for f in second] == fresh(paths)
+    kept = {f.name: f for f in first}
+    assert any(f is kept.get(f.name) for f in second)  # unchanged facts are the same objects
+    assert [(d.code, d.path.name) for d in engine._diagnostics] == [("yaml_syntax", "broken.md")]
+    assert engine.active_facts() is second  # nothing changed since: the same snapshot

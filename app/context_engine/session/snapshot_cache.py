@@ -330,3 +330,65 @@ def _unreadable(path: Path, exc: OSError) -> Diagnostic:
     if exc.errno == errno.ELOOP:
         return Diagnostic("symlink", path, f"{path.name}: symlinks are not read")
     return Diagnostic("unreadable", path, f"{path.name}: {exc.strerror or exc}")
+
+
+# What a long-lived engine keeps per store: file name -> (lstat identity, fact or diagnostic).
+StoreView = dict[str, tuple[Identity, Fact | Diagnostic]]
+
+
+def views_from(
+    loaded: CachedSnapshot,
+    listings: Sequence[Mapping[str, Identity]],
+    roots: Sequence[Path],
+) -> list[StoreView]:
+    """Per-store views of a loaded snapshot; an item whose file moved on since is left out."""
+    views: list[StoreView] = [{} for _ in roots]
+    items: list[Fact | Diagnostic] = [*loaded.facts, *loaded.diagnostics]
+    for item in items:
+        path = item.path
+        if path is None:
+            continue
+        for view, listing, root in zip(views, listings, roots, strict=True):
+            identity = listing.get(path.name)
+            if path.parent != root or identity is None:
+                continue
+            if isinstance(item, Fact) and item.stamp != FileStamp(*identity[:4]):
+                continue  # read after it changed again: not kept, re-read next time
+            view[path.name] = (identity, item)
+    return views
+
+
+def refresh_view(
+    paths: EnginePaths,
+    scope: str,
+    view: Mapping[str, tuple[Identity, Fact | Diagnostic]],
+    listing: Mapping[str, Identity],
+    settled_before: int,
+) -> StoreView:
+    """The store now: unchanged, settled entries of ``view`` kept, every other file read."""
+    from ..facts.memory import Memory
+
+    root = paths.global_store if scope == "global" else paths.project_store
+    store: Any = None
+    fresh: StoreView = {}
+    for name, identity in listing.items():
+        kept = view.get(name)
+        settled = max(identity[3], identity[4]) < settled_before
+        if kept is not None and kept[0] == identity and settled:
+            fresh[name] = kept
+            continue
+        if store is None:
+            store = Memory(paths).stores.get("global" if scope == "global" else "project")
+        outcome = _read_entry(store, root / name)
+        if outcome is not None:
+            fresh[name] = (identity, outcome)
+    return fresh
+
+
+def view_items(views: Sequence[StoreView]) -> tuple[tuple[Fact, ...], tuple[Diagnostic, ...]]:
+    """Facts sorted by (name, scope, id) and diagnostics by path, as ``Memory.snapshot``."""
+    facts = [item for view in views for _, item in view.values() if isinstance(item, Fact)]
+    diags = [item for view in views for _, item in view.values() if isinstance(item, Diagnostic)]
+    facts.sort(key=lambda f: (f.name, f.scope, f.id))
+    diags.sort(key=lambda d: str(d.path))
+    return tuple(facts), tuple(diags)
