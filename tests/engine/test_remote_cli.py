@@ -67,7 +67,7 @@ def test_remote_reads_print_what_the_server_home_holds(served: Served, client_ho
 def test_commands_that_need_local_files_fail_closed(served: Served, client_home: Path) -> None:
     remote = _remote(served)
     with audit_opens() as seen:
-        for command in (["prefix"], ["note", "hi"], ["migrate"], ["memory"]):
+        for command in (["prefix"], ["note", "hi"], ["migrate"], ["tool", "memory"]):
             code, payload = _invoke("--remote", remote, *command)
             assert code == 1
             assert payload["error"]["code"] == "unavailable"  # type: ignore[index]
@@ -98,3 +98,18 @@ def test_unavailable_and_disconnected_are_errors(served: Served, client_home: Pa
     assert code == 1 and payload["error"]["code"] == "unavailable"  # type: ignore[index]
     code, payload = _invoke("--remote", "false", "list")  # exits at once: no server at all
     assert code == 1 and payload["error"]["code"] == "disconnected"  # type: ignore[index]
+
+
+def test_remote_memory_family_is_the_servers(served: Served, client_home: Path) -> None:
+    remote = _remote(served)
+    runner = CliRunner()
+    with audit_opens() as seen:
+        summary = runner.invoke(cli, ["--remote", remote, "memory"])
+        archived = runner.invoke(cli, ["--remote", remote, "memory", "archived"])
+        history = runner.invoke(cli, ["--remote", remote, "memory", "revisions", "release-target"])
+    assert touched_under(seen, client_home) == []
+    assert summary.exit_code == 0, summary.output
+    assert "project/release-target.md" in summary.output and "local-secret" not in summary.output
+    assert "AGENTS.md" in summary.output and "Archive: 1 forgotten" in summary.output
+    assert "old-note" in archived.output
+    assert history.exit_code == 0 and "r1" in history.output

@@ -277,6 +277,12 @@ def accept_cmd(
         ctx.emit({"path": accepted.path}, f"created {accepted.path}")
 
 
+def _remote_memory() -> click.Command:
+    from .remote_memory import memory
+
+    return memory
+
+
 REMOTE_COMMANDS: dict[str, click.Command] = {
     command.name or "": command
     for command in (
@@ -294,5 +300,6 @@ REMOTE_COMMANDS: dict[str, click.Command] = {
         suggest_cmd,
         accept_cmd,
         complete_cmd,
+        _remote_memory(),
     )
 }

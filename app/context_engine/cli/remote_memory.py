@@ -1,0 +1,108 @@
+"""``memory`` under ``--remote``: the ``/memory`` family as text, from the remote catalog only."""
+
+from __future__ import annotations
+
+import click
+
+from ..catalog.base import Catalog
+from ..instructions.report import format_report
+from .completion_cmds import completer
+from .facts_cmds import archived_text, fact_line, revisions_text
+from .output import CliContext, engine_errors, fail, pass_cli
+from .remote_mode import open_catalog
+
+
+def remote_summary(catalog: Catalog) -> str:
+    """Instructions, facts, archive count and where they live — all as the server sees them."""
+    view = catalog.instructions()
+    lines = ["Instructions:"]
+    lines += [f"  {d.order}. [{d.scope}] {d.path}" for d in view.resolution.documents]
+    if not view.resolution.documents:
+        lines.append("  (none)")
+    lines += [f"  ! {d.path}: {d.message}" for d in view.resolution.diagnostics]
+    snapshot = catalog.list_facts()
+    lines.append(f"Facts ({len(snapshot.facts)}):")
+    lines += [f"  {fact_line(f)}" for f in snapshot.facts]
+    if not snapshot.facts:
+        lines.append("  (none)")
+    lines += [f"  ! {d.path}: {d.message}" for d in snapshot.diagnostics]
+    lines.append(f"Archive: {len(catalog.archived())} forgotten (context-engine memory archived)")
+    lines.append(f"Stores: on the remote workspace {catalog.name}")
+    return "\n".join(lines)
+
+
+@click.group("memory", invoke_without_command=True)
+@pass_cli
+@click.pass_context
+@engine_errors
+def memory(click_ctx: click.Context, ctx: CliContext) -> None:
+    """The /memory family as text, from the remote workspace."""
+    if click_ctx.invoked_subcommand is None:
+        with open_catalog(ctx) as catalog:
+            click.echo(remote_summary(catalog))
+
+
+@memory.command("instructions")
+@pass_cli
+@engine_errors
+def memory_instructions(ctx: CliContext) -> None:
+    """/memory instructions."""
+    with open_catalog(ctx) as catalog:
+        click.echo(format_report(catalog.instructions().resolution), nl=False)
+
+
+@memory.command("recall")
+@pass_cli
+@engine_errors
+def memory_recall(ctx: CliContext) -> None:
+    """/memory recall: the remote workspace's last recall trace."""
+    with open_catalog(ctx) as catalog:
+        trace = catalog.last_trace()
+    click.echo(trace.to_text() if trace else "No recall has run in this workspace yet.\n", nl=False)
+
+
+@memory.command("revisions")
+@click.argument("ref", shell_complete=completer("refs"))
+@pass_cli
+@engine_errors
+def memory_revisions(ctx: CliContext, ref: str) -> None:
+    """/memory revisions REF."""
+    with open_catalog(ctx) as catalog:
+        history = catalog.revisions(ref)
+    click.echo(revisions_text(history.active, history.revisions))
+
+
+@memory.command("restore")
+@click.argument("ref", shell_complete=completer("refs"))
+@click.argument("revision", type=int)
+@pass_cli
+@engine_errors
+def memory_restore(ctx: CliContext, ref: str, revision: int) -> None:
+    """/memory restore REF REVISION."""
+    with open_catalog(ctx) as catalog:
+        outcome = catalog.restore(ref, revision)
+    if not outcome.ran:
+        fail(ctx, "refused", outcome.result)
+    click.echo(outcome.result)
+
+
+@memory.command("archived")
+@pass_cli
+@engine_errors
+def memory_archived(ctx: CliContext) -> None:
+    """/memory archived."""
+    with open_catalog(ctx) as catalog:
+        click.echo(archived_text(catalog.archived()))
+
+
+@memory.command("recover")
+@click.argument("archive_path", shell_complete=completer("archives"))
+@pass_cli
+@engine_errors
+def memory_recover(ctx: CliContext, archive_path: str) -> None:
+    """/memory recover ARCHIVE-PATH (the server's path)."""
+    with open_catalog(ctx) as catalog:
+        outcome = catalog.recover(archive_path)
+    if not outcome.ran:
+        fail(ctx, "refused", outcome.result)
+    click.echo(outcome.result)
