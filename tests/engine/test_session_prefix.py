@@ -86,6 +86,7 @@ def test_notes_report_each_change_once_with_body() -> None:
     assert "- forgot project/gone.md: disregard its loaded guidance and index entry" in text
     assert "global/tabs.md is now overridden" in text
     assert "standing instructions workspace/AGENTS.md changed" in text and "new rules" in text
+    assert nxt == Baseline.capture(after, {"workspace/AGENTS.md": "new rules"})
     again, _ = diff_notes(nxt, after, {"workspace/AGENTS.md": "new rules"})
     assert again == [] and render_notes(again) == ""
 

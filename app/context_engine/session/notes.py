@@ -151,7 +151,14 @@ def diff_notes(
         lines.append(
             f"- standing instructions {label} removed: disregard them for the rest of the session."
         )
-    return lines, Baseline.capture(facts, instructions, masked)
+    # The next baseline is this one with the few changes applied (a C-speed dict copy).
+    marks = dict(known)
+    for fact in changed:
+        marks[fact.id] = FactMark(fact.id, fact.revision, fact.reference)
+    for mark in gone:
+        del marks[mark.id]
+    documents = {label: digest(body) for label, body in instructions.items()}
+    return lines, Baseline(marks, documents, masked)
 
 
 def render_notes(lines: Sequence[str]) -> str:
