@@ -30,7 +30,7 @@ from .index_file import update_index
 from .model import Fact, FactType, Scope, one_line
 from .resolve import Stores, find_one_by_id, parse_reference, resolve_loaded
 from .revisions import history, snapshot_first
-from .store import LoadedFile, Store, fact_slug
+from .store import LoadedFile, Store, fact_slug, gc_paused
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,7 +255,8 @@ def refresh_indexes(stores: Stores, scopes: set[Scope]) -> tuple[str, ...]:
     for store in stores.all():
         if store.scope in scopes:
             try:
-                update_index(store.fs, store.root, store.snapshot().facts)
+                with gc_paused():
+                    update_index(store.fs, store.root, store.snapshot().facts)
             except (StoreIOError, OSError) as exc:
                 reason = exc.message if isinstance(exc, StoreIOError) else str(exc)
                 warnings.append(f"{store.root / 'MEMORY.md'} was not updated: {reason}")
