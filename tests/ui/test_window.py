@@ -110,3 +110,12 @@ def test_launch_loads_after_the_first_paint(qtbot, demo, settings):
     qtbot.waitUntil(lambda: root.facts_tab.model.rowCount() == 11, timeout=5000)
     assert root.watcher.running
     root.shutdown()
+
+
+def test_transient_messages_keep_the_status_widgets(qtbot, app_root):
+    w = app_root.window
+    w.tabs.setCurrentWidget(app_root.facts_tab)
+    w.show_message("Saved.", 200)
+    assert w.message_label.text() == "Saved."
+    assert w.paths_label.isVisible() and w.counts_label.isVisible()
+    qtbot.waitUntil(lambda: w.message_label.text() == "", timeout=2000)

@@ -185,7 +185,7 @@ class Application(QObject):
     @Slot(object, object)
     def _on_task_failed(self, op: Op, exc: BaseException) -> None:
         message = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
-        self.window.statusBar().showMessage(f"{op.label} failed: {message}", 10000)
+        self.window.show_message(f"{op.label} failed: {message}", 10000)
 
     @Slot(object)
     def _on_facts_snapshot(self, snapshot: FactsSnapshot) -> None:
@@ -205,11 +205,11 @@ class Application(QObject):
         fact = getattr(changes, "fact", None)
         if fact is not None:  # follow the fact, even when the edit moved it to the other scope
             self.facts_tab.select_key((fact.scope, fact.id))
-        self.window.statusBar().showMessage("Saved.", 4000)
+        self.window.show_message("Saved.", 4000)
 
     @Slot(str)
     def _on_write_failed(self, message: str) -> None:
-        self.window.statusBar().showMessage(f"Not saved: {message}", 10000)
+        self.window.show_message(f"Not saved: {message}", 10000)
         if not self.writes.editor.isVisible():
             box = QMessageBox(QMessageBox.Icon.Warning, "Context Center", message,
                               QMessageBox.StandardButton.Ok, self.window)

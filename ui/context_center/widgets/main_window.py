@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QSettings, Qt, Signal
+from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QLabel,
@@ -87,6 +87,12 @@ class MainWindow(QMainWindow):
         self.paths_label = QLabel()
         self.paths_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.counts_label = QLabel()
+        # Transient messages go in their own label: QStatusBar.showMessage() would hide the
+        # other status widgets (store paths, a remote window's Reconnect button) meanwhile.
+        self.message_label = QLabel()
+        self._message_timer = QTimer(self)
+        self._message_timer.setSingleShot(True)
+        self._message_timer.timeout.connect(self.message_label.clear)
         self.progress_label = QLabel()
         self.progress = QProgressBar()
         self.progress.setRange(0, 0)  # busy indicator: long ops rarely know their total
@@ -96,6 +102,7 @@ class MainWindow(QMainWindow):
         self.cancel_button.setFlat(True)
         self.cancel_button.clicked.connect(self.cancel_requested.emit)
         status.addWidget(self.paths_label, 1)
+        status.addPermanentWidget(self.message_label)
         status.addPermanentWidget(self.progress_label)
         status.addPermanentWidget(self.progress)
         status.addPermanentWidget(self.cancel_button)
@@ -107,6 +114,11 @@ class MainWindow(QMainWindow):
         self.paths_label.setText(
             f"project: {_tilde(project_store)}   global: {_tilde(global_store)}")
         self.paths_label.setToolTip(f"Project store: {project_store}\nGlobal store: {global_store}")
+
+    def show_message(self, text: str, timeout_ms: int = 6000) -> None:
+        """A transient message (saved, failed …) that leaves the other status widgets shown."""
+        self.message_label.setText(text)
+        self._message_timer.start(timeout_ms)
 
     def show_counts(self, text: str) -> None:
         """Fact/archive/diagnostic counts."""
