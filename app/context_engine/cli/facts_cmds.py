@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable
+from datetime import datetime
 from pathlib import Path
 from typing import Any, cast
 
@@ -23,10 +24,8 @@ from ..facts.timestamps import format_timestamp
 from .output import CliContext, engine_errors, pass_cli
 
 
-def _stamp(value: object) -> str | None:
-    from datetime import datetime
-
-    return format_timestamp(value) if isinstance(value, datetime) else None
+def _stamp(value: datetime | None) -> str | None:
+    return format_timestamp(value) if value is not None else None
 
 
 def fact_json(fact: Fact) -> dict[str, Any]:
