@@ -1,8 +1,9 @@
-"""Fact commands (S12): ``list``, ``read``, ``remember``, ``forget``, ``revisions``, ``restore``,
-``archived``, ``recover``, ``migrate``.
+"""Fact commands of ``context-engine`` and the S12 JSON shapes they print.
 
-``remember``/``forget``/``restore``/``recover`` here are a person's own explicit actions (S10.5):
-the command itself is the confirmation, and every write goes through the single ``Memory`` call.
+Commands: ``list``, ``read``, ``remember``, ``forget``, ``revisions``, ``restore``, ``archived``,
+``recover``, ``migrate``. ``remember``/``forget``/``restore``/``recover`` here are a person's own
+explicit actions (S10.5): the command itself is the confirmation, and every write goes through
+the single ``Memory`` call.
 """
 
 from __future__ import annotations
