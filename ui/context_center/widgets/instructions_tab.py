@@ -70,6 +70,8 @@ class InstructionsTab(QWidget):
         self.diagnostics.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.diagnostics.verticalHeader().setVisible(False)
         self.diagnostics.horizontalHeader().setStretchLastSection(True)
+        for column, width in enumerate((170, 100, 44, 130)):
+            self.diagnostics.setColumnWidth(column, width)
         self.rendered = QTextBrowser()
         self.source = QPlainTextEdit()
         self.source.setReadOnly(True)
