@@ -179,3 +179,28 @@ def test_a_command_that_is_no_server_leaves_a_disconnected_window(
         assert touched_under(seen, client_home) == []
     finally:
         remote.shutdown()
+
+
+def test_a_stale_remote_edit_opens_the_conflict_dialog_and_writes_nothing(
+    qtbot, served: Served, client_home: Path, settings: QSettings
+) -> None:
+    from context_engine.facts.memory import Memory
+
+    with _open(qtbot, served, settings, "--no-watch") as remote:
+        root = remote.root
+        flows = root.writes
+        model = root.facts_tab.model
+        qtbot.waitUntil(lambda: model.rowCount() > 0, timeout=10000)
+        row = next(
+            model.row_at(i)
+            for i in range(model.rowCount())
+            if model.row_at(i).fact.reference == "project/release-target.md"
+        )
+        flows.edit(row)
+        qtbot.waitUntil(flows.editor.isVisible, timeout=10000)
+        Memory(served.paths).save(name="project/release-target", body="Changed on the server.")
+        flows.editor.body_edit.setPlainText("My stale edit.")
+        with qtbot.waitSignal(flows.conflict_shown, timeout=10000):
+            flows.editor.buttons.accepted.emit()
+        fact = served.local().read("project/release-target.md").fact
+        assert fact.body.strip() == "Changed on the server." and fact.revision == 3

@@ -100,8 +100,9 @@ class RemoteWorkspace(QObject):
         self.state_label = QLabel()
         self.reconnect_button = QPushButton("Reconnect")
         self.reconnect_button.setFlat(True)
-        window.statusBar().addWidget(self.state_label, 1)
-        window.statusBar().addWidget(self.reconnect_button)
+        # Permanent: a temporary status message (e.g. "Saved.") must not hide the state.
+        window.statusBar().addPermanentWidget(self.state_label)
+        window.statusBar().addPermanentWidget(self.reconnect_button)
         self.reconnect_button.clicked.connect(self.reconnect)
         self.changes_arrived.connect(self._on_changes)
         self.state_arrived.connect(self._on_state)

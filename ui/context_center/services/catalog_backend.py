@@ -15,7 +15,7 @@ from typing import Any
 
 from context_engine.catalog.base import Catalog, CompletionKind, WriteOutcome
 from context_engine.catalog.errors import Unavailable
-from context_engine.errors import PolicyRefused
+from context_engine.errors import ModifiedExternally, PolicyRefused, RevisionConflict
 from context_engine.facts.archive import ArchivedEntry
 from context_engine.facts.changes import Changes
 from context_engine.facts.model import Fact
@@ -136,9 +136,23 @@ class CatalogBackend:
         if draft.is_new:
             args["name"] = draft.name or draft.title
         else:
+            self._check_unchanged(draft)
             args["id"] = draft.id
             args["expected_revision"] = draft.base_revision
         return _changes(self.catalog.save({k: v for k, v in args.items() if v is not None}))
+
+    def _check_unchanged(self, draft: FactDraft) -> None:
+        """Raise what the local store would, so a stale edit opens the conflict dialog.
+
+        The policy path reports a conflict as a refused outcome; asking first gives the app
+        the exception it handles (the server still checks the revision when it writes).
+        """
+        current = self.catalog.read(str(draft.id))
+        found = current.fact.revision
+        if draft.base_revision is not None and found != draft.base_revision:
+            raise RevisionConflict(draft.base_revision, found)
+        if draft.digest is not None and current.digest != draft.digest:
+            raise ModifiedExternally("the fact changed on the remote workspace since it was read")
 
     def forget(self, fact_id: str, confirmation: ConfirmationService) -> ForgetOutcome:
         """Forget by id through the policy; the catalog's confirmation asks the person."""
