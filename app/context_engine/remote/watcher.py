@@ -43,6 +43,7 @@ class Areas:
                 current = current / part
                 chain.append(current)
         self.instruction_dirs = tuple(dict.fromkeys(chain))
+        self.boundaries = (paths.state, paths.home, paths.root)
 
     def classify(self, path: Path) -> str | None:
         """``facts``, ``archive``, ``sessions``, ``traces``, ``instructions`` or None."""
@@ -70,11 +71,20 @@ class Areas:
             if folder.is_dir():
                 out[folder] = out.get(folder, False) or recursive
             elif recursive:
-                # Not created yet: its parent's creation event still tells us (flat watch).
-                parent = folder.parent
-                if parent.is_dir():
-                    out.setdefault(parent, False)
+                # Not created yet (a new workspace): watch the nearest existing ancestor deeply,
+                # never above the state root, home or workspace root; paths classify the same.
+                ancestor = self._nearest_existing(folder)
+                if ancestor is not None:
+                    out[ancestor] = True
         return list(out.items())
+
+    def _nearest_existing(self, folder: Path) -> Path | None:
+        for candidate in folder.parents:
+            if not any(_under(candidate, b) for b in self.boundaries):
+                return None
+            if candidate.is_dir():
+                return candidate
+        return None
 
 
 class _Handler(FileSystemEventHandler):
