@@ -143,9 +143,13 @@ def test_every_remote_write_honours_the_policy(served: Served, client_home: Path
         forgot = remote.forget("editor")
         entry = remote.archived()[0]
         restored = remote.recover(str(entry.path))
+        candidate = remote.suggestions().memories[0]
+        accepted = remote.accept(candidate.id)
     finally:
         remote.close()
     assert saved.written and saved.fact is not None and saved.fact.scope == "global"
+    assert accepted.fact is not None and accepted.fact.body == candidate.body
+    assert served.local().read(accepted.fact.id).fact == accepted.fact
     tools = [r.tool for r in asked.requests]
     assert forgot.written and tools == ["remember", "remember", "remember", "forget"]
     assert restored.decision == "explicit" and restored.fact is not None
