@@ -89,6 +89,8 @@ class Application(QObject):
         targets = watch_targets(paths) if backend is None and paths is not None else WatchTargets(
             [], [], [])
         self.watcher = FileWatcher(targets, self)
+        self._first_paint: _FirstPaint | None = None
+        self._counts: dict[str, object] = {}
         self._wire()
         if backend is None and paths is not None:
             self.window.show_paths(str(paths.project_store), str(paths.global_store))
@@ -113,6 +115,7 @@ class Application(QObject):
         self.facts_tab.selection_changed.connect(self._on_fact_selected)
         w.tabs.currentChanged.connect(self._on_tab_changed)
         self.facts.snapshot_applied.connect(self._on_facts_snapshot)
+        self.archive.archive_listed.connect(self._on_archive_listed)
         self.instructions.watched.connect(self._on_instruction_files)
         self.writes.failed.connect(self._on_write_failed)
         self.writes.saved.connect(self._on_saved)
@@ -189,10 +192,24 @@ class Application(QObject):
 
     @Slot(object)
     def _on_facts_snapshot(self, snapshot: FactsSnapshot) -> None:
+        self._counts["facts"] = snapshot
+        self._show_counts()
+
+    @Slot(int)
+    def _on_archive_listed(self, count: int) -> None:
+        self._counts["archived"] = count
+        self._show_counts()
+
+    def _show_counts(self) -> None:
+        snapshot = self._counts.get("facts")
+        if not isinstance(snapshot, FactsSnapshot):
+            return
         project = sum(1 for r in snapshot.rows if r.fact.scope == "project")
+        archived = self._counts.get("archived")
         self.window.show_counts(
             f"{len(snapshot.rows)} facts ({project} project, {len(snapshot.rows) - project} "
-            f"global) · {snapshot.archived} archived · {len(snapshot.diagnostics)} unreadable"
+            f"global) · {'…' if archived is None else archived} archived · "
+            f"{len(snapshot.diagnostics)} unreadable"
         )
 
     @Slot(list, list)

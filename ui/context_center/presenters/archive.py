@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import QObject, Slot
+from PySide6.QtCore import QObject, Signal, Slot
 
 from ..render.diff import diff_html
 from ..render.markdown import render_markdown
@@ -17,7 +17,13 @@ from .writes import WriteFlows
 
 
 class ArchivePresenter(QObject):
-    """Keeps the tab on the chosen fact's history and the current archive."""
+    """Keeps the tab on the chosen fact's history and the current archive.
+
+    Signals:
+        archive_listed(int): the archive was listed; how many entries it holds
+    """
+
+    archive_listed = Signal(int)
 
     def __init__(self, tab: ArchiveTab, backend: Backend, tasks: TaskManager, hub: Hub,
                  writes: WriteFlows) -> None:
@@ -43,9 +49,14 @@ class ArchivePresenter(QObject):
     @Slot(object)
     def _on_changes(self, changes: ChangeSet) -> None:
         if changes.touches("facts") or changes.touches("archive"):
-            self._load_history()
+            self._load_history()  # one fact's history: cheap
+        if changes.touches("archive"):  # listing parses every archive entry: only when it moved
             self.tasks.read(Op("Reading the archive", lambda t: self.backend.archived(),
-                               self.tab.archive_model.set_rows))
+                               self._on_archive))
+
+    def _on_archive(self, entries: tuple[object, ...]) -> None:
+        self.tab.archive_model.set_rows(entries)
+        self.archive_listed.emit(len(entries))
 
     def _load_history(self) -> None:
         fact_id = self.fact_id

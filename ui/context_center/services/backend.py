@@ -90,8 +90,8 @@ class Backend:
         snap = self.memory.snapshot()
         if token is not None:
             token.check()
-        archived = len(self.memory.list_archived())
-        return FactsSnapshot(build_rows(snap.facts), snap.diagnostics, archived)
+        # The archive is listed by the Archive tab (on archive changes only), not per reload.
+        return FactsSnapshot(build_rows(snap.facts), snap.diagnostics)
 
     def draft_for(self, ref: str) -> FactDraft:
         """A draft of the active fact ``ref`` with the revision and digest it was read at."""
