@@ -106,6 +106,10 @@ def test_edit_conflict_shows_dialog_and_leaves_the_file(qtbot, app_root, demo):
     assert flows.conflict.isVisible()
     qtbot.wait(300)
     assert path.read_bytes() == on_disk  # nothing written until the person chooses
+    flows.conflict.diff_button.click()  # the diff: what is on disk against my edit
+    diff = flows.conflict._diff.toPlainText()
+    assert "-Changed by another process." in diff and "+My edit." in diff
+    assert flows.conflict.isVisible() and path.read_bytes() == on_disk
     flows.conflict.reload_button.click()
     assert flows.editor.body_edit.toPlainText().strip() == "Changed by another process."
     assert Memory(demo.paths).resolve("project/release-target.md").revision == 4
