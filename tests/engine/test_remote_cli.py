@@ -95,6 +95,8 @@ def test_remote_remember_without_a_person_writes_nothing(served: Served, client_
 
 def test_unavailable_and_disconnected_are_errors(served: Served, client_home: Path) -> None:
     code, payload = _invoke("--remote", _remote(served, "--without", "suggestions"), "suggest")
+    assert (code, payload) == (0, {"available": False, "memories": [], "skills": []})
+    code, payload = _invoke("--remote", _remote(served, "--without", "writes"), "forget", "x")
     assert code == 1 and payload["error"]["code"] == "unavailable"  # type: ignore[index]
     code, payload = _invoke("--remote", "false", "list")  # exits at once: no server at all
     assert code == 1 and payload["error"]["code"] == "disconnected"  # type: ignore[index]

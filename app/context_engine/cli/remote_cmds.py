@@ -238,9 +238,15 @@ def recall_cmd(ctx: CliContext, message: tuple[str, ...], limit: int, budget: in
 @pass_cli
 @engine_errors
 def suggest_cmd(ctx: CliContext) -> None:
-    """Candidates from the remote workspace's sessions (unavailable: exit 1)."""
+    """Candidates from the remote workspace's sessions (``available: false`` without them)."""
+    from ..catalog.errors import Unavailable
+    from ..suggestions.model import Suggestions
+
     with open_catalog(ctx) as catalog:
-        result = catalog.suggestions()
+        try:
+            result = catalog.suggestions()
+        except Unavailable:  # S11.6: say so; never scan this machine's sessions instead
+            result = Suggestions(available=False)
     ctx.emit(suggestions_json(result), suggestions_text(result))
 
 
