@@ -204,3 +204,23 @@ def test_a_stale_remote_edit_opens_the_conflict_dialog_and_writes_nothing(
             flows.editor.buttons.accepted.emit()
         fact = served.local().read("project/release-target.md").fact
         assert fact.body.strip() == "Changed on the server." and fact.revision == 3
+
+
+def test_the_catalog_backend_offers_every_backend_method() -> None:
+    """Presenters call Backend methods; a remote window's backend must have each of them."""
+    import inspect
+
+    from context_center.services.backend import Backend
+    from context_center.services.catalog_backend import CatalogBackend
+
+    local_only = {"workspace_recall", "traces"}  # the local trace log and recall adapter
+    methods = {
+        name
+        for name, value in inspect.getmembers(Backend)
+        if not name.startswith("_") and name not in local_only
+    }
+    assert methods <= set(dir(CatalogBackend)), methods - set(dir(CatalogBackend))
+    for name in methods:  # and they take the same arguments
+        wanted = list(inspect.signature(getattr(Backend, name)).parameters)
+        offered = list(inspect.signature(getattr(CatalogBackend, name)).parameters)
+        assert offered == wanted, name

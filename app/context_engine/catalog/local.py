@@ -124,9 +124,12 @@ class LocalCatalog:
         return self.memory.list_archived()
 
     def instructions(self, target: str | None = None) -> InstructionsView:
-        """``resolve_instructions`` and the provider block."""
+        """``resolve_instructions`` for ``target`` (relative to the workspace root), the block."""
         self.require("instructions")
-        resolution = resolve_instructions(self.paths, Path(target) if target else None)
+        where = None
+        if target:  # a client's cwd means nothing here: relative targets start at the root
+            where = Path(target) if Path(target).is_absolute() else self.paths.root / target
+        resolution = resolve_instructions(self.paths, where)
         return InstructionsView(resolution, render_provider_block(resolution))
 
     def last_trace(self) -> RecallTrace | None:

@@ -21,7 +21,7 @@ from context_engine.facts.changes import Changes
 from context_engine.facts.model import Fact
 from context_engine.policy.confirmation import ConfirmationService
 from context_engine.suggestions.accept import Edits
-from context_engine.suggestions.model import MemoryCandidate, Suggestions
+from context_engine.suggestions.model import MemoryCandidate, SkillCandidate, Suggestions
 
 from ..dialogs.fact_editor import FactDraft
 from .backend import History, InstructionsView, RecallRun, TraceHistory
@@ -97,9 +97,11 @@ class CatalogBackend:
         """Archive entries, newest first."""
         return self.catalog.archived()
 
-    def instructions(self, token: CancelToken | None = None) -> InstructionsView:
-        """The resolution and the provider block."""
-        view = self.catalog.instructions()
+    def instructions(
+        self, token: CancelToken | None = None, target: str | None = None
+    ) -> InstructionsView:
+        """The resolution for ``target`` (relative to the workspace root there) and the block."""
+        view = self.catalog.instructions(target or None)
         return InstructionsView(view.resolution, view.block)
 
     def recall(self, message: str, limit: int = 4, budget: int = 2400) -> RecallRun:
@@ -165,6 +167,13 @@ class CatalogBackend:
     def recover(self, archive_path: Path | str) -> Changes:
         """Recover an archive entry by its (server) path."""
         return _changes(self.catalog.recover(str(archive_path)))
+
+    def accept_skill(self, candidate: SkillCandidate) -> Path:
+        """Write a skill candidate on the catalog's side (never over an existing skill)."""
+        accepted = self.catalog.accept(candidate.id)
+        if accepted.path is None:
+            raise PolicyRefused("the suggestion was not written as a skill")
+        return Path(accepted.path)
 
     def accept(self, candidate: MemoryCandidate, draft: FactDraft) -> Fact:
         """Accept a memory candidate, edited, on the catalog's side."""
