@@ -31,6 +31,8 @@ class FactsPresenter(QObject):
         self._filter_generation = 0
         # The snapshot sorted for one (column, descending); filtering keeps that order.
         self._sorted: tuple[tuple[int, bool], tuple[FactRow, ...]] | None = None
+        # The last filter result, to narrow from while the person keeps typing.
+        self._last: tuple[FactFilter, tuple[FactRow, ...], tuple[FactRow, ...]] | None = None
         self._detail_generation = 0
         self._loading: Op | None = None
         self._reload_again = False
@@ -83,19 +85,44 @@ class FactsPresenter(QObject):
         spec = (criteria.sort_column, criteria.descending)
         cached = self._sorted if self._sorted is not None and self._sorted[0] == spec else None
         rows = self.snapshot.rows
+        narrowed = self._narrowing_base(criteria, rows)
 
         def work(token: object) -> tuple[tuple[FactRow, ...], tuple[FactRow, ...]]:
             ordered = cached[1] if cached is not None else sort_for(rows, criteria, SORT_KEYS)
-            return ordered, filter_rows(ordered, criteria)
+            return ordered, filter_rows(narrowed if narrowed is not None else ordered, criteria)
 
         def done(result: tuple[tuple[FactRow, ...], tuple[FactRow, ...]]) -> None:
             ordered, shown = result
             if rows is self.snapshot.rows:
                 self._sorted = (spec, ordered)
+                self._last = (criteria, shown, rows)
             if generation == self._filter_generation:  # a newer keystroke wins
                 self.tab.show_rows(shown)
 
         self.tasks.read(Op("Filtering", work, done))
+
+    def _narrowing_base(
+        self, criteria: FactFilter, rows: tuple[FactRow, ...]
+    ) -> tuple[FactRow, ...] | None:
+        """The last result when ``criteria`` can only narrow it (typing on), else ``None``.
+
+        Every row matching the new words also matched the old ones when each old word is
+        part of some new word ("rel" → "rele"), with the same filters, sort and snapshot.
+        """
+        if self._last is None:
+            return None
+        last, shown, last_rows = self._last
+        if last_rows is not rows or (last.type, last.scope, last.freshness, last.sort_column,
+                                     last.descending) != (criteria.type, criteria.scope,
+                                                          criteria.freshness,
+                                                          criteria.sort_column,
+                                                          criteria.descending):
+            return None
+        old_words = last.text.lower().split()
+        new_words = criteria.text.lower().split()
+        if all(any(o in n for n in new_words) for o in old_words):
+            return shown
+        return None
 
     @Slot(object)
     def _on_selection_changed(self, row: FactRow | None) -> None:
