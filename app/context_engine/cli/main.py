@@ -40,7 +40,7 @@ def cli(
 ) -> None:
     """Instructions, memory and recall for coding agents (Context Engine v2)."""
     if remote and (home or workspace):
-        raise click.UsageError("--remote names its workspace in the command, not --home/--workspace")
+        raise click.UsageError("give the workspace in the --remote command, not --home/--workspace")
     ctx.obj = CliContext(home=home, workspace=workspace, json=as_json, remote=remote)
 
 
