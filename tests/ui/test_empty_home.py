@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from context_center.application import build
 from context_engine.facts.memory import Memory
 from context_engine.paths import EnginePaths
 
 
+# watchdog's recursive inotify watch may see a directory made by `mkdir -p` twice and warns
+# that it re-adds the same callback; the events still arrive.
+@pytest.mark.filterwarnings("ignore:Callback with id:RuntimeWarning")
 def test_first_fact_in_a_fresh_home_appears(qtbot, tmp_path: Path, settings):
     workspace = tmp_path / "ws"
     (workspace / ".git").mkdir(parents=True)
