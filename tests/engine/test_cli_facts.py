@@ -137,7 +137,12 @@ def test_migrate(c: Cli) -> None:
     store.mkdir(parents=True)
     (store / "old.md").write_text("---\nname: old\ndescription: legacy\n---\nbody\n")
     assert c.run("list")["facts"][0]["id"].startswith("legacy-")
-    assert c.run("migrate") == {"migrated": 1}
+    config = c.home / "config.toml"
+    config.write_text('[agent]\nmodel = "x"\nmemory_compiler = true\n\n[ui]\ntheme = "dark"\n')
+    first = c.runner.invoke(cli, ["--home", str(c.home), "--workspace", str(c.ws), "migrate"])
+    assert first.exit_code == 0 and "migrated 1 file(s)" in first.stdout
+    assert "memory_compiler" in first.stderr  # the one-time S5.4 notice
+    assert config.read_text() == '[agent]\nmodel = "x"\n\n[ui]\ntheme = "dark"\n'
     assert c.run("migrate") == {"migrated": 0}
 
 

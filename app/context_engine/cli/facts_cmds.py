@@ -22,6 +22,7 @@ from ..facts.freshness import freshness
 from ..facts.memory import Memory
 from ..facts.model import FACT_TYPES, SCOPES, Fact, FactType, Scope
 from ..facts.timestamps import format_timestamp
+from ..upgrade.config_key import remove_retired_config_keys
 from .output import CliContext, engine_errors, pass_cli
 
 
@@ -317,8 +318,11 @@ def recover_cmd(ctx: CliContext, archive_path: str) -> None:
 @pass_cli
 @engine_errors
 def migrate_cmd(ctx: CliContext) -> None:
-    """Upgrade legacy fact files of both stores (idempotent)."""
-    count = memory_for(ctx).migrate()
+    """Upgrade legacy fact files of both stores and retired config keys (idempotent, S5)."""
+    paths = ctx.paths()
+    count = Memory(paths).migrate()
+    for notice in remove_retired_config_keys(paths):  # S5.4: one-time notice, on stderr
+        click.echo(notice, err=True)
     ctx.emit({"migrated": count}, f"migrated {count} file(s)")
 
 
