@@ -170,3 +170,18 @@ def test_instructions_for_a_sub_directory_target(qtbot, app_root, demo):
               for r in range(tab.tree_model.rowCount())]
     assert labels[-1].endswith("workspace/admin/CLAUDE.md")
     assert "workspace/admin/CLAUDE.md" in tab.block.toPlainText()
+
+
+def test_recover_refused_when_the_name_is_active(qtbot, app_root, demo):
+    tab = app_root.archive_tab
+    qtbot.waitUntil(lambda: tab.archive_model.rowCount() == 2, timeout=5000)
+    Memory(demo.paths).save(name="project/old-ci.md", title="New CI", description="new",
+                            body="Actions now.", type="reference", scope="project")
+    before = (demo.paths.project_store / "old-ci.md").read_bytes()
+    row = next(i for i, e in enumerate(tab.archive_model.rows) if e.fact.name == "old-ci")
+    tab.archive.selectRow(row)
+    with qtbot.waitSignal(app_root.writes.failed, timeout=3000) as blocker:
+        tab.recover_button.click()
+    assert "already active" in blocker.args[0]
+    assert (demo.paths.project_store / "old-ci.md").read_bytes() == before
+    assert "Nothing changed" in app_root.window.message_label.text()

@@ -226,7 +226,7 @@ class Application(QObject):
 
     @Slot(str)
     def _on_write_failed(self, message: str) -> None:
-        self.window.show_message(f"Not saved: {message}", 10000)
+        self.window.show_message(f"Nothing changed: {message}", 10000)
         if not self.writes.editor.isVisible():
             box = QMessageBox(QMessageBox.Icon.Warning, "Context Center", message,
                               QMessageBox.StandardButton.Ok, self.window)
