@@ -119,3 +119,15 @@ def test_transient_messages_keep_the_status_widgets(qtbot, app_root):
     assert w.message_label.text() == "Saved."
     assert w.paths_label.isVisible() and w.counts_label.isVisible()
     qtbot.waitUntil(lambda: w.message_label.text() == "", timeout=2000)
+
+
+def test_fact_context_menu_offers_edit_history_forget(qtbot, app_root):
+    tab = app_root.facts_tab
+    row = next(r for r in tab.model.rows if r.fact.name == "glossary")
+    tab.select_key(row.key)
+    menu = tab.context_menu()
+    labels = [a.text() for a in menu.actions() if not a.isSeparator()]
+    assert labels == ["Edit…", "History", "Forget…"]
+    with qtbot.waitSignal(tab.history_requested, timeout=1000) as blocker:
+        menu.actions()[1].trigger()
+    assert blocker.args[0].key == row.key

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import QItemSelectionModel, Qt, Signal, Slot
+from PySide6.QtCore import QItemSelectionModel, QPoint, Qt, Signal, Slot
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
+    QMenu,
     QPushButton,
     QSplitter,
     QTableView,
@@ -153,6 +154,8 @@ class FactsTab(QWidget):
         self.model.sort_requested.connect(self._on_sort_requested)
         self.table.selectionModel().selectionChanged.connect(self._on_selection)
         self.table.doubleClicked.connect(self._on_double_click)
+        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.table.customContextMenuRequested.connect(self._on_context_menu)
         self.new_button.clicked.connect(self.new_requested.emit)
         self.edit_button.clicked.connect(lambda: self._emit_for_selected(self.edit_requested))
         self.forget_button.clicked.connect(lambda: self._emit_for_selected(self.forget_requested))
@@ -256,6 +259,24 @@ class FactsTab(QWidget):
     @Slot()
     def _on_double_click(self) -> None:
         self._emit_for_selected(self.edit_requested)
+
+    def context_menu(self) -> QMenu:
+        """Edit, History and Forget for the selected fact (also used by tests)."""
+        menu = QMenu(self)
+        menu.addAction("Edit…", lambda: self._emit_for_selected(self.edit_requested))
+        menu.addAction("History", lambda: self._emit_for_selected(self.history_requested))
+        menu.addSeparator()
+        menu.addAction("Forget…", lambda: self._emit_for_selected(self.forget_requested))
+        return menu
+
+    @Slot(QPoint)
+    def _on_context_menu(self, pos: QPoint) -> None:
+        index = self.table.indexAt(pos)
+        if not index.isValid():
+            return
+        self.table.selectRow(index.row())
+        menu = self.context_menu()
+        menu.popup(self.table.viewport().mapToGlobal(pos))  # non-blocking, unlike exec()
 
 
 def detail_html(row: FactRow, body_html: str) -> str:
