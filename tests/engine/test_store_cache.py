@@ -117,3 +117,37 @@ def test_archive_listing_cache_follows_the_disk(tmp_path: Path) -> None:
     only.path.write_bytes(only.path.read_bytes().replace(b"dy", b"edited by hand"))
     (edited,) = memory.list_archived()
     assert edited.fact is not None and edited.fact.description == "edited by hand"
+
+
+def test_same_size_in_place_edit_with_restored_mtime_is_seen(tmp_path: Path) -> None:
+    memory = Memory(make_paths(tmp_path))
+    memory.save(name="x", description="before", body="b")
+    path = memory.paths.project_store / "x.md"
+    st = path.stat()
+    assert [f.description for f in memory.list_all()] == ["before"]  # cached now
+    with open(path, "r+b") as handle:  # same inode, same size, same tick
+        data = handle.read().replace(b"before", b"BEFORE")
+        handle.seek(0)
+        handle.write(data)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))  # an editor that keeps the mtime
+    assert path.stat().st_size == st.st_size and path.stat().st_ino == st.st_ino
+    assert [f.description for f in memory.list_all()] == ["BEFORE"]
+
+
+def test_old_unchanged_files_are_served_from_the_cache(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import context_engine.facts.store as store_module
+
+    memory = Memory(make_paths(tmp_path))
+    memory.save(name="x", description="d", body="b")
+    monkeypatch.setattr(store_module, "RACY_NS", -(10**18))  # every file counts as old
+    memory.list_all()
+    reads: list[str] = []
+    real = store_module.read_sized
+
+    def counting(fs, path, size):  # type: ignore[no-untyped-def]
+        reads.append(str(path))
+        return real(fs, path, size)
+
+    monkeypatch.setattr(store_module, "read_sized", counting)
+    assert [f.name for f in memory.list_all()] == ["x"]
+    assert reads == []

@@ -133,7 +133,7 @@ def recover(stores: Stores, archive_path: str | Path, now: datetime) -> Changes:
     )
 
 
-ArchiveCache = dict[Path, tuple[tuple[int, int, int, int], ArchivedEntry]]
+ArchiveCache = dict[Path, tuple[tuple[int, int, int, int, int], ArchivedEntry]]
 
 
 def list_archived(stores: Stores, cache: ArchiveCache | None = None) -> list[ArchivedEntry]:
@@ -147,7 +147,7 @@ def list_archived(stores: Stores, cache: ArchiveCache | None = None) -> list[Arc
     seen: set[Path] = set()
     for store in stores.all():
         for path, st in list_entries(store.root):
-            key = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_dev)
+            key = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_dev)
             seen.add(path)
             hit = cache.get(path)
             if hit is None or hit[0] != key:

@@ -2,8 +2,8 @@
 
 Reads never take the lock and never write. A file that cannot be read or parsed becomes a
 ``Diagnostic`` and is left exactly as it is. Parse results are cached by (inode, size, mtime,
-device) from the directory scan: an atomic replace always changes the inode, so a cached entry
-is re-read whenever the file changed.
+ctime, device) from the directory scan: an atomic replace changes the inode, and an in-place
+edit changes the ctime even when the size and a restored mtime match (ctime cannot be set back).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import hashlib
 import os
 import stat
 import threading
+import time
 import unicodedata
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -151,8 +152,11 @@ class Store:
         with self._cache_lock:
             old = self._cache
         fresh: dict[str, _CacheEntry] = {}
+        # Read before this instant, a file changed within one coarse timestamp tick of it could
+        # change again without a new key: such entries are marked racy and never trusted.
+        racy_from = time.time_ns() - RACY_NS
         with gc_paused():
-            self._scan(entries, old, fresh, facts, diagnostics)
+            self._scan(entries, old, fresh, facts, diagnostics, racy_from)
             facts.sort(key=lambda f: (f.name, f.id))
         diagnostics.sort(key=lambda d: str(d.path))
         ids: dict[str, str] = {}
@@ -161,7 +165,7 @@ class Store:
                 ids.setdefault(fact.id, fact.path.name)
         legacy = tuple(
             sorted(
-                n for n, (_, r) in fresh.items() if isinstance(r, ParsedFact) and r.needs_upgrade
+                n for n, (_, r, _) in fresh.items() if isinstance(r, ParsedFact) and r.needs_upgrade
             )
         )
         with self._cache_lock:
@@ -184,6 +188,7 @@ class Store:
         fresh: dict[str, _CacheEntry],
         facts: list[Fact],
         diagnostics: list[Diagnostic],
+        racy_from: int,
     ) -> None:
         """One pass over the directory entries: reuse cached parses, read and parse the rest."""
         for entry in entries:
@@ -204,15 +209,15 @@ class Store:
                     msg = f"{name}: symlinks are not read"
                     diagnostics.append(Diagnostic("symlink", Path(entry.path), msg))
                 continue
-            key = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_dev)
+            key = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_dev)
             hit = old.get(name)
-            if hit is None or hit[0] != key:
+            if hit is None or hit[0] != key or hit[2]:
                 # lstat came first, so the bytes read are at least as new as the key: a later
-                # change always shows up as a different key and forces a re-read.
+                # change shows up as a different key, unless it falls in the racy window.
                 result = self._read_entry(self._child(name), st)
                 if result is None:
                     continue
-                hit = (key, result)
+                hit = (key, result, st.st_ctime_ns >= racy_from or st.st_mtime_ns >= racy_from)
             fresh[name] = hit
             if isinstance(hit[1], Diagnostic):
                 diagnostics.append(hit[1])
@@ -276,7 +281,9 @@ class Store:
             return _diagnostic(exc, path)
 
 
-_CacheEntry = tuple[tuple[int, int, int, int], "ParsedFact | Diagnostic"]
+# (lstat key, parse result, racy: changed too close to the read to trust the key alone).
+_CacheEntry = tuple[tuple[int, int, int, int, int], "ParsedFact | Diagnostic", bool]
+RACY_NS = 2_000_000_000
 
 
 def _unreadable(path: Path, exc: OSError) -> FactFormatError:
