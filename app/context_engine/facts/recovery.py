@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import stat
+import time
 from datetime import datetime
 from pathlib import Path
 
@@ -28,7 +29,7 @@ from .model import Diagnostic
 from .resolve import Stores, find_by_id, looks_like_id, parse_reference
 from .revisions import highest_revision, snapshot_first
 from .saving import refresh_indexes
-from .store import Store, fact_slug, mtime_of, stamp_of
+from .store import RACY_NS, Store, fact_slug, mtime_of, stamp_of
 
 
 def _regular_file(path: Path) -> bool:
@@ -145,6 +146,7 @@ def list_archived(stores: Stores, cache: ArchiveCache | None = None) -> list[Arc
     cache = {} if cache is None else cache
     found: list[ArchivedEntry] = []
     seen: set[Path] = set()
+    racy_from = time.time_ns() - RACY_NS  # same racy-clean rule as ``Store.snapshot``
     for store in stores.all():
         for path, st in list_entries(store.root):
             key = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_dev)
@@ -152,7 +154,8 @@ def list_archived(stores: Stores, cache: ArchiveCache | None = None) -> list[Arc
             hit = cache.get(path)
             if hit is None or hit[0] != key:
                 hit = (key, _archived_entry(store, path, st))
-                cache[path] = hit
+                if max(st.st_ctime_ns, st.st_mtime_ns) < racy_from:
+                    cache[path] = hit
             found.append(hit[1])
     for gone in [p for p in cache if p not in seen]:
         del cache[gone]
