@@ -189,7 +189,8 @@ def near_canonical(draw: st.DrawFn) -> str:
     lines.append(f"  type: {draw(st.sampled_from([*FACT_TYPES, 'bogus']))}")
     if draw(st.booleans()):
         lines.append(f"  fact_type: {draw(st.sampled_from(FACT_TYPES))}")
-    lines.append(f"  scope: {draw(st.sampled_from([*SCOPES, 'x']))}")
+    if draw(st.integers(0, 3)):
+        lines.append(f"  scope: {draw(st.sampled_from([*SCOPES, 'x']))}")
     return "\n".join(lines) + "\n"
 
 

@@ -341,7 +341,7 @@ def _fast_parsed(
         fact_type,
         scope,
     ) = values
-    if fact_id is None or revision_text is None or name is None:
+    if fact_id is None or revision_text is None or name is None or scope is None:
         return None
     revision = int(revision_text)
     if revision <= 0 or not is_valid_id(fact_id):

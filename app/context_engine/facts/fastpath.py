@@ -59,7 +59,8 @@ _CANONICAL = re.compile(
     r"metadata:\n"
     rf"  type: {_TYPE}\n"
     rf"(?:  fact_type: {_TYPE}\n)?"
-    r"  scope: (project|global)\n"
+    # Optional only for legacy files (scope from the directory); those take the general path.
+    r"(?:  scope: (project|global)\n)?"
 )
 # Plain scalars the strict loader reads as null (absent).
 _NULL_WORDS = frozenset({"~", "null"})
@@ -110,7 +111,9 @@ def scan_canonical(front: str) -> FrontFields | None:
     ):
         if values[index] is not None:
             top[key] = (values[index], None)
-    meta: dict[str, FieldValue] = {"type": (values[TYPE], None), "scope": (values[SCOPE], None)}
+    meta: dict[str, FieldValue] = {"type": (values[TYPE], None)}
     if values[FACT_TYPE] is not None:
         meta["fact_type"] = (values[FACT_TYPE], None)
+    if values[SCOPE] is not None:
+        meta["scope"] = (values[SCOPE], None)
     return FrontFields(top=top, meta=meta)
