@@ -9,6 +9,7 @@ import dataclasses
 import os
 import stat
 import time
+from contextlib import suppress
 from datetime import datetime
 from pathlib import Path
 
@@ -25,7 +26,7 @@ from .archive import (
 from .changes import Changes
 from .codec import parse_fact, render_fact
 from .fs import atomic_write, read_file
-from .model import Diagnostic
+from .model import Diagnostic, Scope
 from .resolve import Stores, find_by_id, looks_like_id, parse_reference
 from .revisions import highest_revision, snapshot_first
 from .saving import refresh_indexes
@@ -63,15 +64,14 @@ def forget(stores: Stores, ref: str, now: datetime) -> Changes:
     archived: list[Path] = []
     removed: list[Path] = []
     ids: list[str] = []
-    touched = set()
+    touched: set[Scope] = set()
     for store, path, name in _targets(stores, ref):
         touched.add(store.scope)
-        try:
+        # An unreadable file is archived too (moved, never rewritten); it just has no id.
+        with suppress(FactFormatError):
             loaded = store.load(path)
             if loaded is not None:
                 ids.append(loaded.fact.id)
-        except FactFormatError:
-            pass
         archived.append(move_to_archive(store.fs, store.root, path, name, now))
         removed.append(path)
     warnings = refresh_indexes(stores, touched)
