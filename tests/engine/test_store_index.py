@@ -138,3 +138,16 @@ def test_rebuild_indexes_regenerates_from_fact_files(memory: Memory) -> None:
     assert (memory.paths.global_store / "MEMORY.md").read_text() == (
         "hand\n- [g](g.md) — [global/project] global one\n"
     )
+
+
+def test_forgetting_an_unreadable_file_moves_it_byte_identical(memory: Memory) -> None:
+    store = memory.paths.project_store
+    store.mkdir(parents=True)
+    bad = b"---\nid: [unclosed\nname: bad\n---\nbody\n"
+    (store / "bad.md").write_bytes(bad)
+    changes = memory.forget("bad")
+    (entry,) = changes.archived
+    assert changes.ids == () and entry.read_bytes() == bad
+    assert not (store / "bad.md").exists()
+    (listed,) = memory.list_archived()
+    assert listed.fact is None and listed.diagnostic is not None
