@@ -219,3 +219,16 @@ def test_a_symlinked_config_keeps_its_link(tmp_path: Path) -> None:
     assert remove_memory_compiler_key(link) is not None
     assert link.is_symlink()
     assert real.read_text() == "[agent]\n"
+
+
+def test_space_separated_datetimes_and_arrays_of_tables() -> None:
+    text = (
+        "[agent]\nsince = 1979-05-27 07:32:00Z\nmemory_compiler = 1\n"
+        "[[agent.hooks]]\nmemory_compiler = 2\n"
+    )
+    assert strip_retired_key(text) == (
+        "[agent]\nsince = 1979-05-27 07:32:00Z\n[[agent.hooks]]\nmemory_compiler = 2\n",
+        True,
+    )
+    array_of_tables = "[[agent]]\nmemory_compiler = 1\n"
+    assert strip_retired_key(array_of_tables) == (array_of_tables, False)

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 _WS = " \t"
-_SCALAR = re.compile(r"[^\s,\]\}#]+")
+# Numbers, booleans and dates; a date-time may use a space between date and time.
+_SCALAR = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}[^\s,\]\}#]*|[^\s,\]\}#]+")
 
 
 class TomlScanError(ValueError):
@@ -198,7 +199,8 @@ def scan_statements(text: str) -> list[Statement]:
                 raise TomlScanError(f"bad table header at offset {line_start}")
             cur.pos += len(closing)
             cur.skip_to_line_end()
-            table = header
+            # An array of tables ([[agent]]) is not the table [agent]: mark it apart.
+            table = ("[[", *header) if array else header
             continue
         key = _key(cur)
         if cur.peek() != "=":
