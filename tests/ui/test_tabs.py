@@ -185,3 +185,15 @@ def test_recover_refused_when_the_name_is_active(qtbot, app_root, demo):
     assert "already active" in blocker.args[0]
     assert (demo.paths.project_store / "old-ci.md").read_bytes() == before
     assert "Nothing changed" in app_root.window.message_label.text()
+
+
+def test_instruction_reload_keeps_the_selected_document(qtbot, app_root, demo):
+    tab = app_root.instructions_tab
+    qtbot.waitUntil(lambda: tab.tree_model.rowCount() == 3, timeout=5000)
+    assert tab.select_node(lambda p: getattr(p, "label", None) == "user/AGENTS.md")
+    qtbot.waitUntil(lambda: "Personal preferences" in tab.source.toPlainText(), timeout=3000)
+    qtbot.wait(300)
+    agents = demo.workspace / "AGENTS.md"
+    agents.write_text(agents.read_text() + "\n- Run `make lint` too.\n")
+    qtbot.waitUntil(lambda: "make lint" in tab.block.toPlainText(), timeout=3000)
+    assert "Personal preferences" in tab.source.toPlainText()

@@ -55,7 +55,10 @@ class ArchivePresenter(QObject):
                                self._on_archive))
 
     def _on_archive(self, entries: tuple[object, ...]) -> None:
-        self.tab.archive_model.set_rows(entries)
+        current = tuple(str(getattr(e, "path", "")) for e in self.tab.archive_model.rows)
+        if tuple(str(getattr(e, "path", "")) for e in entries) != current:
+            # Only a real change resets the list (and the person's selection in it).
+            self.tab.archive_model.set_rows(entries)
         self.archive_listed.emit(len(entries))
 
     def _load_history(self) -> None:

@@ -49,6 +49,7 @@ class InstructionsPresenter(QObject):
         self.tasks = tasks
         self.view: InstructionsView | None = None
         self._rendered: dict[int, str] = {}
+        self._selected_label: str | None = None
         hub.changes_applied.connect(self._on_changes)
         tab.document_selected.connect(self._on_document)
         tab.diagnostic_activated.connect(self._on_diagnostic)
@@ -98,7 +99,10 @@ class InstructionsPresenter(QObject):
         self.tab.tree.expandAll()
         self.tab.diagnostics_model.set_rows(res.diagnostics)
         self.tab.block.setPlainText(view.block)
-        if res.documents:
+        # Keep the person on the document they were reading; else the most specific one.
+        previous = self._selected_label
+        if not (previous and self.tab.select_node(
+                lambda p: getattr(p, "label", None) == previous)) and res.documents:
             self.tab.select_node(lambda p: p is res.documents[-1])
 
     @Slot(object)
@@ -106,6 +110,7 @@ class InstructionsPresenter(QObject):
         doc = self._document_of(payload)
         if doc is None:
             return
+        self._selected_label = getattr(doc, "label", None)
         body = doc.body
         self.tab.rendered.setHtml(
             f"<p><b>{html.escape(doc.label)}</b> ({html.escape(doc.scope)}, "
