@@ -4,6 +4,7 @@ loader on everything it accepts; every written scalar reads back unchanged."""
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -61,7 +62,8 @@ def test_any_frontmatter_text_parses_or_raises_format_error(lines: list[str]) ->
 
 def _slug_or_none(text: str) -> str | None:
     try:
-        return slugify(text)
+        # Names read back NFC-normalised (like facts.store.fact_slug).
+        return slugify(unicodedata.normalize("NFC", text))
     except InvalidName:
         return None
 

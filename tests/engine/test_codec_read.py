@@ -212,3 +212,18 @@ def test_timestamp_format_and_parse() -> None:
     assert parse_timestamp("2026-02-30T00:00:00Z") is None
     assert parse_timestamp("yesterday") is None
     assert parse_timestamp("2026-07-01 10:00:00-0130") == datetime(2026, 7, 1, 11, 30, tzinfo=UTC)
+
+
+def test_nfd_names_read_as_nfc_slugs_but_legacy_ids_hash_the_name_as_written() -> None:
+    import unicodedata
+
+    nfd = unicodedata.normalize("NFD", "Café Notes")
+    nfc = unicodedata.normalize("NFC", "café-notes")
+    assert nfd != unicodedata.normalize("NFC", nfd)
+    legacy = read(f"---\nname: {nfd}\n---\nx").fact
+    assert legacy.name == nfc
+    assert legacy.id == legacy_id(nfd, "project")
+    stem = read("---\ndescription: d\n---\nx", name=f"{nfd}.md").fact
+    assert stem.name == nfc
+    current = read(f"---\nid: mem-a\nrevision: 2\nname: {nfd}\n---\nx").fact
+    assert current.name == nfc

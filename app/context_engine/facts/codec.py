@@ -10,6 +10,7 @@ and, where known, a 1-based file line. Files in the writer's exact shape take a 
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -244,12 +245,18 @@ def _revision(text: str | None, fields: FrontFields) -> int | None:
     return int(text.strip(), 10)
 
 
-def _name(raw: str | None, fields: FrontFields, path: Path) -> str:
-    candidate = (raw or "").strip() or path.stem
+def _name_candidate(raw: str | None, path: Path) -> str:
+    """The name as written (frontmatter ``name``, else the file stem), before slugging."""
+    return (raw or "").strip() or path.stem
+
+
+def _name(candidate: str, fields: FrontFields) -> str:
+    """The fact name: the NFC slug of the candidate, like ``facts.store.fact_slug`` (so
+    NFC/NFD twins — macOS writes NFD file names — are one name)."""
     if len(candidate) <= 252 and _ASCII_SLUG.fullmatch(candidate):
         return candidate
     try:
-        return slugify(candidate)
+        return slugify(unicodedata.normalize("NFC", candidate))
     except InvalidName as exc:
         raise FactFormatError(
             "invalid_name", f"{exc.message} (name {candidate!r})", fields.line("name")
@@ -285,7 +292,8 @@ def _assemble(
     top = fields.top
     fact_type = _fact_type(fields)
     declared_scope = _declared_scope(fields)
-    name = _name(top.get("name", _ABSENT)[0], fields, path)
+    candidate = _name_candidate(top.get("name", _ABSENT)[0], path)
+    name = _name(candidate, fields)
     fact_id = (top.get("id", _ABSENT)[0] or "").strip()
     if fact_id and not is_valid_id(fact_id):
         raise FactFormatError(
@@ -294,7 +302,8 @@ def _assemble(
     revision = _revision(top.get("revision", _ABSENT)[0], fields)
     needs_upgrade = not fact_id or revision is None or revision <= 0
     if not fact_id:
-        fact_id = legacy_id(name, legacy_scope(declared_scope, fact_type))
+        # S3.6 hashes slug(name) as written, without NFC (what Reasonix computes).
+        fact_id = legacy_id(candidate, legacy_scope(declared_scope, fact_type))
     fallback = mtime.replace(tzinfo=UTC) if mtime.tzinfo is None else mtime.astimezone(UTC)
     fact = Fact(
         id=fact_id,
@@ -348,7 +357,7 @@ def _fast_parsed(
         return None
     if len(name) > 252 or _ASCII_SLUG.fullmatch(name) is None:
         try:
-            name = slugify(name)
+            name = slugify(unicodedata.normalize("NFC", name))
         except InvalidName:
             return None
     try:
