@@ -98,6 +98,7 @@ def test_edit_conflict_shows_dialog_and_leaves_the_file(qtbot, app_root, demo):
     flows.edit(_row(app_root, "release-target"))
     qtbot.waitUntil(flows.editor.isVisible, timeout=3000)
     _external_save(demo, name="project/release-target.md", body="Changed by another process.")
+    qtbot.waitUntil(lambda: "now revision 4" in flows.editor.status.text(), timeout=3000)
     path = demo.paths.project_store / "release-target.md"
     on_disk = path.read_bytes()
     flows.editor.body_edit.setPlainText("My edit.")

@@ -115,6 +115,7 @@ class Application(QObject):
         self.facts_tab.selection_changed.connect(self._on_fact_selected)
         w.tabs.currentChanged.connect(self._on_tab_changed)
         self.facts.snapshot_applied.connect(self._on_facts_snapshot)
+        self.facts.snapshot_applied.connect(self.writes.notice_snapshot)
         self.archive.archive_listed.connect(self._on_archive_listed)
         self.instructions.watched.connect(self._on_instruction_files)
         self.writes.failed.connect(self._on_write_failed)

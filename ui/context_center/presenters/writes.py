@@ -69,6 +69,20 @@ class WriteFlows(QObject):
                self.editor.edit, self._report)
         )
 
+    def notice_snapshot(self, snapshot: Any) -> None:
+        """Warn in an open editor as soon as its fact moved on disk (the save will ask)."""
+        draft = self.editor.draft
+        if not self.editor.isVisible() or draft.is_new:
+            return
+        current = next((r.fact for r in snapshot.rows if r.fact.id == draft.id), None)
+        if current is None:
+            self.editor.set_status("This fact is no longer active on disk (forgotten or "
+                                   "moved). Saving will not recreate it silently.", error=True)
+        elif current.revision != draft.base_revision:
+            self.editor.set_status(
+                f"Changed on disk since you opened it: now revision {current.revision}. "
+                "Saving will show the difference and ask how to proceed.", error=True)
+
     def save_editor(self) -> None:
         """Ctrl+S from the main window: save the open editor."""
         if self.editor.isVisible():
