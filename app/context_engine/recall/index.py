@@ -2,8 +2,9 @@
 
 Postings are one ``array('i')`` per term holding interleaved ``(slot, tf)`` pairs: 8 bytes a
 posting and one Python object a term, so 100,000 facts fit in well under 300 MB. Adding or
-removing one fact touches only that fact's terms; nothing is re-tokenized. Scoring is
-term-at-a-time over NumPy views of the postings into dense per-slot accumulators.
+removing one fact touches only that fact's terms; nothing is re-tokenized. Scoring concatenates
+the query terms' postings (NumPy views, no copy per term) and accumulates them per slot with
+``np.bincount``.
 """
 
 from __future__ import annotations
