@@ -48,7 +48,13 @@ def _outcome(parse: object, data: bytes, scope: str = "project") -> object:
 
 
 @SETTINGS
-@given(st.binary(max_size=300))
+@given(
+    st.one_of(
+        st.binary(max_size=300),
+        st.binary(max_size=200).map(lambda b: b"---\n" + b + b"\n---\nbody"),
+        st.binary(max_size=200).map(lambda b: b"\xff\xfe" + b),
+    )
+)
 def test_any_bytes_parse_or_raise_format_error(data: bytes) -> None:
     assert _outcome(parse_fact, data) == _outcome(parse_fact_strict, data)
 
