@@ -179,9 +179,8 @@ def run_memory_tool(
         raise MemoryToolError("operation must be one of search, read, list")
     moment = now or datetime.now(UTC)
     recaller = source if isinstance(source, Recaller) else Recaller(source)
-    facts = recaller.facts()
     if operation == "search":
         return _search(recaller, args, moment)
     if operation == "read":
-        return _read(facts, args, moment)
-    return _list(facts, args, moment)
+        return _read(recaller.facts(), args, moment)
+    return _list(recaller.facts(), args, moment)
