@@ -197,3 +197,17 @@ def test_instruction_reload_keeps_the_selected_document(qtbot, app_root, demo):
     agents.write_text(agents.read_text() + "\n- Run `make lint` too.\n")
     qtbot.waitUntil(lambda: "make lint" in tab.block.toPlainText(), timeout=3000)
     assert "Personal preferences" in tab.source.toPlainText()
+
+
+def test_double_clicking_a_recall_hit_opens_the_fact(qtbot, app_root):
+    tab = app_root.recall_tab
+    tab.message.setText("which release branch do we publish from?")
+    with qtbot.waitSignal(app_root.recall.ran, timeout=5000):
+        tab.run_button.click()
+    app_root.facts_tab.search.setText("glossary")  # the fact is filtered out right now
+    hit = tab.hits_model.row_at(0)
+    tab.hits.doubleClicked.emit(tab.hits_model.index(0, 0))
+    assert app_root.window.tabs.currentWidget() is app_root.facts_tab
+    qtbot.waitUntil(lambda: (row := app_root.facts_tab.selected_row()) is not None
+                    and row.fact.id == hit.id, timeout=3000)
+    assert app_root.facts_tab.search.text() == ""

@@ -116,6 +116,7 @@ class Application(QObject):
         w.tabs.currentChanged.connect(self._on_tab_changed)
         self.facts.snapshot_applied.connect(self._on_facts_snapshot)
         self.facts.snapshot_applied.connect(self.writes.notice_snapshot)
+        self.recall_tab.hit_activated.connect(self._on_hit_activated)
         self.archive.archive_listed.connect(self._on_archive_listed)
         self.instructions.watched.connect(self._on_instruction_files)
         self.writes.failed.connect(self._on_write_failed)
@@ -163,6 +164,13 @@ class Application(QObject):
     def _on_fact_selected(self, row: FactRow | None) -> None:
         if row is not None:
             self.archive.show_fact(row)
+
+    @Slot(object)
+    def _on_hit_activated(self, hit: object) -> None:
+        scope, fact_id = getattr(hit, "scope", None), getattr(hit, "id", None)
+        if scope and fact_id:
+            self.window.tabs.setCurrentWidget(self.facts_tab)
+            self.facts_tab.reveal((scope, fact_id))
 
     @Slot(object)
     def _on_history_requested(self, row: FactRow) -> None:

@@ -162,6 +162,7 @@ class FactsTab(QWidget):
         self.history_button.clicked.connect(lambda: self._emit_for_selected(self.history_requested))
         self._set_detail_buttons(False)
         self.show_snapshot(FactsSnapshot((), ()))
+        self.summary.setText("Reading the stores…")  # until the first snapshot arrives
 
     def criteria(self) -> FactFilter:
         """The current search, filters and sort."""
@@ -223,6 +224,21 @@ class FactsTab(QWidget):
     def show_detail(self, html_text: str) -> None:
         """The rendered detail of the selected fact."""
         self.detail.setHtml(html_text)
+
+    def reveal(self, key: object) -> None:
+        """Show the fact with ``key``: clear search and filters, then select it."""
+        self._selected_key = key
+        for box in (self.type_box, self.scope_box, self.freshness_box):
+            box.blockSignals(True)
+            box.setCurrentIndex(0)
+            box.blockSignals(False)
+        self.search.blockSignals(True)
+        self.search.clear()
+        self.search.blockSignals(False)
+        self.select_key(key)
+        # Always re-filter: it supersedes any filter still in flight, and show_rows then
+        # selects the fact again in the full list.
+        self.filter_changed.emit(self.criteria())
 
     def focus_search(self) -> None:
         """Ctrl+F."""

@@ -56,10 +56,12 @@ class RecallTab(QWidget):
     Signals:
         run_requested(str, int, int): message, limit, budget
         trace_selected(object): a RecallTrace from the recent list
+        hit_activated(object): a recalled or dropped fact was double-clicked (open it)
     """
 
     run_requested = Signal(str, int, int)
     trace_selected = Signal(object)
+    hit_activated = Signal(object)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -126,6 +128,11 @@ class RecallTab(QWidget):
         self.run_button.clicked.connect(self._on_run)
         self.message.returnPressed.connect(self._on_run)
         self.traces.selectionModel().selectionChanged.connect(self._on_trace)
+        self.hits.doubleClicked.connect(
+            lambda index: self.hit_activated.emit(self.hits_model.row_at(index.row())))
+        self.drops.doubleClicked.connect(
+            lambda index: self.hit_activated.emit(self.drops_model.row_at(index.row())))
+        self.hits.setToolTip("Double-click a fact to open it in the Facts tab")
 
     def show_trace(self, trace: object, block: str | None) -> None:
         """Show one trace; ``block`` is the exact provider text when we ran it here."""
