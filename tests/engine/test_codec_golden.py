@@ -120,6 +120,22 @@ GOLDEN: dict[str, Fact] = {
         description="#leading hash",
         body='Backslashes \\ and "quotes" in the body are untouched.',
     ),
+    "more-indicators.md": _fact(
+        id="mem-bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb",
+        revision=12,
+        name="true",
+        title="!important & @mention",
+        description="~",
+        type="feedback",
+        scope="global",
+        body="Extras keys and values that start with indicators are quoted.",
+        extra=(
+            ("% done", "`code`"),
+            ("? maybe", "[not, a, list]"),
+            ("{x}", "yes, please"),
+            ("trailing", "tab\there"),
+        ),
+    ),
     "indented-code.md": _fact(
         id="mem-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
         name="build-command",
