@@ -44,3 +44,23 @@ def test_typing_sequence_matches_full_filtering(qtbot):
             qtbot.waitUntil(lambda e=expected: tab.model.rows == e, timeout=3000)
     finally:
         tasks.shutdown()
+
+
+def test_duplicates_by_title_or_description_but_not_override_pairs():
+    def fact(i: int, name: str, scope: str, title: str, desc: str) -> Fact:
+        return Fact(id=f"mem-{i:032x}", revision=1, name=name, title=title, description=desc,
+                    type="project", scope=scope, body="b")  # type: ignore[arg-type]
+
+    rows = {r.fact.reference: r for r in build_rows([
+        fact(1, "a", "project", "Deploy window", "when deploys run"),
+        fact(2, "b", "project", "deploy-window", "something else"),
+        fact(3, "c", "project", "Other", "When deploys run!"),
+        fact(4, "a", "global", "Deploy window", "when deploys run"),
+    ])}
+    note_b = rows["project/b.md"].note
+    assert "project/a.md" in note_b and "the same title" in note_b
+    note_c = rows["project/c.md"].note
+    assert "project/a.md" in note_c and "the same description" in note_c
+    assert rows["global/a.md"].overridden
+    assert "Possible duplicate of global/a.md" not in rows["project/a.md"].note
+    assert rows["project/a.md"].note.count("project/b.md") == 1

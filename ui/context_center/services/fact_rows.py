@@ -90,12 +90,13 @@ def build_rows(facts: Iterable[Fact], now: datetime | None = None) -> tuple[Fact
                 overridden_by[fact.reference] = (winner, why)
                 overrides[winner.reference].append(f"{fact.reference} ({why})")
                 break
-    by_description: dict[str, list[Fact]] = defaultdict(list)
+    # Possible duplicates: the same normalized title or description (the write policy's test
+    # for "an existing memory may already cover this fact", S10.1), override pairs excepted.
+    groups: dict[str, list[Fact]] = defaultdict(list)
     for fact in facts:
-        desc = normalize_key(fact.description)
-        if desc:
-            by_description[desc].append(fact)
-    group_refs = {key: {f.reference for f in group} for key, group in by_description.items()}
+        for key in _duplicate_keys(fact):
+            groups[key].append(fact)
+    group_refs = {key: {f.reference for f in group} for key, group in groups.items()}
     rows = []
     for fact in facts:
         notes = []
@@ -115,23 +116,25 @@ def build_rows(facts: Iterable[Fact], now: datetime | None = None) -> tuple[Fact
         if hidden is not None:
             paired.add(hidden[0].reference)
         paired.update(r.split(" ", 1)[0] for r in overrides.get(fact.reference, ()))
-        desc_key = normalize_key(fact.description)
-        group = by_description.get(desc_key, ())
-        # Name at most three twins: a large group must not make this quadratic.
-        twins: list[str] = []
-        for other in group:
-            if other.reference not in paired:
-                twins.append(other.reference)
-                if len(twins) == 3:
-                    break
-        if twins:
-            refs = group_refs[desc_key]
-            more = len(refs) - len(paired & refs) - len(twins)
-            extra = f" and {more} more" if more > 0 else ""
-            notes.append(
-                "Possible duplicate of " + ", ".join(twins) + extra + ": the same description. "
-                "Automatic writes treat this as an existing memory and ask first."
-            )
+        for key in _duplicate_keys(fact):
+            group = groups.get(key, ())
+            # Name at most three twins: a large group must not make this quadratic.
+            twins: list[str] = []
+            for other in group:
+                if other.reference not in paired:
+                    twins.append(other.reference)
+                    if len(twins) == 3:
+                        break
+            if twins:
+                refs = group_refs[key]
+                more = len(refs) - len(paired & refs) - len(twins)
+                extra = f" and {more} more" if more > 0 else ""
+                what = "title" if key.startswith("title:") else "description"
+                notes.append(
+                    f"Possible duplicate of {', '.join(twins)}{extra}: the same {what}. "
+                    "Automatic writes treat this as an existing memory and ask first."
+                )
+                paired.update(twins)  # one sentence per twin, even when both keys match
         haystack = "\n".join(
             (fact.name, fact.title, fact.description, fact.body, fact.type, fact.scope)
         ).lower()
@@ -145,6 +148,18 @@ def build_rows(facts: Iterable[Fact], now: datetime | None = None) -> tuple[Fact
             )
         )
     return tuple(rows)
+
+
+def _duplicate_keys(fact: Fact) -> tuple[str, ...]:
+    """``title:<key>`` and ``desc:<key>`` (lowercase letters and digits), when not empty."""
+    keys = []
+    title = normalize_key(fact.title)
+    if title:
+        keys.append(f"title:{title}")
+    desc = normalize_key(fact.description)
+    if desc:
+        keys.append(f"desc:{desc}")
+    return tuple(keys)
 
 
 @dataclass(frozen=True, slots=True)
