@@ -56,3 +56,15 @@ def test_skill_is_written_once(qtbot, app_root, demo):
     qtbot.waitUntil(lambda: "already exists" in app_root.suggestions_tab.status.text(),
                     timeout=5000)
     assert path.read_bytes() == original
+
+
+def test_a_cancelled_scan_can_be_started_again(qtbot, app_root):
+    presenter = app_root.suggestions
+    presenter.scan()
+    assert presenter._scanning is not None
+    with qtbot.waitSignal(app_root.tasks.finished, timeout=10000):
+        app_root.window.cancel_button.click()
+    assert app_root.window.progress.isHidden()
+    with qtbot.waitSignal(presenter.scanned, timeout=10000):
+        presenter.scan()
+    assert app_root.suggestions_tab.model.rowCount() > 0

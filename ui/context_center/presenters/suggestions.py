@@ -54,8 +54,8 @@ class SuggestionsPresenter(QObject):
 
     def scan(self) -> None:
         """Scan the workspace's recent sessions in the background (cancellable)."""
-        if self._scanning is not None:
-            return
+        if self._scanning is not None and not self._scanning.token.cancelled:
+            return  # one scan at a time; a cancelled one no longer counts
         self.tab.status.setText("Scanning recent sessions…")
         self._scanning = self.tasks.read(
             Op("Scanning sessions", self.backend.suggestions, self._on_result, self._on_failed,
