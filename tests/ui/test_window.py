@@ -131,3 +131,30 @@ def test_fact_context_menu_offers_edit_history_forget(qtbot, app_root):
     with qtbot.waitSignal(tab.history_requested, timeout=1000) as blocker:
         menu.actions()[1].trigger()
     assert blocker.args[0].key == row.key
+
+
+def test_cancelling_the_first_read_says_so_and_f5_reads_again(qtbot, demo, settings):
+    root = build(demo.paths, settings)
+    qtbot.addWidget(root.window)
+    root.window.show()
+    release = threading.Event()
+    original = root.backend.facts
+
+    def slow_facts(token=None):
+        release.wait(5)
+        return original(token)
+
+    root.backend.facts = slow_facts  # type: ignore[method-assign]
+    root.start()
+    try:
+        assert not root.window.progress.isHidden()
+        with qtbot.waitSignal(root.tasks.finished, timeout=5000,
+                              check_params_cb=lambda op: op.label == "Reading the stores"):
+            root.window.cancel_button.click()
+            release.set()
+        assert "cancelled" in root.facts_tab.summary.text().lower()
+        assert root.facts_tab.model.rowCount() == 0
+        root.window.refresh_action.trigger()
+        qtbot.waitUntil(lambda: root.facts_tab.model.rowCount() == 11, timeout=5000)
+    finally:
+        root.shutdown()

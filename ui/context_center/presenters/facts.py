@@ -37,6 +37,7 @@ class FactsPresenter(QObject):
         self._loading: Op | None = None
         self._reload_again = False
         hub.changes_applied.connect(self._on_changes)
+        tasks.finished.connect(self._on_task_finished)
         tab.filter_changed.connect(self._on_filter_changed)
         tab.selection_changed.connect(self._on_selection_changed)
 
@@ -50,6 +51,13 @@ class FactsPresenter(QObject):
             Op("Reading the stores", self.backend.facts, self._on_snapshot, self._on_failed,
                long=not self._loaded)
         )
+
+    @Slot(object)
+    def _on_task_finished(self, op: Op) -> None:
+        if op is self._loading and op.token.cancelled:
+            self._loading = None
+            if not self._loaded:
+                self.tab.summary.setText("Reading cancelled.<br>Press F5 to read the stores.")
 
     @Slot(object)
     def _on_changes(self, changes: ChangeSet) -> None:
