@@ -167,7 +167,7 @@ class EnginePaths:
 
 
 def safe_join(root: Path, relative: str) -> Path:
-    """Join ``relative`` under ``root``, rejecting absolute paths, ``..``, NUL and escapes (S2.5)."""
+    """Join ``relative`` under ``root``; reject absolute paths, ``..``, NUL and escapes (S2.5)."""
     if "\x00" in relative:
         raise PathEscape(f"memory path escapes store: {relative!r}")
     pure = relative.replace("\\", "/")

@@ -3,7 +3,6 @@
 from pathlib import Path
 
 import pytest
-
 from context_engine.errors import InvalidName, PathEscape
 from context_engine.paths import (
     EnginePaths,

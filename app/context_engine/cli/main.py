@@ -26,8 +26,12 @@ COMMAND_MODULES: tuple[str, ...] = (
 
 
 @click.group(cls=RemoteAwareGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--home", type=click.Path(file_okay=False), help="Reasonix home (also the state root).")
-@click.option("--workspace", type=click.Path(file_okay=False), help="Workspace directory (default: cwd).")
+@click.option(
+    "--home", type=click.Path(file_okay=False), help="Reasonix home (also the state root)."
+)
+@click.option(
+    "--workspace", type=click.Path(file_okay=False), help="Workspace directory (default: cwd)."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 @click.option(
     "--remote",

@@ -13,7 +13,8 @@ import click
 def memory(ctx: click.Context) -> None:
     """The /memory family as text: bare prints the summary."""
     if ctx.invoked_subcommand is None:
-        summary = ctx.command.commands.get("summary") if isinstance(ctx.command, click.Group) else None
+        group = ctx.command
+        summary = group.commands.get("summary") if isinstance(group, click.Group) else None
         if summary is None:
             raise click.UsageError("memory summary is not available")
         ctx.invoke(summary)
