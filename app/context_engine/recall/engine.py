@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -12,7 +13,7 @@ import numpy as np
 from ..facts.freshness import freshness
 from ..facts.model import Diagnostic, Fact
 from .block import BlockHit, build_block, clamp_budget, clamp_limit
-from .index import MASK_TERMS, OLDEST, SparseIndex, weights_for
+from .index import MASK_TERMS, OLDEST, DocMeta, SparseIndex, weights_for
 from .pool import POOL, PREFIX, SHADOWED, Membership, PoolTracker
 from .query import EMPTY_POOL, NO_MATCH, NO_TERMS, OVER_BUDGET, Query, parse_query, suppression
 from .scoring import Ranked, boosted, doc_meta, micros, rank
@@ -33,7 +34,12 @@ from .trace import (
 
 def _is_archived(fact: Fact) -> bool:
     """Archived or snapshot copies never enter recall or search."""
-    return fact.path is not None and any(p in (".archive", ".revisions") for p in fact.path.parts)
+    if fact.path is None:
+        return False
+    text = str(fact.path)
+    if ".archive" not in text and ".revisions" not in text:
+        return False  # the common case, without splitting the path into parts
+    return any(p in (".archive", ".revisions") for p in fact.path.parts)
 
 
 def _same(old: Fact, new: Fact) -> bool:
@@ -115,6 +121,17 @@ class Recaller:
         """Bring the index up to a new snapshot; only changed facts are re-tokenized."""
         with self._lock:
             first = not self._tracker.facts
+            if first and not self._failed:
+                facts = list(facts)
+                built = self._bulk_build(facts)
+                if built is not None:
+                    self._skipped = tuple(
+                        TraceSkip(code=d.code, file=d.path.name, message=d.message)
+                        for d in diagnostics
+                    )
+                    if built:
+                        self.stats.full_builds += 1
+                    return built
             seen: set[str] = set()
             changes = 0
             for fact in facts:
@@ -138,6 +155,36 @@ class Recaller:
             if first and changes:
                 self.stats.full_builds += 1
             return changes
+
+    def _bulk_build(self, facts: list[Fact]) -> int | None:
+        """First build in one pass per index; ``None`` → use the per-fact path instead.
+
+        Same memberships, slots and postings as upserting the facts one by one (tested); the
+        per-fact path keeps its exact handling of duplicate references and unusable facts.
+        """
+        active = [fact for fact in facts if not _is_archived(fact)]
+        try:
+            prepared = [(fact.reference, term_counts(fact), doc_meta(fact)) for fact in active]
+        except Exception:  # an unusable fact: let the per-fact path skip and report it
+            return None
+        if len({reference for reference, _, _ in prepared}) != len(prepared):
+            return None
+        try:
+            self._tracker.load(active)
+        except Exception:
+            self._tracker = PoolTracker()
+            return None
+        membership = self._tracker.membership
+        groups: dict[Membership, list[tuple[str, Counter[str], DocMeta]]] = {
+            POOL: [], SHADOWED: [], PREFIX: []
+        }
+        for item in prepared:
+            groups[membership[item[0]]].append(item)
+        for name, docs in groups.items():
+            self._indexes[name].add_many(docs)
+        self.stats.tokenized += len(prepared)
+        self.stats.fact_updates += len(prepared)
+        return len(prepared)
 
     def upsert(self, fact: Fact) -> None:
         """Index a new or changed fact (and re-decide the globals it may shadow)."""

@@ -155,6 +155,55 @@ class SparseIndex:
                 posting.append(tf)
         self.counters.adds += 1
 
+    def add_many(self, docs: Iterable[tuple[str, Mapping[str, int], DocMeta]]) -> None:
+        """Index many documents as :meth:`add` would one by one, in one pass when empty.
+
+        An empty index gets its postings built as plain lists and turned into arrays once, and
+        its per-slot arrays filled in one go: same slots, postings and totals as ``add`` in
+        order (a test compares the two), a fraction of the per-posting work.
+        """
+        if self._keys:
+            for key, counts, meta in docs:
+                self.add(key, counts, meta)
+            return
+        slot_of = self._slot_of
+        keys: list[str | None] = []
+        lengths: list[int] = []
+        metas: list[DocMeta] = []
+        lists: dict[str, list[int]] = {}
+        get = lists.get
+        for key, counts, meta in docs:
+            if key in slot_of:
+                raise ValueError(f"already indexed: {key}")
+            length = sum(counts.values())
+            if length == 0:
+                continue
+            slot = len(keys)
+            slot_of[key] = slot
+            keys.append(key)
+            lengths.append(length)
+            metas.append(meta)
+            for term, tf in counts.items():
+                posting = get(term)
+                if posting is None:
+                    lists[term] = [slot, tf]
+                else:
+                    posting += (slot, tf)
+        if not keys:
+            return
+        self._keys = keys
+        self._postings = {term: array("i", posting) for term, posting in lists.items()}
+        self._grow(len(keys))
+        n = len(keys)
+        self._length[:n] = lengths
+        self._project[:n] = [m.project for m in metas]
+        self._fresh[:n] = [m.fresh_us for m in metas]
+        self._stale_after[:n] = [m.stale_after_us for m in metas]
+        self._updated[:n] = [m.updated_us for m in metas]
+        self.total_length = sum(lengths)
+        self._norm = None
+        self.counters.adds += n
+
     def remove(self, key: str, terms: Iterable[str]) -> None:
         """Drop one document; ``terms`` are its distinct terms (re-derived from the old fact)."""
         slot = self._slot_of.pop(key, None)

@@ -6,6 +6,7 @@ share one of its equivalence keys (same id, same name slug, same normalized titl
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -130,6 +131,22 @@ class PoolTracker:
         for key in keys:
             out.update(g for g in _holders(self._global_by_key, key) if membership.get(g) == state)
         return out
+
+    def load(self, facts: Iterable[Fact]) -> None:
+        """Track many new facts at once (distinct references, empty tracker).
+
+        Membership depends only on the final set of facts, so deciding each once at the end
+        gives what upserting them one by one gives.
+        """
+        if self.facts:
+            raise ValueError("load needs an empty tracker")
+        for fact in facts:
+            reference = fact.reference
+            if reference in self.facts:
+                raise ValueError(f"duplicate reference: {reference}")
+            self.facts[reference] = fact
+            self._index_keys(reference, fact, add=True)
+        self.membership = {reference: self._decide(reference) for reference in self.facts}
 
     def upsert(self, fact: Fact) -> list[Transition]:
         """Track a new or changed fact; return every membership that moved."""

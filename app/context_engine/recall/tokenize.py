@@ -23,6 +23,10 @@ CJK_CLASS = (
 # Group 1: a CJK run; group 2: a run of word characters that are not CJK.
 TOKEN_RE = re.compile(f"([{CJK_CLASS}]+)|([^\\W{CJK_CLASS}]+)")
 _CJK_RE = re.compile(f"[{CJK_CLASS}]")
+# ASCII text has no CJK and lowercasing it keeps every character's class, so the whole text
+# can be lowered once and split by one regex; other text (e.g. "İ".lower() is two characters,
+# one of them a combining mark) takes the per-token path.
+_ASCII_TOKEN_RE = re.compile("[a-z0-9_]+")
 
 
 def is_cjk(text: str) -> bool:
@@ -39,6 +43,8 @@ def cjk_terms(run: str) -> list[str]:
 
 def tokens(text: str) -> list[str]:
     """All tokens of ``text`` in order, duplicates kept (document length counts them)."""
+    if text.isascii():
+        return _ASCII_TOKEN_RE.findall(text.lower())
     out: list[str] = []
     for cjk, word in TOKEN_RE.findall(text):
         if word:
