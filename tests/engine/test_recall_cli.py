@@ -89,3 +89,15 @@ def test_search_command(tmp_path: Path) -> None:
     assert data["results"][0]["reference"] == "project/auth-handler-panic.md"
     out = CliRunner().invoke(cli, [*base, "search", "zzzqqq"])
     assert 'No saved memories matched "zzzqqq".' in out.output
+
+
+def test_search_json_prints_the_same_fact_object_as_list(tmp_path: Path) -> None:  # S12
+    base, _ = _setup(tmp_path)
+    runner = CliRunner()
+    listed = json.loads(runner.invoke(cli, [*base, "--json", "list"]).output)["facts"][0]
+    out = runner.invoke(cli, [*base, "--json", "search", "AuthHandler", "#6928"])
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.output)
+    hit = next(iter(v for v in data.values() if isinstance(v, list)))[0]
+    assert {k: hit[k] for k in listed} == listed
+    assert hit["updated_at"].endswith("Z")

@@ -328,7 +328,8 @@ def test_source_roots_from_env(tmp_path: Path) -> None:
 
 
 def test_cli_text_output_and_unavailable(tmp_path: Path) -> None:
-    from context_engine.cli.suggest_cmds import suggestions_json, suggestions_text
+    from context_engine.cli.suggest_cmds import suggestions_text
+    from context_engine.suggestions.payload import suggestions_json
     from context_engine.suggestions.scanner import unavailable
 
     home, env = _cli_home(tmp_path)

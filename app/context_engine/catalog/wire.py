@@ -20,6 +20,7 @@ from ..instructions.model import InstructionScope
 from ..recall.trace import RecallTrace
 from ..suggestions.accept import Edits
 from ..suggestions.model import MemoryCandidate, ScanDiagnostic, SkillCandidate, Suggestions
+from ..suggestions.payload import suggestions_json
 from .base import (
     Accepted,
     History,
@@ -293,31 +294,7 @@ def decode_run(data: Mapping[str, Any]) -> RecallRun:
 def encode_suggestions(result: Suggestions) -> Json:
     """Every candidate with its evidence, and the scan's diagnostics and sessions."""
     return {
-        "available": result.available,
-        "memories": [
-            {
-                "id": m.id,
-                "name": m.name,
-                "title": m.title,
-                "description": m.description,
-                "type": m.type,
-                "scope": m.scope,
-                "reason": m.reason,
-                "evidence": list(m.evidence),
-                "body": m.body,
-            }
-            for m in result.memories
-        ],
-        "skills": [
-            {
-                "id": s.id,
-                "name": s.name,
-                "description": s.description,
-                "evidence": list(s.evidence),
-                "body": s.body,
-            }
-            for s in result.skills
-        ],
+        **suggestions_json(result),
         "diagnostics": [
             {"code": d.code, "path": str(d.path), "message": d.message, "count": d.count}
             for d in result.diagnostics

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
-from ..facts.freshness import freshness
-from ..facts.model import FACT_TYPES, SCOPES, Fact
+from ..facts.model import FACT_TYPES, SCOPES
 from ..recall.block import DEFAULT_BUDGET, DEFAULT_LIMIT
 from ..recall.snippet import make_snippet
 from ..recall.source import WorkspaceRecall
@@ -15,25 +12,9 @@ from ..recall.tokenize import tokens
 from ..recall.trace import TraceLog
 from ..tools_memory import DEFAULT_LIMIT as SEARCH_LIMIT
 from ..tools_memory import TOOL_SNIPPET, run_memory_tool
+from .facts_cmds import fact_json  # the one S12 fact shape
 from .memory_group import memory
 from .output import CliContext, engine_errors, pass_cli
-
-
-def fact_payload(fact: Fact) -> dict[str, Any]:
-    """The S12 JSON shape of a fact."""
-    return {
-        "id": fact.id,
-        "revision": fact.revision,
-        "name": fact.name,
-        "title": fact.title,
-        "description": fact.description,
-        "type": fact.type,
-        "scope": fact.scope,
-        "reference": fact.reference,
-        "created_at": fact.created_at.isoformat() if fact.created_at else None,
-        "updated_at": fact.updated_at.isoformat() if fact.updated_at else None,
-        "freshness": freshness(fact),
-    }
 
 
 def _trace_log(ctx: CliContext) -> TraceLog:
@@ -95,7 +76,7 @@ def search_cmd(
     terms = list(dict.fromkeys(tokens(text)))
     results = [
         {
-            **fact_payload(h.fact),
+            **fact_json(h.fact),
             "score": h.score,
             "snippet": make_snippet(
                 "\n".join(p for p in (h.fact.description, h.fact.body) if p.strip()),

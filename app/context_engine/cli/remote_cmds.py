@@ -18,6 +18,7 @@ from ..catalog.base import WriteOutcome
 from ..facts.model import FACT_TYPES, SCOPES, FactType, Scope
 from ..instructions.report import format_report, resolution_payload
 from ..suggestions.accept import Edits
+from ..suggestions.payload import suggestions_json
 from .completion_cmds import complete_cmd, completer
 from .facts_cmds import (
     archived_json,
@@ -29,7 +30,7 @@ from .facts_cmds import (
 )
 from .output import CliContext, engine_errors, fail, pass_cli
 from .remote_mode import open_catalog
-from .suggest_cmds import suggestions_json, suggestions_text
+from .suggest_cmds import suggestions_text
 
 REFS = completer("refs")
 ARCHIVES = completer("archives")

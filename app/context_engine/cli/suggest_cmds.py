@@ -10,40 +10,10 @@ from ..facts.memory import Memory
 from ..facts.model import FACT_TYPES, SCOPES, FactType, Scope
 from ..suggestions.accept import Edits, accept_memory, accept_skill, find_candidate
 from ..suggestions.model import MemoryCandidate, Suggestions
+from ..suggestions.payload import suggestions_json
 from ..suggestions.scanner import scan
 from .facts_cmds import fact_json  # the one S12 fact shape
 from .output import CliContext, engine_errors, pass_cli
-
-
-def suggestions_json(result: Suggestions) -> dict[str, Any]:
-    """The S12 ``suggest`` object."""
-    return {
-        "available": result.available,
-        "memories": [
-            {
-                "id": m.id,
-                "name": m.name,
-                "title": m.title,
-                "description": m.description,
-                "type": m.type,
-                "scope": m.scope,
-                "reason": m.reason,
-                "evidence": list(m.evidence),
-                "body": m.body,
-            }
-            for m in result.memories
-        ],
-        "skills": [
-            {
-                "id": s.id,
-                "name": s.name,
-                "description": s.description,
-                "evidence": list(s.evidence),
-                "body": s.body,
-            }
-            for s in result.skills
-        ],
-    }
 
 
 def suggestions_text(result: Suggestions) -> str:
