@@ -64,6 +64,7 @@ class ContextEngine:
         self._indexed: Sequence[Fact] | None = None
         self._lock = threading.Lock()
         self._recall_lock = threading.Lock()
+        self.trace_error: str | None = None  # last trace write that failed (turn went on, S8.11)
 
     @classmethod
     def open(
@@ -140,25 +141,52 @@ class ContextEngine:
 
     def recaller(self, facts: Sequence[Fact] | None = None) -> Recaller:
         """The engine's live recall index, brought up to ``facts`` (default: read now)."""
-        from .recall import Recaller
-
         current = self.active_facts() if facts is None else facts
         # Unreadable files of that snapshot are reported in the trace (S8.11).
         diagnostics = self._diagnostics if current is self._facts else ()
         with self._recall_lock:
             if self._recaller is None:
-                self._recaller = Recaller(current, diagnostics=diagnostics)
+                self._recaller = self._first_recaller(current, diagnostics)
             elif current is not self._indexed:  # the very same snapshot needs no diff
                 self._recaller.sync(current, diagnostics)
             self._indexed = current
             return self._recaller
+
+    def _first_recaller(
+        self, current: Sequence[Fact], diagnostics: Sequence[Diagnostic]
+    ) -> Recaller:
+        """The index from the persisted copy when the facts came from the stores' files.
+
+        Only facts this engine read itself have a known lstat identity; any other fact list
+        (an injected ``Memory``, facts handed in by the host) is indexed from scratch.
+        """
+        from .recall import Recaller
+        from .recall.persist import RecallCache, recall_cache_path
+        from .session.snapshot_cache import RACY_NS
+
+        with self._facts_lock:  # the views, facts and read time of one and the same read
+            views, facts, loaded_ns = self._views, self._facts, self._loaded_ns
+        if views is None or current is not facts:
+            return Recaller(current, diagnostics=diagnostics)
+        known = {id(item): ident for view in views for ident, item in view.values()}
+        cache = RecallCache(recall_cache_path(self.paths))
+        return cache.open(
+            current,
+            diagnostics,
+            identity_of=lambda fact: known.get(id(fact)),
+            settled_before=loaded_ns - RACY_NS,
+        )
 
     def recall(self, message: str, facts: Sequence[Fact]) -> RecallOutcome:
         """S8 over ``facts`` (the index is kept and updated incrementally); records the trace."""
         recaller = self.recaller(facts)
         with self._recall_lock:
             result = recaller.recall(message, limit=RECALL_LIMIT, budget=RECALL_BUDGET)
-        self.record_trace(result.trace)
+        try:
+            self.record_trace(result.trace)
+        except OSError as exc:  # a read-only or full state dir must not fail the turn (S8.11)
+            self.trace_error = f"recall trace not recorded: {exc.strerror or exc}"
+            sys.stderr.write(f"context-engine: {self.trace_error}\n")
         return RecallOutcome(result.block, result.trace)
 
     def trace_log(self) -> TraceLog:

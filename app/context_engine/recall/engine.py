@@ -74,6 +74,7 @@ class RecallerStats:
     full_builds: int = 0
     fact_updates: int = 0
     tokenized: int = 0
+    restored: int = 0  # facts taken over from a persisted index (recall/persist.py)
 
 
 class Recaller:
@@ -98,6 +99,30 @@ class Recaller:
         self._failed: dict[str, TraceSkip] = {}
         self.stats = RecallerStats()
         self.sync(facts, diagnostics)
+
+    @classmethod
+    def restored(
+        cls,
+        tracker: PoolTracker,
+        indexes: dict[Membership, SparseIndex],
+        failed: dict[str, TraceSkip],
+    ) -> Recaller:
+        """A recaller over a saved state (``recall/persist.py`` checks it before handing it in)."""
+        recaller = cls()
+        recaller._tracker = tracker
+        recaller._indexes = {name: indexes[name] for name in (POOL, SHADOWED, PREFIX)}
+        recaller._failed = failed
+        return recaller
+
+    def export(self) -> tuple[dict[str, Fact], tuple[object, ...], dict[str, object]]:
+        """Tracked facts, pool state and index states as plain containers (for persisting)."""
+        with self._lock:
+            failed = {ref: (s.code, s.file, s.message) for ref, s in self._failed.items()}
+            indexes = {str(name): index.export() for name, index in self._indexes.items()}
+            return dict(self._tracker.facts), self._tracker.export(), {
+                "indexes": indexes,
+                "failed": failed,
+            }
 
     # ----------------------------------------------------------------- maintenance
 

@@ -204,6 +204,51 @@ class SparseIndex:
         self._norm = None
         self.counters.adds += n
 
+    def export(self) -> tuple[object, ...]:
+        """The index as plain containers (for ``marshal``): keys, free slots, postings, arrays."""
+        n = len(self._keys)
+        terms = list(self._postings)
+        return (
+            list(self._keys),
+            list(self._free),
+            terms,
+            [self._postings[term].tobytes() for term in terms],
+            [a[:n].tobytes() for a in self._per_slot()],
+            self.total_length,
+        )
+
+    @classmethod
+    def restore(cls, state: Sequence[object]) -> SparseIndex:
+        """The index :meth:`export` described; raises ``ValueError``/``TypeError`` if malformed."""
+        keys, free, terms, blobs, arrays, total = state
+        if not (isinstance(keys, list) and isinstance(free, list) and isinstance(terms, list)):
+            raise TypeError("malformed index state")
+        if not (isinstance(blobs, list) and isinstance(arrays, list) and isinstance(total, int)):
+            raise TypeError("malformed index state")
+        index = cls()
+        n = len(keys)
+        index._keys = keys
+        index._free = free
+        index._slot_of = {key: slot for slot, key in enumerate(keys) if key is not None}
+        postings: dict[str, array[int]] = {}
+        for term, blob in zip(terms, blobs, strict=True):
+            posting = array("i")
+            posting.frombytes(blob)
+            postings[term] = posting
+        index._postings = postings
+        index._grow(n)
+        for target, blob in zip(index._per_slot(), arrays, strict=True):
+            values = np.frombuffer(blob, dtype=target.dtype)
+            if len(values) != n:
+                raise ValueError("per-slot array of the wrong size")
+            target[:n] = values
+        index.total_length = total
+        return index
+
+    def _per_slot(self) -> tuple[npt.NDArray[np.generic], ...]:
+        """The per-slot arrays, in export order."""
+        return (self._length, self._project, self._fresh, self._stale_after, self._updated)
+
     def remove(self, key: str, terms: Iterable[str]) -> None:
         """Drop one document; ``terms`` are its distinct terms (re-derived from the old fact)."""
         slot = self._slot_of.pop(key, None)

@@ -148,6 +148,31 @@ class PoolTracker:
             self._index_keys(reference, fact, add=True)
         self.membership = {reference: self._decide(reference) for reference in self.facts}
 
+    def export(self) -> tuple[object, ...]:
+        """Membership and key tables as plain containers (the facts are kept by the caller)."""
+        return (self.membership, self._keys, self._project_by_key, self._global_by_key)
+
+    @classmethod
+    def restore(cls, state: tuple[object, ...], facts: dict[str, Fact]) -> PoolTracker:
+        """The tracker :meth:`export` described, tracking ``facts`` (same references)."""
+        membership, keys, project_by_key, global_by_key = state
+        tables = (membership, keys, project_by_key, global_by_key)
+        if not all(isinstance(table, dict) for table in tables):
+            raise TypeError("malformed pool state")
+        assert isinstance(membership, dict) and isinstance(keys, dict)
+        assert isinstance(project_by_key, dict) and isinstance(global_by_key, dict)
+        if membership.keys() != facts.keys() or keys.keys() != facts.keys():
+            raise ValueError("pool state does not match its facts")
+        if not set(membership.values()) <= {POOL, SHADOWED, PREFIX}:
+            raise ValueError("unknown membership in pool state")
+        tracker = cls()
+        tracker.facts = facts
+        tracker.membership = membership
+        tracker._keys = keys
+        tracker._project_by_key = project_by_key
+        tracker._global_by_key = global_by_key
+        return tracker
+
     def upsert(self, fact: Fact) -> list[Transition]:
         """Track a new or changed fact; return every membership that moved."""
         reference = fact.reference

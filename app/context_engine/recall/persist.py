@@ -1,0 +1,291 @@
+"""A persisted recall index: a cold process restores it instead of re-indexing every fact (issue 9).
+
+A hook process starts cold for every prompt, and building the index of 10,000 facts costs about
+half a second of CPU. This file keeps the built index (postings, per-slot arrays, pool tables)
+in one ``marshal`` file next to the snapshot cache, under the workspace's data directory (S2.4),
+with, per fact, the lstat identity it was indexed under and a compact record of the fields the
+index uses.
+
+On load a fact keeps its entry without a look at its text only when its current lstat identity
+(device, inode, size, mtime, ctime, mode — what the snapshot cache validates; ctime catches a
+same-size in-place edit with mtime set back) equals the recorded one, and that identity had
+settled (untouched for the snapshot cache's ``RACY_NS``) before the recording process read its
+facts. Every other recorded fact becomes a stand-in built from its record: equal to the current
+fact → kept; different → re-indexed by ``Recaller.sync`` (the stand-in's terms out, the new
+ones in); vanished facts are removed the same way. The result is the index a fresh build over
+the same facts gives (tests compare answers). A missing, foreign, corrupt or other-version
+file, or one written by other recall code (a digest of the recall sources is in the header),
+is ignored and rewritten. Writes are atomic (temp file + replace); a failed write only costs
+the next process a rebuild.
+"""
+
+from __future__ import annotations
+
+import functools
+import gc
+import hashlib
+import marshal
+import os
+import stat
+import sys
+import tempfile
+import zlib
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from ..facts.model import Diagnostic, Fact
+from ..paths import EnginePaths
+from .engine import Recaller, _is_archived
+from .index import SparseIndex
+from .pool import POOL, PREFIX, SHADOWED, Membership, PoolTracker
+from .trace import TraceSkip
+
+VERSION = 1
+MAGIC = b"CE-RIDX\x01"
+
+# One lstat as the snapshot cache compares it: (dev, ino, size, mtime_ns, ctime_ns, mode).
+Identity = tuple[int, int, int, int, int, int]
+IdentityOf = Callable[[Fact], "Identity | None"]
+_NAMES: tuple[Membership, ...] = (POOL, SHADOWED, PREFIX)
+
+
+def recall_cache_path(paths: EnginePaths) -> Path:
+    """``<workspace data>/cache/recall.v1.marshal`` — never inside a store (S2.4)."""
+    return paths.workspace_data / "cache" / f"recall.v{VERSION}.marshal"
+
+
+@functools.cache
+def code_tag() -> str:
+    """Digest of the code that shapes the saved state: another version never reads it."""
+    here = Path(__file__).resolve().parent
+    digest = hashlib.blake2b(sys.version.encode(), digest_size=16)
+    for file in (*sorted(here.glob("*.py")), here.parent / "facts" / "model.py",
+                 here.parent / "paths.py"):
+        digest.update(file.name.encode())
+        try:
+            digest.update(file.read_bytes())
+        except OSError:
+            digest.update(b"?")
+    return digest.hexdigest()
+
+
+def _iso(value: datetime | None) -> str | None:
+    return None if value is None else value.isoformat()
+
+
+def _when(value: object) -> datetime | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise TypeError("malformed time")
+    return datetime.fromisoformat(value)
+
+
+def fact_record(fact: Fact) -> bytes:
+    """The fields the index and pool use, as one ``marshal`` blob (decoded only when needed)."""
+    return marshal.dumps(
+        (
+            fact.id, fact.revision, fact.name, fact.title, fact.description, fact.type,
+            fact.scope, fact.body, _iso(fact.created_at), _iso(fact.updated_at),
+        )
+    )
+
+
+def stand_in(blob: bytes) -> Fact:
+    """The fact a record describes (no path, stamp or extras): enough to take it out again."""
+    fields = marshal.loads(blob)
+    if not isinstance(fields, tuple) or len(fields) != 10:
+        raise TypeError("malformed fact record")
+    fid, revision, name, title, description, kind, scope, body, created, updated = fields
+    texts = (fid, name, title, description, kind, scope, body)
+    if not all(isinstance(t, str) for t in texts) or not isinstance(revision, int):
+        raise TypeError("malformed fact record")
+    return Fact(
+        id=fid, revision=revision, name=name, title=title, description=description,
+        type=kind, scope=scope, body=body, created_at=_when(created), updated_at=_when(updated),
+    )
+
+
+def _read(path: Path) -> dict[str, Any] | None:
+    """The saved document, or ``None`` when absent, foreign, unsafe, corrupt or other-version."""
+    try:
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode) or st.st_mode & 0o022:
+            return None
+        if hasattr(os, "getuid") and st.st_uid != os.getuid():
+            return None
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return None
+    head = len(MAGIC) + 4
+    if len(data) < head or not data.startswith(MAGIC):
+        return None
+    payload = memoryview(data)[head:]
+    if zlib.crc32(payload) != int.from_bytes(data[len(MAGIC) : head], "big"):
+        return None
+    try:
+        document = marshal.loads(payload)
+    except (EOFError, ValueError, TypeError):
+        return None
+    if not isinstance(document, dict):
+        return None
+    if document.get("version") != VERSION or document.get("code") != code_tag():
+        return None
+    return document
+
+
+def _write(path: Path, document: Mapping[str, Any]) -> bool:
+    """Atomically replace the saved file; ``False`` when it could not be written."""
+    payload = marshal.dumps(dict(document))
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-recall-", suffix=".marshal")
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(MAGIC + zlib.crc32(payload).to_bytes(4, "big"))
+                handle.write(payload)
+            os.chmod(tmp, 0o600)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError:
+        return False
+    return True
+
+
+def _current(facts: Iterable[Fact]) -> dict[str, Fact] | None:
+    """Non-archived facts by reference; ``None`` when two share one (left to a fresh build)."""
+    out: dict[str, Fact] = {}
+    for fact in facts:
+        if _is_archived(fact):
+            continue
+        reference = fact.reference
+        if reference in out:
+            return None
+        out[reference] = fact
+    return out
+
+
+class RecallCache:
+    """Open a ``Recaller`` from the saved index, fixed up to the facts at hand; save it back."""
+
+    def __init__(self, file: Path) -> None:
+        self.file = file
+        self.written = 0  # how many times this object saved the index (tests, benches)
+
+    def open(
+        self,
+        facts: Sequence[Fact],
+        diagnostics: Iterable[Diagnostic] = (),
+        *,
+        identity_of: IdentityOf,
+        settled_before: int,
+    ) -> Recaller:
+        """A recaller whose every answer equals that of ``Recaller(facts)``.
+
+        ``identity_of(fact)`` is the lstat identity the fact was read under (or ``None``);
+        ``settled_before`` is the moment (ns) before which an identity counts as settled: the
+        start of the read that produced ``facts`` minus ``RACY_NS``.
+        """
+        diagnostics = tuple(diagnostics)
+        current = _current(facts)
+        restored = None
+        # Tens of thousands of containers come out of one file: a cyclic-GC pass over them
+        # (none can form a cycle) cost 20–50 ms a load as measured.
+        paused = gc.isenabled()
+        gc.disable()
+        try:
+            document = _read(self.file) if current is not None else None
+            if document is not None and current is not None:
+                restored = _restore(document, current, identity_of)
+        except Exception:  # a state that does not fit: rebuild, never guess
+            restored = None
+        finally:
+            if paused:
+                gc.enable()
+        if restored is None:
+            recaller = Recaller(facts, diagnostics=diagnostics)
+            self._save(recaller, identity_of, settled_before, {})
+            return recaller
+        recaller, reuse, trusted = restored
+        changes = recaller.sync(facts, diagnostics)
+        tracked = recaller._tracker.facts
+        assert current is not None
+        for reference, fact in current.items():
+            held = tracked.get(reference)
+            if held is not None and held is not fact and held == fact:
+                tracked[reference] = fact  # same indexed text: keep the entry, hold the real fact
+                old = reuse.get(reference)
+                if old is not None:
+                    reuse[reference] = (fact, old[1])
+        recaller.stats.restored = trusted
+        if changes or trusted != len(tracked):
+            self._save(recaller, identity_of, settled_before, reuse)
+        return recaller
+
+    def _save(
+        self,
+        recaller: Recaller,
+        identity_of: IdentityOf,
+        settled_before: int,
+        reuse: Mapping[str, tuple[Fact, bytes]],
+    ) -> None:
+        """Write the recaller's state with each fact's settled identity (else ``None``)."""
+        facts, pool_state, rest = recaller.export()
+        records: dict[str, tuple[Identity | None, bytes]] = {}
+        for reference, fact in facts.items():
+            identity = identity_of(fact)
+            if identity is not None and max(identity[3], identity[4]) >= settled_before:
+                identity = None  # touched too recently to vouch for the text read
+            kept = reuse.get(reference)
+            blob = kept[1] if kept is not None and kept[0] is fact else fact_record(fact)
+            records[reference] = (identity, blob)
+        document = {
+            "version": VERSION, "code": code_tag(), "facts": records, "tracker": pool_state,
+            **rest,
+        }
+        if _write(self.file, document):
+            self.written += 1
+
+
+def _restore(
+    document: Mapping[str, Any], current: Mapping[str, Fact], identity_of: IdentityOf
+) -> tuple[Recaller, dict[str, tuple[Fact, bytes]], int]:
+    """The saved recaller with trusted facts held as themselves and the rest as stand-ins."""
+    records = document["facts"]
+    if not isinstance(records, dict):
+        raise TypeError("malformed facts")
+    tracked: dict[str, Fact] = {}
+    reuse: dict[str, tuple[Fact, bytes]] = {}
+    trusted = 0
+    for reference, (identity, blob) in records.items():
+        fact = current.get(reference)
+        if fact is not None and identity is not None and identity_of(fact) == tuple(identity):
+            tracked[reference] = fact
+            reuse[reference] = (fact, blob)
+            trusted += 1
+            continue
+        ghost = stand_in(blob)
+        if ghost.reference != reference:
+            raise ValueError("record does not match its reference")
+        tracked[reference] = ghost
+        reuse[reference] = (ghost, blob)
+    tracker = PoolTracker.restore(tuple(document["tracker"]), tracked)
+    saved = document["indexes"]
+    indexes = {name: SparseIndex.restore(saved[str(name)]) for name in _NAMES}
+    membership = tracker.membership
+    for name, index in indexes.items():
+        for slot in range(len(index._keys)):
+            key = index._keys[slot]
+            if key is not None and membership.get(key) != name:
+                raise ValueError("index and pool state disagree")
+    failed: dict[str, TraceSkip] = {}
+    for reference, (code, file, message) in dict(document["failed"]).items():
+        if reference not in tracked:
+            raise ValueError("failed fact not tracked")
+        failed[reference] = TraceSkip(code=str(code), file=str(file), message=str(message))
+    return Recaller.restored(tracker, indexes, failed), reuse, trusted
