@@ -90,6 +90,16 @@ def test_unchanged_stores_restore_every_fact(paths: EnginePaths, settled: None) 
     assert answers(second) == answers(first) == fresh(paths)
 
 
+def test_diagnostics_are_reported_after_a_restore(paths: EnginePaths, settled: None) -> None:
+    (paths.project_store / "broken.md").write_text("---\nnot: [closed\n---\nbody\n", "utf-8")
+    cold(paths)
+    again = cold(paths)
+    assert again.stats.restored == 7
+    skipped = again.recall("docker release", now=NOW).trace.skipped
+    assert [s.file for s in skipped] == ["broken.md"]
+    assert answers(again) == fresh(paths)
+
+
 def test_atomic_replace_reindexes_only_that_fact(paths: EnginePaths, settled: None) -> None:
     cold(paths)
     Memory(paths).save(name="fact-1", body="Kernel panics on socket close; no retry helps.")

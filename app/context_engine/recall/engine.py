@@ -142,6 +142,13 @@ class Recaller:
         """Whether a fact is in the pool, shadowed by a project fact, or in the prefix."""
         return self._tracker.membership.get(reference)
 
+    def set_diagnostics(self, diagnostics: Iterable[Diagnostic]) -> None:
+        """Report a snapshot's diagnostics in the trace (``sync`` does this besides the diff)."""
+        with self._lock:
+            self._skipped = tuple(
+                TraceSkip(code=d.code, file=d.path.name, message=d.message) for d in diagnostics
+            )
+
     def sync(self, facts: Iterable[Fact], diagnostics: Iterable[Diagnostic] = ()) -> int:
         """Bring the index up to a new snapshot; only changed facts are re-tokenized."""
         with self._lock:

@@ -212,9 +212,13 @@ class RecallCache:
             self._save(recaller, identity_of, settled_before, {})
             return recaller
         recaller, reuse, trusted = restored
-        changes = recaller.sync(facts, diagnostics)
         tracked = recaller._tracker.facts
         assert current is not None
+        if trusted == len(current) == len(tracked):
+            recaller.set_diagnostics(diagnostics)  # every fact vouched for: nothing to diff
+            recaller.stats.restored = trusted
+            return recaller
+        changes = recaller.sync(facts, diagnostics)
         for reference, fact in current.items():
             held = tracked.get(reference)
             if held is not None and held is not fact and held == fact:
