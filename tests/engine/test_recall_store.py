@@ -68,3 +68,18 @@ def test_unreadable_fact_is_skipped_and_reported(tmp_path: Path) -> None:
     assert "broken-note.md" in [s.file for s in result.trace.skipped]
     assert str(paths.project_store) not in result.trace.to_text()
     assert str(paths.project_store) not in result.block
+
+
+def test_home_under_a_folder_named_archive_still_recalls(tmp_path: Path) -> None:  # S8.3
+    base = tmp_path / ".archive" / ".revisions"
+    base.mkdir(parents=True)
+    paths, memory = _workspace(base)
+    ws = WorkspaceRecall(paths)
+    ws.refresh()
+    result = ws.recaller.recall("fix AuthHandler #6928", now=NOW)
+    assert "AuthHandler" in result.block
+    memory.forget("auth-handler-panic")
+    archived = memory.list_archived()
+    assert archived  # the archived copy itself never comes back through recall
+    ws.refresh()
+    assert ws.recaller.recall("fix AuthHandler #6928", now=NOW).block == ""

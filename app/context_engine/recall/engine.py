@@ -33,13 +33,16 @@ from .trace import (
 
 
 def _is_archived(fact: Fact) -> bool:
-    """Archived or snapshot copies never enter recall or search."""
+    """Archived or snapshot copies never enter recall or search.
+
+    Judged by the file's place inside its store (``.archive/<file>`` or
+    ``.revisions/<id>/<file>``), not by any path component: a home or workspace that
+    itself lives under a folder called ``.archive`` still holds active facts.
+    """
     if fact.path is None:
         return False
-    text = str(fact.path)
-    if ".archive" not in text and ".revisions" not in text:
-        return False  # the common case, without splitting the path into parts
-    return any(p in (".archive", ".revisions") for p in fact.path.parts)
+    parent = fact.path.parent
+    return parent.name == ".archive" or parent.parent.name == ".revisions"
 
 
 def _same(old: Fact, new: Fact) -> bool:
