@@ -65,6 +65,7 @@ class ContextEngine:
         self._lock = threading.Lock()
         self._recall_lock = threading.Lock()
         self.trace_error: str | None = None  # last trace write that failed (turn went on, S8.11)
+        self.upgrade_notices: list[str] = []  # one-time S5.4 notices, for the host to show
 
     @classmethod
     def open(
@@ -85,8 +86,12 @@ class ContextEngine:
         with self._lock:  # tool calls may arrive on several threads (MCP server)
             if self._memory is None:
                 from .facts.memory import Memory
+                from .upgrade.config_key import remove_retired_config_keys
 
                 self._memory = Memory.open(self.paths)
+                # The retired key goes with the store upgrade (S5.4); removing it is what
+                # makes the notice one-time.
+                self.upgrade_notices.extend(remove_retired_config_keys(self.paths))
             return self._memory
 
     def active_facts(self) -> Sequence[Fact]:
