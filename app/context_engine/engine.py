@@ -110,6 +110,8 @@ class ContextEngine:
         from .session import snapshot_cache as cache
 
         with self._facts_lock:  # tool calls and relayed hooks arrive on worker threads
+            # Taken before the scan: every file's read and listing is at or after this moment.
+            started = time.time_ns()
             listings = (cache.scan(self.paths.project_store), cache.scan(self.paths.global_store))
             settled = self._loaded_ns - cache.RACY_NS
             if (
@@ -118,11 +120,14 @@ class ContextEngine:
                 and all(max(i[3], i[4]) < settled for files in listings for i in files.values())
             ):
                 return self._facts
-            started = time.time_ns()
             if self._views is None:
-                loaded = cache.SnapshotCache(self.paths).load()
+                # One scan per turn: the cache validates against the listing just taken.
+                loaded = cache.SnapshotCache(self.paths).load(listings)
                 roots = (self.paths.project_store, self.paths.global_store)
-                self._views = cache.views_from(loaded, listings, roots)
+                if loaded.views is not None:
+                    self._views = list(loaded.views)
+                else:
+                    self._views = cache.views_from(loaded, listings, roots)
                 self._facts, self._diagnostics = loaded.facts, loaded.diagnostics
             else:
                 # Long-lived: keep what is unchanged in memory, read only what changed.

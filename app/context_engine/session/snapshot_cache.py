@@ -41,6 +41,8 @@ INDEX_NAME = "MEMORY.md"
 
 # One lstat as the cache compares it: (dev, ino, size, mtime_ns, ctime_ns, mode).
 Identity = tuple[int, int, int, int, int, int]
+# What a long-lived engine keeps per store: file name -> (lstat identity, fact or diagnostic).
+StoreView = dict[str, tuple[Identity, Fact | Diagnostic]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +53,8 @@ class CachedSnapshot:
     diagnostics: tuple[Diagnostic, ...]
     reused: int
     parsed_stores: tuple[str, ...]
+    # Per-store views (see ``StoreView``) when every store came whole from the cache, else None.
+    views: tuple[StoreView, ...] | None = None
 
 
 def cache_path(paths: EnginePaths) -> Path:
@@ -176,8 +180,13 @@ class SnapshotCache:
     def _stores(self) -> list[tuple[str, Path]]:
         return [("project", self.paths.project_store), ("global", self.paths.global_store)]
 
-    def load(self) -> CachedSnapshot:
-        """Facts and diagnostics equal to a fresh ``Memory.snapshot()`` of both stores."""
+    def load(self, listings: Sequence[Mapping[str, Identity]] | None = None) -> CachedSnapshot:
+        """Facts and diagnostics equal to a fresh ``Memory.snapshot()`` of both stores.
+
+        ``listings`` are the caller's ``scan`` of the project and global store taken just
+        before (the engine's own turn): validating against them instead of scanning again
+        gives the answer a fresh load would have given at that scan.
+        """
         document = _read_cache(self.file)
         cached_stores: dict[str, Any] = document.get("stores", {}) if document else {}
         facts: list[Fact] = []
@@ -185,8 +194,9 @@ class SnapshotCache:
         new_stores: dict[str, Any] = {}
         reused = 0
         parsed: list[str] = []
-        for scope, root in self._stores():
-            listing = scan(root)
+        views: list[StoreView] = []
+        for number, (scope, root) in enumerate(self._stores()):
+            listing = scan(root) if listings is None else listings[number]
             found = cached_stores.get(scope)
             entry: dict[str, Any] = found if isinstance(found, dict) else {}
             usable = entry.get("root") == str(root)
@@ -198,8 +208,13 @@ class SnapshotCache:
                 if name in records and _trusted(identity, records[name][0], written_ns)
             }
             if usable and not entry["diagnostics"] and len(trusted) == len(listing):
+                view: StoreView = {}
                 for name, (identity, record) in trusted.items():
-                    facts.append(_fact_from(record, _child(root, name), tuple(identity)))
+                    ident = tuple(identity)
+                    fact = _fact_from(record, _child(root, name), ident)
+                    facts.append(fact)
+                    view[name] = (ident, fact)  # what views_from would keep: stamp == listing
+                views.append(view)
                 reused += len(trusted)
                 new_stores[scope] = entry
                 continue
@@ -217,7 +232,11 @@ class SnapshotCache:
             _write_cache(self.file, {"version": VERSION, "stores": new_stores})
         facts.sort(key=lambda f: (f.name, f.scope, f.id))
         diagnostics.sort(key=lambda d: str(d.path))
-        return CachedSnapshot(tuple(facts), tuple(diagnostics), reused, tuple(parsed))
+        # Two scopes sharing one directory would mix in views_from; leave that case to it.
+        whole = not parsed and len({root for _, root in self._stores()}) == len(views)
+        return CachedSnapshot(
+            tuple(facts), tuple(diagnostics), reused, tuple(parsed), tuple(views) if whole else None
+        )
 
     def _refresh(
         self,
@@ -330,10 +349,6 @@ def _unreadable(path: Path, exc: OSError) -> Diagnostic:
     if exc.errno == errno.ELOOP:
         return Diagnostic("symlink", path, f"{path.name}: symlinks are not read")
     return Diagnostic("unreadable", path, f"{path.name}: {exc.strerror or exc}")
-
-
-# What a long-lived engine keeps per store: file name -> (lstat identity, fact or diagnostic).
-StoreView = dict[str, tuple[Identity, Fact | Diagnostic]]
 
 
 def views_from(

@@ -1,0 +1,85 @@
+"""Shortcuts taken for hook speed give the fresh-load answer in the case they cut (issue 9)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from context_engine.engine import ContextEngine
+from context_engine.facts.memory import Memory
+from context_engine.facts.model import Fact
+from context_engine.paths import EnginePaths
+from context_engine.session import snapshot_cache
+from context_engine.session.snapshot_cache import SnapshotCache, scan, views_from
+
+
+def full(fact: Fact) -> tuple[object, ...]:
+    return (fact, fact.path, fact.stamp)  # path and stamp are compare=False on Fact
+
+
+def fresh(paths: EnginePaths) -> list[tuple[object, ...]]:
+    return [full(f) for f in Memory(paths).snapshot().facts]
+
+
+def view_rows(views: object) -> list[tuple[object, ...]]:
+    assert isinstance(views, (list, tuple))
+    return [
+        (number, name, ident, full(item) if isinstance(item, Fact) else item)
+        for number, view in enumerate(views)
+        for name, (ident, item) in sorted(view.items())
+    ]
+
+
+@pytest.fixture()
+def paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> EnginePaths:
+    monkeypatch.setattr(snapshot_cache, "RACY_NS", -(10**18))  # everything settled at once
+    workspace = tmp_path / "ws"
+    (workspace / ".git").mkdir(parents=True)
+    paths = EnginePaths.resolve(home=tmp_path / "home", workspace=workspace)
+    memory = Memory(paths)
+    for i in range(4):
+        memory.save(name=f"fact-{i}", description=f"Fact {i}", body=f"Body {i}.", type="project")
+    memory.save(name="pref", description="Pref", body="Tabs.", type="user", scope="global")
+    return paths
+
+
+def roots(paths: EnginePaths) -> tuple[Path, Path]:
+    return (paths.project_store, paths.global_store)
+
+
+def test_load_with_the_callers_listing_gives_views_equal_to_views_from(
+    paths: EnginePaths,
+) -> None:
+    SnapshotCache(paths).load()  # writes the cache
+    listings = [scan(root) for root in roots(paths)]
+    snap = SnapshotCache(paths).load(listings)
+    assert snap.parsed_stores == () and snap.views is not None
+    assert [full(f) for f in snap.facts] == fresh(paths)
+    assert view_rows(snap.views) == view_rows(views_from(snap, listings, roots(paths)))
+
+
+def test_a_changed_store_leaves_the_views_to_views_from(paths: EnginePaths) -> None:
+    SnapshotCache(paths).load()
+    Memory(paths).save(name="fact-1", body="Changed body.")
+    listings = [scan(root) for root in roots(paths)]
+    snap = SnapshotCache(paths).load(listings)
+    assert snap.parsed_stores == ("project",) and snap.views is None
+    assert [full(f) for f in snap.facts] == fresh(paths)
+
+
+def test_a_cold_engine_over_a_warm_cache_reads_what_a_fresh_load_reads(
+    paths: EnginePaths, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ContextEngine(paths).active_facts()  # writes the cache
+    engine = ContextEngine(paths)
+    with monkeypatch.context() as patch:  # the shortcut is taken: one scan, views from the load
+        patch.setattr(snapshot_cache, "views_from", None)
+        calls: list[Path] = []
+        real_scan = snapshot_cache.scan
+        patch.setattr(snapshot_cache, "scan", lambda root: calls.append(root) or real_scan(root))
+        assert [full(f) for f in engine.active_facts()] == fresh(paths)
+        assert calls == list(roots(paths))
+    Memory(paths).forget("fact-2")
+    Memory(paths).save(name="fact-0", body="Edited.")
+    assert [full(f) for f in engine.active_facts()] == fresh(paths)
+    assert [full(f) for f in ContextEngine(paths).active_facts()] == fresh(paths)
