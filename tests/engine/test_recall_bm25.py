@@ -86,16 +86,25 @@ def test_scores_equal_reference_after_incremental_updates(
 
 
 @settings(max_examples=60, deadline=None)
-@given(docs_strategy, query_strategy, st.sets(st.sampled_from(VOCAB)))
+@given(
+    docs_strategy,
+    query_strategy,
+    st.sets(st.sampled_from(VOCAB)),
+    st.sets(st.sampled_from(VOCAB)),
+)
 def test_vectorised_gate_equals_scalar_gate(
-    raw: list[list[str]], query: list[str], strong: set[str]
+    raw: list[list[str]], query: list[str], strong: set[str], ignored: set[str]
 ) -> None:
     docs = {f"d{i}": terms for i, terms in enumerate(raw)}
     index = build(docs)
     weights, avgdl, _ = weights_for(query, [index])
-    scored = index.score(query, weights, avgdl, frozenset(strong))
+    scored = index.score(query, weights, avgdl, frozenset(strong), frozenset(ignored))
     got = {index.key(s) for s in scored.slots.tolist()}
-    want = {k for k, terms in docs.items() if passes({t for t in query if t in terms}, strong)}
+    want = {
+        k
+        for k, terms in docs.items()
+        if passes({t for t in query if t in terms}, strong, ignored)
+    }
     assert got == want
     for slot, bits in zip(scored.slots.tolist(), scored.bits.tolist(), strict=True):
         terms = docs[index.key(slot)]

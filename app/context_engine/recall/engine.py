@@ -326,7 +326,7 @@ class Recaller:
         now_us = micros(now) or 0
         pool = self.pool
         weights, avgdl, _ = weights_for(query.terms, [pool])
-        scored = pool.score(query.terms, weights, avgdl, query.strong)
+        scored = pool.score(query.terms, weights, avgdl, query.strong, query.ignored)
         drops: dict[str, list[TraceDrop]] = {}
         counts: dict[str, int] = {}
         self._override_drops(query, weights, avgdl, now_us, drops, counts)
@@ -442,7 +442,7 @@ class Recaller:
         shadow = self._indexes[SHADOWED]
         if len(shadow) == 0:
             return
-        scored = shadow.score(query.terms, weights, avgdl, query.strong)
+        scored = shadow.score(query.terms, weights, avgdl, query.strong, query.ignored)
         if len(scored.slots) == 0:
             return
         adjusted, stale = boosted(shadow, scored, now_us)

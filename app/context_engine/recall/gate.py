@@ -14,17 +14,25 @@ import numpy.typing as npt
 LONG_TERM = 6
 
 
-def strong_terms(terms: Sequence[str], distinctive: Collection[str]) -> frozenset[str]:
-    """The query terms that pass the gate on their own."""
+def strong_terms(
+    terms: Sequence[str], distinctive: Collection[str], ignored: Collection[str] = ()
+) -> frozenset[str]:
+    """The query terms that pass the gate on their own (never an ignored stopword)."""
     alone = {t for t in terms if len(t) >= LONG_TERM} if len(terms) <= 2 else set()
-    return frozenset(alone | set(distinctive))
+    return frozenset((alone | set(distinctive)) - set(ignored))
 
 
-def passes(matched: Collection[str], strong: Collection[str]) -> bool:
-    """Scalar gate for one fact given the distinct query terms it contains."""
-    if len(matched) >= 2:
+def passes(
+    matched: Collection[str], strong: Collection[str], ignored: Collection[str] = ()
+) -> bool:
+    """Scalar gate for one fact given the distinct query terms it contains.
+
+    ``ignored`` terms (stopwords) still score but do not count as matches here.
+    """
+    counted = [t for t in matched if t not in ignored]
+    if len(counted) >= 2:
         return True
-    return len(matched) == 1 and next(iter(matched)) in strong
+    return len(counted) == 1 and counted[0] in strong
 
 
 def gate_mask(

@@ -286,11 +286,13 @@ class SparseIndex:
         weights: Mapping[str, float],
         avgdl: float,
         strong: frozenset[str] | None,
+        ignored: frozenset[str] = frozenset(),
     ) -> Scored:
         """Raw BM25 of every document passing the gate.
 
         ``weights`` are the idf values to use (the caller decides which pool they come from);
-        ``strong`` is the set of terms that pass alone, ``None`` for "any match passes".
+        ``strong`` is the set of terms that pass alone, ``None`` for "any match passes";
+        ``ignored`` terms score but do not count toward the gate.
         """
         cap = len(self._keys)
         views: list[npt.NDArray[np.int32]] = []
@@ -314,9 +316,13 @@ class SparseIndex:
         # agree exactly with a term-by-term sum.
         contrib = w * (tf * (K1 + 1)) / (tf + self._length_norm(avgdl)[slots])
         acc = cast(FloatArray, np.bincount(slots, weights=contrib, minlength=cap))
-        count = np.bincount(slots, minlength=cap)
+        if ignored and any(terms[j] in ignored for j in used):
+            counted = np.repeat([terms[j] not in ignored for j in used], sizes)
+            count = np.bincount(slots[counted], minlength=cap)
+        else:
+            count = np.bincount(slots, minlength=cap)
         single_ok = np.zeros(cap, dtype=np.bool_)
-        flags = [strong is None or terms[j] in strong for j in used]
+        flags = [(strong is None or terms[j] in strong) and terms[j] not in ignored for j in used]
         if all(flags):
             single_ok[:] = True
         elif any(flags):

@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 
 from .gate import strong_terms
+from .stopwords import gate_ignored
 from .tokenize import TOKEN_RE, cjk_terms
 
 GENERIC_TURNS: frozenset[str] = frozenset(
@@ -45,9 +46,14 @@ class Query:
     distinctive: frozenset[str]
 
     @property
+    def ignored(self) -> frozenset[str]:
+        """Terms that score but do not count toward the gate (stopwords)."""
+        return gate_ignored(self.terms, self.distinctive)
+
+    @property
     def strong(self) -> frozenset[str]:
         """Terms that pass the gate on their own (S8.5)."""
-        return strong_terms(self.terms, self.distinctive)
+        return strong_terms(self.terms, self.distinctive, self.ignored)
 
 
 def _has_inner_capital(typed: str) -> bool:
