@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -9,8 +10,13 @@ from context_engine.engine import ContextEngine
 from context_engine.facts.memory import Memory
 from context_engine.facts.model import Fact
 from context_engine.paths import EnginePaths
+from context_engine.recall import query as query_module
+from context_engine.recall.query import parse_query
+from context_engine.recall.tokenize import ASCII_QUERY_RE, token_re
 from context_engine.session import snapshot_cache
 from context_engine.session.snapshot_cache import SnapshotCache, scan, views_from
+from hypothesis import given
+from hypothesis import strategies as st
 
 
 def full(fact: Fact) -> tuple[object, ...]:
@@ -83,3 +89,20 @@ def test_a_cold_engine_over_a_warm_cache_reads_what_a_fresh_load_reads(
     Memory(paths).save(name="fact-0", body="Edited.")
     assert [full(f) for f in engine.active_facts()] == fresh(paths)
     assert [full(f) for f in ContextEngine(paths).active_facts()] == fresh(paths)
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=80))
+def test_the_ascii_query_pattern_finds_what_the_full_pattern_finds(text: str) -> None:
+    def rows(pattern: re.Pattern[str]) -> list[tuple[object, ...]]:
+        return [(m.span(), m.group(1), m.group(2)) for m in pattern.finditer(text)]
+
+    assert rows(ASCII_QUERY_RE) == rows(token_re())
+
+
+def test_queries_parse_the_same_with_and_without_the_ascii_pattern(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    messages = ["why does #docker_build time out after v2.3.", "AuthHandler fails", "a-b c_d 9x."]
+    fast = [parse_query(m) for m in messages]
+    monkeypatch.setattr(query_module, "ASCII_QUERY_RE", token_re())
+    assert [parse_query(m) for m in messages] == fast

@@ -6,7 +6,7 @@ from collections import Counter
 
 from context_engine.recall import Recaller
 from context_engine.recall.index import DocMeta, SparseIndex
-from context_engine.recall.tokenize import TOKEN_RE, cjk_terms, tokens
+from context_engine.recall.tokenize import cjk_terms, token_re, tokens
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from recall_fixtures import NOW, fact, sample_store
@@ -20,7 +20,7 @@ docs_strategy = st.lists(
 def per_token(text: str) -> list[str]:
     """The general tokenizer path (regex groups, lowercased per token)."""
     out: list[str] = []
-    for cjk, word in TOKEN_RE.findall(text):
+    for cjk, word in token_re().findall(text):
         out.extend([word.lower()] if word else cjk_terms(cjk))
     return out
 

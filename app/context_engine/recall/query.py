@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from .gate import strong_terms
 from .stopwords import gate_ignored
-from .tokenize import TOKEN_RE, cjk_terms
+from .tokenize import ASCII_QUERY_RE, cjk_terms, token_re
 
 GENERIC_TURNS: frozenset[str] = frozenset(
     {
@@ -70,7 +70,8 @@ def parse_query(message: str) -> Query:
     terms: dict[str, None] = {}
     distinctive: set[str] = set()
     size = len(text)
-    for match in TOKEN_RE.finditer(text):
+    pattern = ASCII_QUERY_RE if text.isascii() else token_re()
+    for match in pattern.finditer(text):
         cjk, word = match.group(1), match.group(2)
         start, end = match.span()
         before = text[start - 1] if start > 0 else ""

@@ -7,6 +7,7 @@ else separates.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 
@@ -20,18 +21,35 @@ CJK_CLASS = (
     "\u1100-\u11ff\u3130-\u318f\ua960-\ua97f\uac00-\ud7af\ud7b0-\ud7ff\uffa0-\uffdc"
     "\U00020000-\U0003134f"
 )
-# Group 1: a CJK run; group 2: a run of word characters that are not CJK.
-TOKEN_RE = re.compile(f"([{CJK_CLASS}]+)|([^\\W{CJK_CLASS}]+)")
-_CJK_RE = re.compile(f"[{CJK_CLASS}]")
+
+
+@functools.cache
+def token_re() -> re.Pattern[str]:
+    """Group 1: a CJK run; group 2: a run of word characters that are not CJK.
+
+    Compiled on first use: the character class costs ~10 ms to compile, which a hook process
+    whose texts are all ASCII never needs (see ``ASCII_QUERY_RE``).
+    """
+    return re.compile(f"([{CJK_CLASS}]+)|([^\\W{CJK_CLASS}]+)")
+
+
+# ``token_re()`` restricted to ASCII text: no CJK run (group 1 never takes part) and ``\w``
+# is exactly ``[A-Za-z0-9_]`` there, so it finds the same spans and groups.
+ASCII_QUERY_RE = re.compile("([^\\x00-\\x7f]+)|([A-Za-z0-9_]+)")
 # ASCII text has no CJK and lowercasing it keeps every character's class, so the whole text
 # can be lowered once and split by one regex; other text (e.g. "İ".lower() is two characters,
 # one of them a combining mark) takes the per-token path.
 _ASCII_TOKEN_RE = re.compile("[a-z0-9_]+")
 
 
+@functools.cache
+def _cjk_re() -> re.Pattern[str]:
+    return re.compile(f"[{CJK_CLASS}]")
+
+
 def is_cjk(text: str) -> bool:
     """True when ``text`` contains a CJK character."""
-    return _CJK_RE.search(text) is not None
+    return not text.isascii() and _cjk_re().search(text) is not None
 
 
 def cjk_terms(run: str) -> list[str]:
@@ -46,7 +64,7 @@ def tokens(text: str) -> list[str]:
     if text.isascii():
         return _ASCII_TOKEN_RE.findall(text.lower())
     out: list[str] = []
-    for cjk, word in TOKEN_RE.findall(text):
+    for cjk, word in token_re().findall(text):
         if word:
             out.append(word.lower())
         else:

@@ -170,6 +170,40 @@ def _trusted(identity: Identity, recorded: Sequence[Any], written_ns: int) -> bo
     return max(identity[3], identity[4]) < written_ns - RACY_NS
 
 
+def _whole_store(
+    root: Path, listing: Mapping[str, Identity], records: Mapping[str, Any], written_ns: int
+) -> tuple[list[Fact], StoreView] | None:
+    """Every listed file's fact from the cache, or ``None`` unless each one is trusted.
+
+    The same rule as ``_trusted`` for every file (equal identity, settled), in one tight loop:
+    this is the path of every quiet hook turn. The view holds each fact under its listed
+    identity, which is the identity its stamp was built from (what ``views_from`` keeps).
+    """
+    settled = written_ns - RACY_NS
+    make = getattr(root, "_make_child_relpath", None)
+    child = make if callable(make) else root.joinpath
+    when = datetime.fromisoformat
+    facts: list[Fact] = []
+    view: StoreView = {}
+    for name, identity in listing.items():
+        found = records.get(name)
+        if found is None:
+            return None
+        recorded, record = found
+        if recorded != identity or max(identity[3], identity[4]) >= settled:
+            return None
+        created, updated = record[8], record[9]
+        fact = Fact(
+            record[0], record[1], record[2], record[3], record[4], record[5], record[6],
+            record[7], None if created is None else when(created),
+            None if updated is None else when(updated), child(name),
+            FileStamp(identity[0], identity[1], identity[2], identity[3]), tuple(record[10]),
+        )
+        facts.append(fact)
+        view[name] = (identity, fact)
+    return facts, view
+
+
 class SnapshotCache:
     """Load both stores through the persisted cache; rewrite it when something changed."""
 
@@ -202,22 +236,20 @@ class SnapshotCache:
             usable = entry.get("root") == str(root)
             records: dict[str, Any] = entry["files"] if usable else {}
             written_ns = int(entry["written_ns"]) if usable else 0
+            whole = None
+            if usable and not entry["diagnostics"] and len(records) == len(listing):
+                whole = _whole_store(root, listing, records, written_ns)
+            if whole is not None:
+                facts.extend(whole[0])
+                views.append(whole[1])
+                reused += len(whole[0])
+                new_stores[scope] = entry
+                continue
             trusted = {
                 name: records[name]
                 for name, identity in listing.items()
                 if name in records and _trusted(identity, records[name][0], written_ns)
             }
-            if usable and not entry["diagnostics"] and len(trusted) == len(listing):
-                view: StoreView = {}
-                for name, (identity, record) in trusted.items():
-                    ident = tuple(identity)
-                    fact = _fact_from(record, _child(root, name), ident)
-                    facts.append(fact)
-                    view[name] = (ident, fact)  # what views_from would keep: stamp == listing
-                views.append(view)
-                reused += len(trusted)
-                new_stores[scope] = entry
-                continue
             parsed.append(scope)
             if usable:
                 # Only the files that changed are read; the rest come from the cache.
