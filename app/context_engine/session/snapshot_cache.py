@@ -265,10 +265,9 @@ class SnapshotCache:
         facts.sort(key=lambda f: (f.name, f.scope, f.id))
         diagnostics.sort(key=lambda d: str(d.path))
         # Two scopes sharing one directory would mix in views_from; leave that case to it.
-        whole = not parsed and len({root for _, root in self._stores()}) == len(views)
-        return CachedSnapshot(
-            tuple(facts), tuple(diagnostics), reused, tuple(parsed), tuple(views) if whole else None
-        )
+        complete = not parsed and len({root for _, root in self._stores()}) == len(views)
+        whole_views = tuple(views) if complete else None
+        return CachedSnapshot(tuple(facts), tuple(diagnostics), reused, tuple(parsed), whole_views)
 
     def _refresh(
         self,
