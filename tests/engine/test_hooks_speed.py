@@ -10,6 +10,7 @@ from context_engine.engine import ContextEngine
 from context_engine.facts.memory import Memory
 from context_engine.facts.model import Fact
 from context_engine.paths import EnginePaths
+from context_engine.recall import engine as recall_engine
 from context_engine.recall import query as query_module
 from context_engine.recall.query import parse_query
 from context_engine.recall.tokenize import ASCII_QUERY_RE, token_re
@@ -106,3 +107,15 @@ def test_queries_parse_the_same_with_and_without_the_ascii_pattern(
     fast = [parse_query(m) for m in messages]
     monkeypatch.setattr(query_module, "ASCII_QUERY_RE", token_re())
     assert [parse_query(m) for m in messages] == fast
+
+
+@given(
+    st.lists(st.sampled_from(["", "/", "a", ".archive", ".revisions", "id", "x.md", ".."]),
+             max_size=5)
+)
+def test_archived_is_judged_as_the_parent_rule_judges(parts: list[str]) -> None:
+    path = Path(*parts) if parts else Path()
+    parent = path.parent
+    expected = parent.name == ".archive" or parent.parent.name == ".revisions"
+    fact = Fact("i", 1, "n", "t", "d", "project", "project", "b", path=path)
+    assert recall_engine._is_archived(fact) == expected

@@ -39,9 +39,16 @@ def _is_archived(fact: Fact) -> bool:
     ``.revisions/<id>/<file>``), not by any path component: a home or workspace that
     itself lives under a folder called ``.archive`` still holds active facts.
     """
-    if fact.path is None:
+    path = fact.path
+    if path is None:
         return False
-    parent = fact.path.parent
+    parts = getattr(path, "_parts", None)  # CPython 3.11's parsed parts: no Path objects made
+    if type(parts) is list and parts and parts[-1] == path.name:
+        # An anchor ("/", "C:\\") is never ".archive"/".revisions", so [-2]/[-3] decide as
+        # parent.name / parent.parent.name do.
+        size = len(parts)
+        return (size > 1 and parts[-2] == ".archive") or (size > 2 and parts[-3] == ".revisions")
+    parent = path.parent
     return parent.name == ".archive" or parent.parent.name == ".revisions"
 
 
