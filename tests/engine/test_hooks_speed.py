@@ -14,6 +14,7 @@ from context_engine.recall import engine as recall_engine
 from context_engine.recall import query as query_module
 from context_engine.recall.query import parse_query
 from context_engine.recall.tokenize import ASCII_QUERY_RE, token_re
+from context_engine.session import notes as notes_module
 from context_engine.session import snapshot_cache
 from context_engine.session.snapshot_cache import SnapshotCache, scan, views_from
 from hypothesis import given
@@ -119,3 +120,10 @@ def test_archived_is_judged_as_the_parent_rule_judges(parts: list[str]) -> None:
     expected = parent.name == ".archive" or parent.parent.name == ".revisions"
     fact = Fact("i", 1, "n", "t", "d", "project", "project", "b", path=path)
     assert recall_engine._is_archived(fact) == expected
+
+
+@given(st.text(max_size=60))
+def test_note_text_is_escaped_as_html_escape_does(text: str) -> None:
+    import html
+
+    assert notes_module._text(text) == html.escape(notes_module.one_line(text), quote=False)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -235,7 +236,7 @@ def test_unwritable_cache_dir_still_answers(
     def refuse(*_args: object, **_kwargs: object) -> tuple[int, str]:
         raise OSError(30, "Read-only file system")
 
-    monkeypatch.setattr(persist.tempfile, "mkstemp", refuse)
+    monkeypatch.setattr(tempfile, "mkstemp", refuse)  # persist imports it when it writes
     recaller = cold(paths)
     assert not persist.recall_cache_path(paths).exists()
     assert answers(recaller) == fresh(paths)

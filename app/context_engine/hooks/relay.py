@@ -19,7 +19,6 @@ import json
 import os
 import socket
 import stat
-import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -41,11 +40,15 @@ def socket_path(paths: EnginePaths) -> Path | None:
     key = hashlib.sha256(f"{paths.state}\0{paths.root}".encode()).hexdigest()[:20]
     # Our data directory first; a deep state root falls back to a per-user private directory
     # in the system temp dir (``private_dir`` refuses one that someone else created).
+    path = paths.global_data / "run" / f"{key}.sock"
+    if len(os.fsencode(path)) <= _UNIX_PATH_LIMIT:
+        return path
+    import tempfile  # only for a deep state root: a hook process need not load it otherwise
+
     user = os.getuid() if hasattr(os, "getuid") else 0
-    for directory in (paths.global_data / "run", Path(tempfile.gettempdir()) / f"ce-{user}"):
-        path = directory / f"{key}.sock"
-        if len(os.fsencode(path)) <= _UNIX_PATH_LIMIT:
-            return path
+    path = Path(tempfile.gettempdir()) / f"ce-{user}" / f"{key}.sock"
+    if len(os.fsencode(path)) <= _UNIX_PATH_LIMIT:
+        return path
     return None
 
 

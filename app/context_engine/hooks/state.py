@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
 
 from ..session.notes import Baseline
@@ -38,6 +37,8 @@ class BaselineStore:
 
     def save(self, agent: str, session_id: str, baseline: Baseline) -> None:
         """Atomically replace the session's baseline; keep only the newest sessions' files."""
+        import tempfile  # a quiet turn saves nothing: keep it off the hook's import path
+
         self.directory.mkdir(parents=True, exist_ok=True)
         target = _file(self.directory, agent, session_id)
         fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".tmp-", suffix=".json")

@@ -7,7 +7,6 @@ hard-link aliases and case or normalisation twins are all caught. The resolver n
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -114,6 +113,8 @@ class _Expansion:
         self.stack.pop()
         if not inner.endswith("\n"):
             inner += "\n"
+        import html  # only documents with imports need it; not every hook turn's import path
+
         rel = html.escape("/".join(parts), quote=True)
         return f'<instruction-import path="{rel}">\n{inner}</instruction-import>{cr}'
 

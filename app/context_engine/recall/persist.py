@@ -28,7 +28,6 @@ import marshal
 import os
 import stat
 import sys
-import tempfile
 import zlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
@@ -139,6 +138,8 @@ def _read(path: Path) -> dict[str, Any] | None:
 
 def _write(path: Path, document: Mapping[str, Any]) -> bool:
     """Atomically replace the saved file; ``False`` when it could not be written."""
+    import tempfile  # only when the index changes: not on a quiet hook turn's import path
+
     payload = marshal.dumps(dict(document))
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
+import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -147,10 +147,24 @@ class RecallTrace:
         return "\n".join(lines) + "\n"
 
 
+def _temp_beside(path: Path) -> tuple[int, str]:
+    """A new private file next to ``path`` (what ``tempfile.mkstemp`` gives, as in git's lock
+    files: O_EXCL, mode 0600), without importing ``tempfile`` on every hook turn."""
+    flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    flags |= getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    for attempt in range(100):
+        tmp = os.path.join(path.parent, f".{path.name}.{os.getpid()}-{time.time_ns()}-{attempt}")
+        try:
+            return os.open(tmp, flags, 0o600), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temporary name next to {path.name}")
+
+
 def _atomic_write(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` through a temp file and a rename."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    fd, tmp = _temp_beside(path)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)

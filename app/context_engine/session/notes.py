@@ -10,7 +10,6 @@ other processes: the CLI, the app, an MCP server, a text editor.
 from __future__ import annotations
 
 import hashlib
-import html
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -86,7 +85,10 @@ def digest(text: str) -> str:
 
 def _text(value: str) -> str:
     """One line, HTML-escaped so no body can close the wrapper (as S8.9 does for recall)."""
-    return html.escape(one_line(value), quote=False)
+    # ``html.escape(text, quote=False)`` exactly (its own replace chain), without importing
+    # ``html`` (and its entity table) on every hook turn.
+    text = one_line(value)
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _fact_line(verb: str, fact: Fact, extra: str = "") -> str:

@@ -24,7 +24,6 @@ import errno
 import marshal
 import os
 import stat
-import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -148,6 +147,8 @@ def _read_cache(path: Path) -> dict[str, Any]:
 
 def _write_cache(path: Path, document: Mapping[str, Any]) -> None:
     """Atomically replace the cache file; failures are ignored (the cache is optional)."""
+    import tempfile  # only when the cache changes: not on a quiet hook turn's import path
+
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".marshal")
