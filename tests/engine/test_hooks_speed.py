@@ -127,3 +127,27 @@ def test_note_text_is_escaped_as_html_escape_does(text: str) -> None:
     import html
 
     assert notes_module._text(text) == html.escape(notes_module.one_line(text), quote=False)
+
+
+def test_the_baseline_round_trips_and_a_newer_legacy_json_file_wins(tmp_path: Path) -> None:
+    import json
+    import os
+
+    from context_engine.hooks.state import BaselineStore, _file
+    from context_engine.session.notes import Baseline, FactMark
+
+    first = Baseline({"a": FactMark("a", 2, "project/a.md")}, {"AGENTS.md": "d1"}, frozenset())
+    second = Baseline({"b": FactMark("b", 1, "global/b.md")}, {}, frozenset({"b"}))
+    states = BaselineStore(tmp_path)
+    assert states.load("claude-code", "s") is None
+    states.save("claude-code", "s", first)
+    assert states.load("claude-code", "s") == first
+    legacy = _file(tmp_path, "claude-code", "s", ".json")
+    legacy.write_text(json.dumps(second.to_json()), "utf-8")  # written by an earlier version
+    newer = os.stat(_file(tmp_path, "claude-code", "s")).st_mtime_ns + 10**9
+    os.utime(legacy, ns=(newer, newer))
+    assert states.load("claude-code", "s") == second
+    states.save("claude-code", "s", first)  # the marshal file supersedes the legacy one
+    assert not legacy.exists() and states.load("claude-code", "s") == first
+    _file(tmp_path, "claude-code", "s").write_bytes(b"\x00garbage")
+    assert states.load("claude-code", "s") is None
