@@ -151,3 +151,23 @@ def test_the_baseline_round_trips_and_a_newer_legacy_json_file_wins(tmp_path: Pa
     assert not legacy.exists() and states.load("claude-code", "s") == first
     _file(tmp_path, "claude-code", "s").write_bytes(b"\x00garbage")
     assert states.load("claude-code", "s") is None
+
+
+ARGVS = [
+    ["claude-code"], ["claude-code", "UserPromptSubmit"], ["--home", "/h", "claude-code"],
+    ["--home=/h", "--workspace", "/w", "codex", "x"], ["--home=", "claude-code"],
+    ["--with-instructions", "--home", "a", "--home", "b", "gemini", ""],
+    ["--workspace=/w=x", "claude-code", "SessionStart"], ["claude-code", "--home", "/h"],
+    ["--hom", "/h", "claude-code"], ["--home", "-x", "claude-code"], ["nobody"], [],
+    ["claude-code", "a", "b"], ["--", "claude-code"], ["-h"], ["--home"], ["claude-code", "-1"],
+]
+
+
+@pytest.mark.parametrize("argv", ARGVS)
+def test_the_quick_command_line_parse_agrees_with_argparse(argv: list[str]) -> None:
+    from context_engine.hooks import __main__ as entry
+
+    quick = entry.quick_parse(argv)
+    assert (quick is not None) == (ARGVS.index(argv) < 7)  # the plain forms take the quick path
+    if quick is not None:
+        assert quick == entry.full_parse(argv)

@@ -13,16 +13,72 @@ if __name__ == "__main__":
     # and a snapshot build costs tens of ms and frees nothing the exit would not.
     gc.disable()
 
-import argparse
 import os
 import sys
+from typing import NamedTuple
 
 from .protocol import AGENTS, Agent
 from .runner import run
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Parse the few options a hook needs and answer one hook call."""
+class Options(NamedTuple):
+    """The parsed command line."""
+
+    home: str | None
+    workspace: str | None
+    with_instructions: bool
+    agent: Agent
+    event: str | None
+
+
+def quick_parse(argv: list[str]) -> Options | None:
+    """The usual hook command line (options, then ``agent [event]``) parsed without argparse.
+
+    argparse's help formatter imports ``shutil`` (and lzma, bz2) even when no help is shown;
+    anything but the plain form (help, abbreviations, ``--``, values starting with ``-``, an
+    option after a positional, an unknown agent) returns ``None`` and goes to argparse, which
+    gives the same result for every form this accepts (tested).
+    """
+    values: dict[str, str] = {}
+    flag = False
+    positional: list[str] = []
+    i = 0
+    while i < len(argv):
+        token = argv[i]
+        name, eq, value = token.partition("=")
+        if token == "--with-instructions" and not positional:
+            flag = True
+        elif name in ("--home", "--workspace") and eq and not positional:
+            values[name] = value
+        elif token in ("--home", "--workspace") and not positional:
+            if i + 1 >= len(argv) or argv[i + 1].startswith("-"):
+                return None
+            values[token] = argv[i + 1]
+            i += 1
+        elif token.startswith("-"):
+            return None
+        else:
+            positional.append(token)
+        i += 1
+    if not 1 <= len(positional) <= 2:
+        return None
+    agent = next((name for name in AGENTS if name == positional[0]), None)
+    if agent is None:
+        return None
+    event = positional[1] if len(positional) == 2 else None
+    return Options(values.get("--home"), values.get("--workspace"), flag, agent, event)
+
+
+def parse(argv: list[str]) -> Options:
+    """The command line, by :func:`quick_parse` when it can, else by argparse."""
+    quick = quick_parse(argv)
+    return quick if quick is not None else full_parse(argv)
+
+
+def full_parse(argv: list[str]) -> Options:
+    """The command line by argparse (help, errors and every form it accepts)."""
+    import argparse
+
     parser = argparse.ArgumentParser(prog="python -m context_engine.hooks")
     parser.add_argument("--home", help="Reasonix home (also the state root).")
     parser.add_argument("--workspace", help="Workspace directory (default: the payload's cwd).")
@@ -35,12 +91,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("event", nargs="?", help="Default: the payload's hook_event_name.")
     args = parser.parse_args(argv)
     agent: Agent = next(name for name in AGENTS if name == args.agent)
+    return Options(args.home, args.workspace, args.with_instructions, agent, args.event)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse the few options a hook needs and answer one hook call."""
+    options = parse(sys.argv[1:] if argv is None else argv)
     return run(
-        agent,
-        args.event,
-        home=args.home,
-        workspace=args.workspace,
-        with_instructions=args.with_instructions,
+        options.agent,
+        options.event,
+        home=options.home,
+        workspace=options.workspace,
+        with_instructions=options.with_instructions,
     )
 
 
