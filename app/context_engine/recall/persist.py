@@ -284,8 +284,7 @@ def _restore(
     indexes = {name: SparseIndex.restore(saved[str(name)]) for name in _NAMES}
     membership = tracker.membership
     for name, index in indexes.items():
-        for slot in range(len(index._keys)):
-            key = index._keys[slot]
+        for key in index._keys:
             if key is not None and membership.get(key) != name:
                 raise ValueError("index and pool state disagree")
     failed: dict[str, TraceSkip] = {}
