@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import re
-import secrets
 import threading
 from pathlib import Path
 
@@ -120,6 +119,8 @@ def _read(path: Path) -> bytes | None:
 
 
 def _write_atomic(path: Path, data: bytes, mode: int) -> None:
+    import secrets  # only a quick add writes: keep base64/hmac/random off every hook's imports
+
     directory = path.parent
     temp = directory / f".{path.name}.tmp-{secrets.token_hex(6)}"
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import errno
 import marshal
+import operator
 import os
 import stat
 import time
@@ -40,6 +41,8 @@ INDEX_NAME = "MEMORY.md"
 
 # One lstat as the cache compares it: (dev, ino, size, mtime_ns, ctime_ns, mode).
 Identity = tuple[int, int, int, int, int, int]
+# Memory.snapshot's order, (name, scope, id), as one C-level key (a lambda costs ~2 ms at 10^4).
+_FACT_ORDER = operator.attrgetter("name", "scope", "id")
 # What a long-lived engine keeps per store: file name -> (lstat identity, fact or diagnostic).
 StoreView = dict[str, tuple[Identity, Fact | Diagnostic]]
 
@@ -263,7 +266,7 @@ class SnapshotCache:
             diagnostics.extend(store_diags)
         if parsed:
             _write_cache(self.file, {"version": VERSION, "stores": new_stores})
-        facts.sort(key=lambda f: (f.name, f.scope, f.id))
+        facts.sort(key=_FACT_ORDER)
         diagnostics.sort(key=lambda d: str(d.path))
         # Two scopes sharing one directory would mix in views_from; leave that case to it.
         complete = not parsed and len({root for _, root in self._stores()}) == len(views)
@@ -436,6 +439,6 @@ def view_items(views: Sequence[StoreView]) -> tuple[tuple[Fact, ...], tuple[Diag
     """Facts sorted by (name, scope, id) and diagnostics by path, as ``Memory.snapshot``."""
     facts = [item for view in views for _, item in view.values() if isinstance(item, Fact)]
     diags = [item for view in views for _, item in view.values() if isinstance(item, Diagnostic)]
-    facts.sort(key=lambda f: (f.name, f.scope, f.id))
+    facts.sort(key=_FACT_ORDER)
     diags.sort(key=lambda d: str(d.path))
     return tuple(facts), tuple(diags)
