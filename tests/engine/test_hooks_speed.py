@@ -171,3 +171,33 @@ def test_the_quick_command_line_parse_agrees_with_argparse(argv: list[str]) -> N
     assert (quick is not None) == (ARGVS.index(argv) < 7)  # the plain forms take the quick path
     if quick is not None:
         assert quick == entry.full_parse(argv)
+
+
+def test_a_restored_index_thaws_postings_lazily_and_answers_as_the_original() -> None:
+    import marshal
+
+    from context_engine.recall.index import DocMeta, SparseIndex
+
+    docs = [
+        (f"project/f{i}.md", {"cache": i % 3 + 1, f"t{i}": 1, "build": 2}, DocMeta(i % 2 == 0))
+        for i in range(12)
+    ]
+    original = SparseIndex()
+    original.add_many(docs)
+    state = marshal.loads(marshal.dumps(original.export()))
+    restored = SparseIndex.restore(state)
+    assert restored.vocabulary() == original.vocabulary() and restored._frozen
+
+    def scored(index: SparseIndex) -> list[object]:
+        s = index.score(["cache", "t3", "nothing"], {"cache": 0.5, "t3": 2.0}, index.avgdl, None)
+        return [s.slots.tolist(), s.scores.tolist(), s.matched.tolist(), s.bits.tolist()]
+
+    assert scored(restored) == scored(original) and restored.df("build") == 12
+    assert "t7" in restored._frozen  # untouched terms stay bytes
+    for index in (original, restored):
+        index.remove("project/f3.md", ["cache", "t3", "build"])
+        index.add("project/new.md", {"t7": 2, "fresh": 1}, DocMeta())
+    assert not restored._frozen and restored.export() == original.export()
+    state[3][0] = b"\x00\x01\x02"  # not a whole number of items: refused at restore, as before
+    with pytest.raises(ValueError):
+        SparseIndex.restore(state)

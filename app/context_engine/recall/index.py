@@ -73,6 +73,9 @@ class SparseIndex:
     _keys: list[str | None] = field(default_factory=list)
     _free: list[int] = field(default_factory=list)
     _postings: dict[str, array[int]] = field(default_factory=dict)
+    # Postings restored from disk and not touched yet (term → raw bytes): a hook turn reads a
+    # handful of ~20,000 terms, so each becomes an array only when first used (``_thaw``).
+    _frozen: dict[str, bytes] = field(default_factory=dict)
     _length: FloatArray = field(default_factory=lambda: np.zeros(16, dtype=np.float64))
     _project: npt.NDArray[np.bool_] = field(default_factory=lambda: np.zeros(16, dtype=np.bool_))
     _fresh: IntArray = field(default_factory=lambda: np.zeros(16, dtype=np.int64))
@@ -95,9 +98,27 @@ class SparseIndex:
         """Average document length over the indexed documents."""
         return self.total_length / len(self._slot_of) if self._slot_of else 0.0
 
+    def _posting(self, term: str) -> array[int] | None:
+        """The posting of ``term`` (thawed from its restored bytes on first use)."""
+        posting = self._postings.get(term)
+        if posting is None and self._frozen:
+            blob = self._frozen.get(term)
+            if blob is not None:
+                posting = array("i")
+                posting.frombytes(blob)
+                self._postings[term] = posting
+        return posting
+
+    def _thaw(self) -> None:
+        """Every restored posting as an array, in the saved order (before anything iterates or
+        changes them); until then ``_postings`` holds only terms looked up, all in ``_frozen``."""
+        if self._frozen:
+            self._postings = {term: self._posting(term) or array("i") for term in self._frozen}
+            self._frozen = {}
+
     def df(self, term: str) -> int:
         """Number of documents containing ``term``."""
-        posting = self._postings.get(term)
+        posting = self._posting(term)
         return len(posting) // 2 if posting is not None else 0
 
     def key(self, slot: int) -> str:
@@ -130,6 +151,7 @@ class SparseIndex:
         length = sum(counts.values())
         if length == 0:
             return
+        self._thaw()
         if self._free:
             slot = self._free.pop()
             self._keys[slot] = key
@@ -162,6 +184,7 @@ class SparseIndex:
         its per-slot arrays filled in one go: same slots, postings and totals as ``add`` in
         order (a test compares the two), a fraction of the per-posting work.
         """
+        self._thaw()
         if self._keys:
             for key, counts, meta in docs:
                 self.add(key, counts, meta)
@@ -206,6 +229,7 @@ class SparseIndex:
 
     def export(self) -> tuple[object, ...]:
         """The index as plain containers (for ``marshal``): keys, free slots, postings, arrays."""
+        self._thaw()
         n = len(self._keys)
         terms = list(self._postings)
         return (
@@ -230,12 +254,16 @@ class SparseIndex:
         index._keys = keys
         index._free = free
         index._slot_of = {key: slot for slot, key in enumerate(keys) if key is not None}
-        postings: dict[str, array[int]] = {}
+        frozen: dict[str, bytes] = {}
+        size = array("i").itemsize
         for term, blob in zip(terms, blobs, strict=True):
-            posting = array("i")
-            posting.frombytes(blob)
-            postings[term] = posting
-        index._postings = postings
+            # What ``frombytes`` would refuse later is refused now: a bad file means a rebuild.
+            if not isinstance(term, str) or not isinstance(blob, bytes) or len(blob) % size:
+                raise ValueError("malformed posting")
+            frozen[term] = blob
+        if len(frozen) != len(terms):
+            raise ValueError("duplicate posting term")
+        index._frozen = frozen
         index._grow(n)
         for target, blob in zip(index._per_slot(), arrays, strict=True):
             values = np.frombuffer(blob, dtype=target.dtype)
@@ -254,6 +282,7 @@ class SparseIndex:
         slot = self._slot_of.pop(key, None)
         if slot is None:
             return
+        self._thaw()
         postings = self._postings
         for term in terms:
             posting = postings.get(term)
@@ -298,7 +327,7 @@ class SparseIndex:
         views: list[npt.NDArray[np.int32]] = []
         used: list[int] = []
         for j, term in enumerate(terms):
-            posting = self._postings.get(term)
+            posting = self._posting(term)
             if posting is not None:
                 views.append(np.frombuffer(posting, dtype=np.int32))
                 used.append(j)
@@ -359,10 +388,11 @@ class SparseIndex:
 
     def vocabulary(self) -> int:
         """Number of distinct terms."""
-        return len(self._postings)
+        return len(self._frozen) if self._frozen else len(self._postings)
 
     def nbytes(self) -> int:
         """Approximate bytes held by postings and per-slot arrays (excluding term strings)."""
+        self._thaw()
         postings = sum(p.buffer_info()[1] * p.itemsize for p in self._postings.values())
         arrays = sum(
             a.nbytes
