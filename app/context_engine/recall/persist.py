@@ -212,13 +212,15 @@ class RecallCache:
             recaller = Recaller(facts, diagnostics=diagnostics)
             self._save(recaller, identity_of, settled_before, {})
             return recaller
-        recaller, reuse, trusted = restored
+        recaller, trusted = restored
         tracked = recaller._tracker.facts
-        assert current is not None
+        assert current is not None and document is not None
         if trusted == len(current) == len(tracked):
             recaller.set_diagnostics(diagnostics)  # every fact vouched for: nothing to diff
             recaller.stats.restored = trusted
             return recaller
+        # Each saved blob with the fact (or stand-in) it now stands for, before sync moves on.
+        reuse = {ref: (tracked[ref], blob) for ref, (_, blob) in document["facts"].items()}
         changes = recaller.sync(facts, diagnostics)
         for reference, fact in current.items():
             held = tracked.get(reference)
@@ -259,26 +261,24 @@ class RecallCache:
 
 def _restore(
     document: Mapping[str, Any], current: Mapping[str, Fact], identity_of: IdentityOf
-) -> tuple[Recaller, dict[str, tuple[Fact, bytes]], int]:
-    """The saved recaller with trusted facts held as themselves and the rest as stand-ins."""
+) -> tuple[Recaller, int]:
+    """The saved recaller with trusted facts held as themselves and the rest as stand-ins;
+    also how many were trusted."""
     records = document["facts"]
     if not isinstance(records, dict):
         raise TypeError("malformed facts")
     tracked: dict[str, Fact] = {}
-    reuse: dict[str, tuple[Fact, bytes]] = {}
     trusted = 0
     for reference, (identity, blob) in records.items():
         fact = current.get(reference)
         if fact is not None and identity is not None and identity_of(fact) == tuple(identity):
             tracked[reference] = fact
-            reuse[reference] = (fact, blob)
             trusted += 1
             continue
         ghost = stand_in(blob)
         if ghost.reference != reference:
             raise ValueError("record does not match its reference")
         tracked[reference] = ghost
-        reuse[reference] = (ghost, blob)
     tracker = PoolTracker.restore(tuple(document["tracker"]), tracked)
     saved = document["indexes"]
     indexes = {name: SparseIndex.restore(saved[str(name)]) for name in _NAMES}
@@ -292,4 +292,4 @@ def _restore(
         if reference not in tracked:
             raise ValueError("failed fact not tracked")
         failed[reference] = TraceSkip(code=str(code), file=str(file), message=str(message))
-    return Recaller.restored(tracker, indexes, failed), reuse, trusted
+    return Recaller.restored(tracker, indexes, failed), trusted
