@@ -92,7 +92,8 @@ class WriteOutcome:
     """What one write did: the policy's decision, whether it wrote, the fact and archives.
 
     ``explicit`` is a person's own restore or recover (S10.5: the action is the confirmation).
-    ``ran`` is False when the operation was refused or failed (CLI exit 1).
+    ``ran`` is False when the operation was refused or failed (CLI exit 1). ``warnings`` are
+    what ``Changes.warnings`` reported in process; they are not sent over the wire.
     """
 
     decision: WriteDecision
@@ -102,6 +103,7 @@ class WriteOutcome:
     fact: Fact | None = None
     archived: tuple[str, ...] = ()
     ran: bool = True
+    warnings: tuple[str, ...] = ()  # post-commit problems (a MEMORY.md not rewritten), local only
 
 
 @dataclass(frozen=True, slots=True)

@@ -230,4 +230,5 @@ def _explicit(changes: Changes, verb: str) -> WriteOutcome:
         result=f"{verb}{what}.",
         fact=fact,
         archived=tuple(str(p) for p in changes.archived),
+        warnings=tuple(changes.warnings),
     )

@@ -1,9 +1,14 @@
 """Fact commands of ``context-engine`` and the S12 JSON shapes they print.
 
 Commands: ``list``, ``read``, ``remember``, ``forget``, ``revisions``, ``restore``, ``archived``,
-``recover``, ``migrate``. ``remember``/``forget``/``restore``/``recover`` here are a person's own
-explicit actions (S10.5): the command itself is the confirmation, and every write goes through
-the single ``Memory`` call.
+``recover``, ``migrate``. ``list``, ``read``, ``revisions``, ``archived``, ``restore`` and
+``recover`` read and write through the invocation's catalog (``CliContext.catalog()``: the
+in-process ``LocalCatalog``, or ``RemoteCatalog`` under ``--remote``), so one definition serves
+both. ``restore``/``recover`` are a person's own explicit actions (S10.5) in both catalogs.
+``remember``/``forget`` here are the local person's own explicit actions too: the command itself
+is the confirmation and the write is the single ``Memory`` call (a catalog's ``save``/``forget``
+go through the write policy, which would ask again); under ``--remote`` they are
+``remote_cmds``' (the server's policy decides).
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from typing import Any, cast
 
 import click
 
+from ..catalog.base import WriteOutcome
 from ..facts.archive import ArchivedEntry
 from ..facts.changes import Changes
 from ..facts.freshness import freshness
@@ -23,7 +29,7 @@ from ..facts.memory import Memory
 from ..facts.model import FACT_TYPES, SCOPES, Fact, FactType, Scope
 from ..facts.timestamps import format_timestamp
 from ..upgrade.config_key import remove_retired_config_keys
-from .output import CliContext, engine_errors, pass_cli
+from .output import CliContext, engine_errors, fail, pass_cli
 
 
 def _stamp(value: datetime | None) -> str | None:
@@ -158,7 +164,7 @@ def _read_body(body: str | None, body_file: str | None) -> str | None:
 @engine_errors
 def list_cmd(ctx: CliContext, fact_type: str | None, scope: str | None) -> None:
     """List active facts of both stores, sorted by name, scope and id."""
-    snapshot = memory_for(ctx).snapshot()
+    snapshot = ctx.catalog().list_facts()
     facts = [
         f
         for f in snapshot.facts
@@ -177,7 +183,7 @@ def list_cmd(ctx: CliContext, fact_type: str | None, scope: str | None) -> None:
 @engine_errors
 def read_cmd(ctx: CliContext, ref: str) -> None:
     """Print one fact (REF: id, reference like project/x.md, or bare name)."""
-    fact = memory_for(ctx).resolve(ref)
+    fact = ctx.catalog().read(ref).fact
     header = fact_line(fact)
     title = f"\n{fact.display_title}" if fact.title else ""
     ctx.emit({"fact": fact_json(fact), "body": fact.body}, f"{header}{title}\n\n{fact.body}\n")
@@ -241,33 +247,44 @@ def forget_cmd(ctx: CliContext, ref: str) -> None:
 
 def show_revisions(ctx: CliContext, ref: str, *, as_text: bool = False) -> None:
     """Shared by ``revisions`` and ``memory revisions``."""
-    memory = memory_for(ctx)
-    active = memory.resolve(ref)
-    history = memory.revisions(active.id)
-    _emit(ctx, revisions_json(active, history), revisions_text(active, history), as_text)
+    history = ctx.catalog().revisions(ref)
+    active, earlier = history.active, history.revisions
+    _emit(ctx, revisions_json(active, earlier), revisions_text(active, earlier), as_text)
+
+
+def written(ctx: CliContext, outcome: WriteOutcome, verb: str, *, as_text: bool = False) -> None:
+    """Print a restore or recover: ``{"fact", "archived"}``; exit 1 when it did not run."""
+    if not outcome.ran:
+        fail(ctx, "refused", outcome.result)
+    for message in outcome.warnings:  # post-commit problems go to stderr; stdout stays S12
+        click.echo(f"warning: {message}", err=True)
+    payload = {
+        "fact": fact_json(outcome.fact) if outcome.fact is not None else None,
+        "archived": list(outcome.archived),
+    }
+    fact = outcome.fact
+    lines = [f"{verb} {fact.reference} ({fact.id}, revision {fact.revision})"] if fact else []
+    lines += [f"archived {path}" for path in outcome.archived]
+    _emit(ctx, payload, "\n".join(lines), as_text)
 
 
 def do_restore(
     ctx: CliContext, ref: str, revision: int, expected: int | None, *, as_text: bool = False
 ) -> None:
-    """Shared by ``restore`` and ``memory restore``."""
-    changes = memory_for(ctx).restore(ref, revision, expected_revision=expected)
-    warn(changes)
-    verb = "restored" if changes.changed else "already at"
-    _emit(ctx, saved_json(changes), changes_text(verb, changes), as_text)
+    """Shared by ``restore`` and (locally) ``memory restore``."""
+    outcome = ctx.catalog().restore(ref, revision, expected)
+    written(ctx, outcome, "restored" if outcome.written else "already at", as_text=as_text)
 
 
 def show_archived(ctx: CliContext, *, as_text: bool = False) -> None:
     """Shared by ``archived`` and ``memory archived``."""
-    entries = memory_for(ctx).list_archived()
+    entries = ctx.catalog().archived()
     _emit(ctx, archived_json(entries), archived_text(entries), as_text)
 
 
 def do_recover(ctx: CliContext, archive_path: str, *, as_text: bool = False) -> None:
-    """Shared by ``recover`` and ``memory recover``."""
-    changes = memory_for(ctx).recover(archive_path)
-    warn(changes)
-    _emit(ctx, saved_json(changes), changes_text("recovered", changes), as_text)
+    """Shared by ``recover`` and (locally) ``memory recover``."""
+    written(ctx, ctx.catalog().recover(archive_path), "recovered", as_text=as_text)
 
 
 def _emit(ctx: CliContext, payload: dict[str, Any], text: str, as_text: bool) -> None:

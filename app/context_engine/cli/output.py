@@ -5,14 +5,17 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import wraps
-from typing import Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import click
 
 from ..errors import ContextEngineError
 from ..paths import EnginePaths
+
+if TYPE_CHECKING:
+    from ..catalog.base import Catalog
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -26,6 +29,7 @@ class CliContext:
     workspace: str | None
     json: bool
     remote: str | None = None  # --remote "<command>": only the remote catalog (issue 8)
+    _catalog: Catalog | None = field(default=None, init=False, repr=False, compare=False)
 
     def paths(self) -> EnginePaths:
         """Resolve the engine paths for this invocation (refused under ``--remote``)."""
@@ -34,6 +38,37 @@ class CliContext:
 
             raise Unavailable("local", "this command needs local files; not available remotely")
         return EnginePaths.resolve(home=self.home, workspace=self.workspace)
+
+    def catalog(self) -> Catalog:
+        """The invocation's catalog: remote over ``remote``'s stdio, else in process.
+
+        Created on first use, once per invocation, and closed when the invocation ends.
+        Writes ask this terminal to confirm what a write policy requires (no TTY: refused).
+        """
+        if self._catalog is None:
+            from ..engine import default_confirmation
+
+            confirmation = default_confirmation("interactive")
+            catalog: Catalog
+            if self.remote:
+                from ..catalog.remote import RemoteCatalog
+
+                catalog = RemoteCatalog(self.remote, confirmation=confirmation)
+            else:
+                from ..catalog.local import LocalCatalog
+
+                catalog = LocalCatalog(self.paths(), confirmation=confirmation)
+            self._catalog = catalog
+            click_ctx = click.get_current_context(silent=True)
+            if click_ctx is not None:
+                click_ctx.find_root().call_on_close(self.close_catalog)
+        return self._catalog
+
+    def close_catalog(self) -> None:
+        """Close the invocation's catalog if one was opened (idempotent)."""
+        catalog, self._catalog = self._catalog, None
+        if catalog is not None:
+            catalog.close()
 
     def emit(self, payload: dict[str, Any], text: str | None = None) -> None:
         """Print one JSON object (``--json``) or the text form."""

@@ -1,9 +1,12 @@
-"""Catalog-backed twins of the commands that work on a remote workspace (``--remote``).
+"""The commands that work on a remote workspace (``--remote``).
 
-Same names, arguments and S12 output shapes as the local commands (the JSON and text helpers
-are theirs); the data comes only from ``open_catalog``. Writes go through the server's write
-policy: ``remember`` and ``forget`` ask this terminal to confirm what the policy requires
-(no TTY: refused, nothing written); ``restore`` and ``recover`` are the person's own action.
+``list``, ``read``, ``revisions``, ``restore``, ``archived``, ``recover`` and ``complete`` are
+the local commands themselves (they read and write through ``CliContext.catalog()``). The rest
+are catalog-backed twins whose local form differs: same names and S12 output shapes (the JSON
+and text helpers are the local ones); the data comes only from ``open_catalog``. Writes go
+through the server's write policy: ``remember`` and ``forget`` ask this terminal to confirm
+what the policy requires (no TTY: refused, nothing written); ``restore`` and ``recover`` are
+the person's own action.
 """
 
 from __future__ import annotations
@@ -21,12 +24,13 @@ from ..suggestions.accept import Edits
 from ..suggestions.payload import suggestions_json
 from .completion_cmds import complete_cmd, completer
 from .facts_cmds import (
-    archived_json,
-    archived_text,
+    archived_cmd,
     fact_json,
-    fact_line,
-    revisions_json,
-    revisions_text,
+    list_cmd,
+    read_cmd,
+    recover_cmd,
+    restore_cmd,
+    revisions_cmd,
 )
 from .output import CliContext, engine_errors, fail, pass_cli
 from .remote_mode import open_catalog
@@ -50,41 +54,6 @@ def _written(ctx: CliContext, outcome: WriteOutcome, verb: str) -> None:
     ctx.emit(payload, text)
 
 
-@click.command("list")
-@click.option("--type", "fact_type", type=click.Choice(FACT_TYPES), help="Only this type.")
-@click.option("--scope", type=click.Choice(SCOPES), help="Only this scope.")
-@pass_cli
-@engine_errors
-def list_cmd(ctx: CliContext, fact_type: str | None, scope: str | None) -> None:
-    """List the remote workspace's active facts."""
-    with open_catalog(ctx) as catalog:
-        snapshot = catalog.list_facts()
-    facts = [
-        f
-        for f in snapshot.facts
-        if (fact_type is None or f.type == fact_type) and (scope is None or f.scope == scope)
-    ]
-    if not ctx.json:
-        for diag in snapshot.diagnostics:
-            click.echo(f"warning: {diag.path}: {diag.message}", err=True)
-    text = "\n".join(fact_line(f) for f in facts) if facts else "no memories"
-    ctx.emit({"facts": [fact_json(f) for f in facts]}, text)
-
-
-@click.command("read")
-@click.argument("ref", shell_complete=REFS)
-@pass_cli
-@engine_errors
-def read_cmd(ctx: CliContext, ref: str) -> None:
-    """Print one remote fact."""
-    with open_catalog(ctx) as catalog:
-        fact = catalog.read(ref).fact
-    title = f"\n{fact.display_title}" if fact.title else ""
-    ctx.emit(
-        {"fact": fact_json(fact), "body": fact.body}, f"{fact_line(fact)}{title}\n\n{fact.body}\n"
-    )
-
-
 @click.command("search")
 @click.argument("query", nargs=-1, required=True)
 @click.option("--type", "fact_type", type=click.Choice(FACT_TYPES), default=None)
@@ -102,54 +71,6 @@ def search_cmd(
     results = [{**fact_json(h.fact), "score": h.score, "snippet": h.snippet} for h in hits]
     lines = [f"{h.fact.reference}  {h.score:.3f}  {h.snippet}" for h in hits]
     ctx.emit({"query": text, "results": results}, "\n".join(lines) or "no matches")
-
-
-@click.command("revisions")
-@click.argument("ref", shell_complete=REFS)
-@pass_cli
-@engine_errors
-def revisions_cmd(ctx: CliContext, ref: str) -> None:
-    """Earlier revisions of a remote fact, newest first."""
-    with open_catalog(ctx) as catalog:
-        history = catalog.revisions(ref)
-    ctx.emit(
-        revisions_json(history.active, history.revisions),
-        revisions_text(history.active, history.revisions),
-    )
-
-
-@click.command("restore")
-@click.argument("ref", shell_complete=REFS)
-@click.argument("revision", type=int)
-@click.option("--expected-revision", type=int, help="Fail unless this is the active revision.")
-@pass_cli
-@engine_errors
-def restore_cmd(ctx: CliContext, ref: str, revision: int, expected_revision: int | None) -> None:
-    """Make an earlier revision of a remote fact the newest revision."""
-    with open_catalog(ctx) as catalog:
-        outcome = catalog.restore(ref, revision, expected_revision)
-    _written(ctx, outcome, "restored" if outcome.written else "already at")
-
-
-@click.command("archived")
-@pass_cli
-@engine_errors
-def archived_cmd(ctx: CliContext) -> None:
-    """The remote workspace's archive, newest first."""
-    with open_catalog(ctx) as catalog:
-        entries = catalog.archived()
-    ctx.emit(archived_json(entries), archived_text(entries))
-
-
-@click.command("recover")
-@click.argument("archive_path", shell_complete=ARCHIVES)
-@pass_cli
-@engine_errors
-def recover_cmd(ctx: CliContext, archive_path: str) -> None:
-    """Bring a remote archive entry back (ARCHIVE_PATH is the server's path)."""
-    with open_catalog(ctx) as catalog:
-        outcome = catalog.recover(archive_path)
-    _written(ctx, outcome, "recovered")
 
 
 @click.command("remember")

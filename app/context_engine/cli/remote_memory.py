@@ -1,4 +1,9 @@
-"""``memory`` under ``--remote``: the ``/memory`` family as text, from the remote catalog only."""
+"""``memory`` under ``--remote``: the ``/memory`` family as text, from the remote catalog only.
+
+``memory revisions`` and ``memory archived`` are the local subcommands themselves (they read
+through ``CliContext.catalog()``); the summary, ``instructions``, ``recall``, ``restore`` and
+``recover`` print differently for a remote workspace (the server's messages, no local paths).
+"""
 
 from __future__ import annotations
 
@@ -7,7 +12,8 @@ import click
 from ..catalog.base import Catalog
 from ..instructions.report import format_report
 from .completion_cmds import completer
-from .facts_cmds import archived_text, fact_line, revisions_text
+from .facts_cmds import fact_line
+from .memory_cmds import memory_archived, memory_revisions
 from .output import CliContext, engine_errors, fail, pass_cli
 from .remote_mode import open_catalog
 
@@ -61,17 +67,6 @@ def memory_recall(ctx: CliContext) -> None:
     click.echo(trace.to_text() if trace else "No recall has run in this workspace yet.\n", nl=False)
 
 
-@memory.command("revisions")
-@click.argument("ref", shell_complete=completer("refs"))
-@pass_cli
-@engine_errors
-def memory_revisions(ctx: CliContext, ref: str) -> None:
-    """/memory revisions REF."""
-    with open_catalog(ctx) as catalog:
-        history = catalog.revisions(ref)
-    click.echo(revisions_text(history.active, history.revisions))
-
-
 @memory.command("restore")
 @click.argument("ref", shell_complete=completer("refs"))
 @click.argument("revision", type=int)
@@ -86,15 +81,6 @@ def memory_restore(ctx: CliContext, ref: str, revision: int) -> None:
     click.echo(outcome.result)
 
 
-@memory.command("archived")
-@pass_cli
-@engine_errors
-def memory_archived(ctx: CliContext) -> None:
-    """/memory archived."""
-    with open_catalog(ctx) as catalog:
-        click.echo(archived_text(catalog.archived()))
-
-
 @memory.command("recover")
 @click.argument("archive_path", shell_complete=completer("archives"))
 @pass_cli
@@ -106,3 +92,7 @@ def memory_recover(ctx: CliContext, archive_path: str) -> None:
     if not outcome.ran:
         fail(ctx, "refused", outcome.result)
     click.echo(outcome.result)
+
+
+memory.add_command(memory_revisions)
+memory.add_command(memory_archived)

@@ -19,35 +19,12 @@ from .output import CliContext, fail
 
 if TYPE_CHECKING:
     from ..catalog.base import Catalog
-    from ..policy.confirmation import ConfirmationService
-
-
-def confirmation_for_cli() -> ConfirmationService:
-    """A terminal prompt on a TTY, otherwise fail closed (S10.6)."""
-    from ..engine import default_confirmation
-
-    return default_confirmation("interactive")
 
 
 @contextmanager
-def open_catalog(
-    ctx: CliContext, *, confirmation: ConfirmationService | None = None
-) -> Iterator[Catalog]:
-    """The invocation's catalog: remote over ``ctx.remote``'s stdio, else in process."""
-    service = confirmation or confirmation_for_cli()
-    catalog: Catalog
-    if ctx.remote:
-        from ..catalog.remote import RemoteCatalog
-
-        catalog = RemoteCatalog(ctx.remote, confirmation=service)
-    else:
-        from ..catalog.local import LocalCatalog
-
-        catalog = LocalCatalog(ctx.paths(), confirmation=service)
-    try:
-        yield catalog
-    finally:
-        catalog.close()
+def open_catalog(ctx: CliContext) -> Iterator[Catalog]:
+    """The invocation's catalog (``CliContext.catalog()``; closed when the invocation ends)."""
+    yield ctx.catalog()
 
 
 def _unsupported(name: str) -> click.Command:
