@@ -115,3 +115,23 @@ def test_remote_memory_family_is_the_servers(served: Served, client_home: Path) 
     assert "AGENTS.md" in summary.output and "Archive: 1 forgotten" in summary.output
     assert "old-note" in archived.output
     assert history.exit_code == 0 and "r1" in history.output
+
+
+def test_remote_suggest_and_accept_use_the_servers_sessions(
+    served: Served, client_home: Path, tmp_path: Path
+) -> None:
+    local = ["--home", str(served.paths.home), "--workspace", str(served.paths.root)]
+    expected = _invoke(*local, "suggest")
+    assert expected[0] == 0 and expected[1]["memories"], "fixture sessions must yield candidates"
+    candidate = expected[1]["memories"][0]["id"]  # type: ignore[index]
+    body = tmp_path / "edited-body.txt"  # the person's own file on this machine
+    body.write_text("Edited on the client.\n", encoding="utf-8")
+    remote = _remote(served)
+    with audit_opens() as seen:
+        assert _invoke("--remote", remote, "suggest") == expected
+        code, payload = _invoke("--remote", remote, "accept", candidate, "--body-file", str(body))
+    assert touched_under(seen, client_home) == []
+    assert code == 0, payload
+    fact = served.local().read(payload["fact"]["id"]).fact  # type: ignore[index]
+    assert "Edited on the client." in fact.body
+    assert list(client_home.rglob(f"{fact.name}.md")) == []

@@ -1,27 +1,27 @@
 """The commands that work on a remote workspace (``--remote``).
 
-``list``, ``read``, ``revisions``, ``restore``, ``archived``, ``recover`` and ``complete`` are
-the local commands themselves (they read and write through ``CliContext.catalog()``). The rest
-are catalog-backed twins whose local form differs: same names and S12 output shapes (the JSON
-and text helpers are the local ones); the data comes only from ``open_catalog``. Writes go
-through the server's write policy: ``remember`` and ``forget`` ask this terminal to confirm
-what the policy requires (no TTY: refused, nothing written); ``restore`` and ``recover`` are
-the person's own action.
+``list``, ``read``, ``revisions``, ``restore``, ``archived``, ``recover``, ``suggest``,
+``accept`` and ``complete`` are the local commands themselves: they read and write through
+``CliContext.catalog()``. The rest are catalog-backed twins because their local form differs:
+``remember``/``forget`` locally are the person's own ``Memory`` writes, remotely they go through
+the server's write policy, which asks this terminal to confirm what it requires (no TTY:
+refused, nothing written); ``search`` prints the server's snippets, not the memory tool's
+text; local ``recall`` survives a trace it cannot record; ``instructions --target`` is a path
+on the server, not one relative to this directory. Same names and S12 output shapes (the
+JSON and text helpers are the local ones); the data comes only from ``open_catalog``.
 """
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import click
 
 from ..catalog.base import WriteOutcome
-from ..facts.model import FACT_TYPES, SCOPES, FactType, Scope
+from ..facts.model import FACT_TYPES, SCOPES
 from ..instructions.report import format_report, resolution_payload
-from ..suggestions.accept import Edits
-from ..suggestions.payload import suggestions_json
 from .completion_cmds import complete_cmd, completer
 from .facts_cmds import (
     archived_cmd,
@@ -34,7 +34,7 @@ from .facts_cmds import (
 )
 from .output import CliContext, engine_errors, fail, pass_cli
 from .remote_mode import open_catalog
-from .suggest_cmds import suggestions_text
+from .suggest_cmds import accept_cmd, suggest_cmd
 
 REFS = completer("refs")
 ARCHIVES = completer("archives")
@@ -154,55 +154,6 @@ def recall_cmd(ctx: CliContext, message: tuple[str, ...], limit: int, budget: in
         run = catalog.recall(" ".join(message), limit=limit, budget=budget)
     text = (run.block + "\n\n" if run.block else "") + run.trace.to_text()
     ctx.emit({"block": run.block, "trace": run.trace.to_dict()}, text)
-
-
-@click.command("suggest")
-@pass_cli
-@engine_errors
-def suggest_cmd(ctx: CliContext) -> None:
-    """Candidates from the remote workspace's sessions (``available: false`` without them)."""
-    from ..catalog.errors import Unavailable
-    from ..suggestions.model import Suggestions
-
-    with open_catalog(ctx) as catalog:
-        try:
-            result = catalog.suggestions()
-        except Unavailable:  # S11.6: say so; never scan this machine's sessions instead
-            result = Suggestions(available=False)
-    ctx.emit(suggestions_json(result), suggestions_text(result))
-
-
-@click.command("accept")
-@click.argument("candidate_id")
-@click.option("--name", default=None)
-@click.option("--title", default=None)
-@click.option("--description", default=None)
-@click.option("--type", "fact_type", type=click.Choice(FACT_TYPES), default=None)
-@click.option("--scope", type=click.Choice(SCOPES), default=None)
-@click.option("--body", default=None)
-@pass_cli
-@engine_errors
-def accept_cmd(
-    ctx: CliContext,
-    candidate_id: str,
-    name: str | None,
-    title: str | None,
-    description: str | None,
-    fact_type: str | None,
-    scope: str | None,
-    body: str | None,
-) -> None:
-    """Accept a candidate of a fresh remote scan."""
-    edits = Edits(
-        name, title, description, cast(FactType | None, fact_type), cast(Scope | None, scope), body
-    )
-    with open_catalog(ctx) as catalog:
-        accepted = catalog.accept(candidate_id, edits)
-    if accepted.fact is not None:
-        fact = accepted.fact
-        ctx.emit({"fact": fact_json(fact)}, f"saved {fact.reference} ({fact.id})")
-    else:
-        ctx.emit({"path": accepted.path}, f"created {accepted.path}")
 
 
 def _remote_memory() -> click.Command:

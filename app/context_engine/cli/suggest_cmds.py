@@ -1,4 +1,9 @@
-"""``suggest`` and ``accept <candidate-id>`` (S11, S12)."""
+"""``suggest`` and ``accept <candidate-id>`` (S11, S12).
+
+Both work through the invocation's catalog (``CliContext.catalog()``): this workspace's sessions
+in process, or the server's under ``--remote`` — never this machine's sessions for a remote
+workspace (S11.6).
+"""
 
 from __future__ import annotations
 
@@ -6,12 +11,11 @@ from typing import Any
 
 import click
 
-from ..facts.memory import Memory
+from ..catalog.errors import Unavailable
 from ..facts.model import FACT_TYPES, SCOPES, FactType, Scope
-from ..suggestions.accept import Edits, accept_memory, accept_skill, find_candidate
-from ..suggestions.model import MemoryCandidate, Suggestions
+from ..suggestions.accept import Edits
+from ..suggestions.model import Suggestions
 from ..suggestions.payload import suggestions_json
-from ..suggestions.scanner import scan
 from .facts_cmds import fact_json  # the one S12 fact shape
 from .output import CliContext, engine_errors, pass_cli
 
@@ -40,7 +44,11 @@ def suggestions_text(result: Suggestions) -> str:
 @engine_errors
 def suggest_cmd(ctx: CliContext) -> None:
     """Memory and skill candidates from the workspace's recent sessions (never writes)."""
-    result = scan(ctx.paths())
+    catalog = ctx.catalog()
+    try:
+        result = catalog.suggestions()
+    except Unavailable:  # S11.6: say so; never scan this machine's sessions instead
+        result = Suggestions(available=False)
     ctx.emit(suggestions_json(result), suggestions_text(result))
 
 
@@ -76,15 +84,13 @@ def accept_cmd(
         raise click.UsageError("give --body or --body-file, not both")
     if body_file is not None:
         body = str(body_file.read())  # ``-`` is stdin
-    paths = ctx.paths()
-    candidate = find_candidate(scan(paths), candidate_id)
     edits = Edits(name, title, description, fact_type, scope, body)
-    if isinstance(candidate, MemoryCandidate):
-        fact = accept_memory(Memory(paths), candidate, edits)
+    accepted = ctx.catalog().accept(candidate_id, edits)
+    if accepted.fact is not None:
+        fact = accepted.fact
         ctx.emit({"fact": fact_json(fact)}, f"saved {fact.reference} ({fact.id})")
     else:
-        path = accept_skill(paths, candidate, edits)
-        ctx.emit({"path": str(path)}, f"created {path}")
+        ctx.emit({"path": accepted.path}, f"created {accepted.path}")
 
 
 def register(group: click.Group) -> None:
