@@ -181,3 +181,31 @@ def test_installed_console_script(tmp_path: Path) -> None:
     bad = subprocess.run([*base, "read", "missing"], capture_output=True, text=True)
     assert bad.returncode == 1
     assert json.loads(bad.stdout)["error"]["code"] == "not_found"
+
+
+def test_restore_and_recover_warn_on_stderr_when_memory_md_is_not_rewritten(
+    c: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import context_engine.facts.recovery as recovery
+    import context_engine.facts.saving as saving
+
+    fact = remember(c, "--name", "x", "--body", "v1")["fact"]
+    remember(c, "--id", fact["id"], "--body", "v2")
+    (path,) = c.run("forget", "x")["archived"]
+    remember(c, "--name", "y", "--body", "w1")
+    remember(c, "--name", "y", "--body", "w2")
+
+    def failing(*args: object) -> tuple[str, ...]:
+        return ("MEMORY.md was not updated: disk full",)
+
+    monkeypatch.setattr(saving, "refresh_indexes", failing)
+    monkeypatch.setattr(recovery, "refresh_indexes", failing)
+    base = ["--home", str(c.home), "--workspace", str(c.ws)]
+    for args, text in (
+        (["restore", "y", "1"], "restored project/y.md"),
+        (["recover", path], "recovered project/x.md"),
+    ):
+        result = c.runner.invoke(cli, [*base, *args])
+        assert result.exit_code == 0, result.output
+        assert result.stdout.startswith(text)
+        assert result.stderr == "warning: MEMORY.md was not updated: disk full\n"

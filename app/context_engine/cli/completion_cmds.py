@@ -18,7 +18,6 @@ from ..catalog.base import COMPLETION_KINDS, Catalog, CompletionKind
 from ..errors import ContextEngineError
 from ..paths import EnginePaths
 from .output import CliContext, engine_errors, pass_cli
-from .remote_mode import open_catalog
 
 # (command path, argument name, kind) whose values shell completion offers.
 COMPLETED_ARGUMENTS: tuple[tuple[tuple[str, ...], str, CompletionKind], ...] = (
@@ -77,8 +76,7 @@ def completer(
 @engine_errors
 def complete_cmd(ctx: CliContext, kind: CompletionKind, prefix: str) -> None:
     """Completion candidates: refs (ids, then names) or archive paths, one per line."""
-    with open_catalog(ctx) as catalog:
-        items = catalog.complete(kind, prefix)
+    items = ctx.catalog().complete(kind, prefix)
     ctx.emit({"kind": kind, "items": list(items)}, "\n".join(items) + ("\n" if items else ""))
 
 

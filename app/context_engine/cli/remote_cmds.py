@@ -8,7 +8,7 @@ the server's write policy, which asks this terminal to confirm what it requires 
 refused, nothing written); ``search`` prints the server's snippets, not the memory tool's
 text; local ``recall`` survives a trace it cannot record; ``instructions --target`` is a path
 on the server, not one relative to this directory. Same names and S12 output shapes (the
-JSON and text helpers are the local ones); the data comes only from ``open_catalog``.
+JSON and text helpers are the local ones); the data comes only from ``CliContext.catalog()``.
 """
 
 from __future__ import annotations
@@ -33,7 +33,6 @@ from .facts_cmds import (
     revisions_cmd,
 )
 from .output import CliContext, engine_errors, fail, pass_cli
-from .remote_mode import open_catalog
 from .suggest_cmds import accept_cmd, suggest_cmd
 
 REFS = completer("refs")
@@ -66,8 +65,7 @@ def search_cmd(
 ) -> None:
     """BM25 search over the remote workspace's facts."""
     text = " ".join(query)
-    with open_catalog(ctx) as catalog:
-        hits = catalog.search(text, fact_type=fact_type, scope=scope, limit=limit)
+    hits = ctx.catalog().search(text, fact_type=fact_type, scope=scope, limit=limit)
     results = [{**fact_json(h.fact), "score": h.score, "snippet": h.snippet} for h in hits]
     lines = [f"{h.fact.reference}  {h.score:.3f}  {h.snippet}" for h in hits]
     ctx.emit({"query": text, "results": results}, "\n".join(lines) or "no matches")
@@ -112,8 +110,7 @@ def remember_cmd(
         "id": fact_id,
         "expected_revision": expected_revision,
     }
-    with open_catalog(ctx) as catalog:
-        outcome = catalog.save({k: v for k, v in args.items() if v is not None})
+    outcome = ctx.catalog().save({k: v for k, v in args.items() if v is not None})
     _written(ctx, outcome, "saved")
 
 
@@ -123,8 +120,7 @@ def remember_cmd(
 @engine_errors
 def forget_cmd(ctx: CliContext, ref: str) -> None:
     """Archive a remote fact (every forget is confirmed by a person)."""
-    with open_catalog(ctx) as catalog:
-        outcome = catalog.forget(ref)
+    outcome = ctx.catalog().forget(ref)
     if not outcome.ran:
         fail(ctx, "refused", outcome.result)
     text = "\n".join(f"archived {p}" for p in outcome.archived) or outcome.result
@@ -137,8 +133,7 @@ def forget_cmd(ctx: CliContext, ref: str) -> None:
 @engine_errors
 def instructions_cmd(ctx: CliContext, target: str | None) -> None:
     """The remote workspace's instruction files with diagnostics."""
-    with open_catalog(ctx) as catalog:
-        view = catalog.instructions(target)
+    view = ctx.catalog().instructions(target)
     ctx.emit(resolution_payload(view.resolution), format_report(view.resolution))
 
 
@@ -150,8 +145,7 @@ def instructions_cmd(ctx: CliContext, target: str | None) -> None:
 @engine_errors
 def recall_cmd(ctx: CliContext, message: tuple[str, ...], limit: int, budget: int) -> None:
     """Run recall on the remote workspace (the server records the trace)."""
-    with open_catalog(ctx) as catalog:
-        run = catalog.recall(" ".join(message), limit=limit, budget=budget)
+    run = ctx.catalog().recall(" ".join(message), limit=limit, budget=budget)
     text = (run.block + "\n\n" if run.block else "") + run.trace.to_text()
     ctx.emit({"block": run.block, "trace": run.trace.to_dict()}, text)
 

@@ -15,7 +15,6 @@ from .completion_cmds import completer
 from .facts_cmds import fact_line
 from .memory_cmds import memory_archived, memory_revisions
 from .output import CliContext, engine_errors, fail, pass_cli
-from .remote_mode import open_catalog
 
 
 def remote_summary(catalog: Catalog) -> str:
@@ -44,8 +43,7 @@ def remote_summary(catalog: Catalog) -> str:
 def memory(click_ctx: click.Context, ctx: CliContext) -> None:
     """The /memory family as text, from the remote workspace."""
     if click_ctx.invoked_subcommand is None:
-        with open_catalog(ctx) as catalog:
-            click.echo(remote_summary(catalog))
+        click.echo(remote_summary(ctx.catalog()))
 
 
 @memory.command("instructions")
@@ -53,8 +51,7 @@ def memory(click_ctx: click.Context, ctx: CliContext) -> None:
 @engine_errors
 def memory_instructions(ctx: CliContext) -> None:
     """/memory instructions."""
-    with open_catalog(ctx) as catalog:
-        click.echo(format_report(catalog.instructions().resolution), nl=False)
+    click.echo(format_report(ctx.catalog().instructions().resolution), nl=False)
 
 
 @memory.command("recall")
@@ -62,8 +59,7 @@ def memory_instructions(ctx: CliContext) -> None:
 @engine_errors
 def memory_recall(ctx: CliContext) -> None:
     """/memory recall: the remote workspace's last recall trace."""
-    with open_catalog(ctx) as catalog:
-        trace = catalog.last_trace()
+    trace = ctx.catalog().last_trace()
     click.echo(trace.to_text() if trace else "No recall has run in this workspace yet.\n", nl=False)
 
 
@@ -74,8 +70,7 @@ def memory_recall(ctx: CliContext) -> None:
 @engine_errors
 def memory_restore(ctx: CliContext, ref: str, revision: int) -> None:
     """/memory restore REF REVISION."""
-    with open_catalog(ctx) as catalog:
-        outcome = catalog.restore(ref, revision)
+    outcome = ctx.catalog().restore(ref, revision)
     if not outcome.ran:
         fail(ctx, "refused", outcome.result)
     click.echo(outcome.result)
@@ -87,8 +82,7 @@ def memory_restore(ctx: CliContext, ref: str, revision: int) -> None:
 @engine_errors
 def memory_recover(ctx: CliContext, archive_path: str) -> None:
     """/memory recover ARCHIVE-PATH (the server's path)."""
-    with open_catalog(ctx) as catalog:
-        outcome = catalog.recover(archive_path)
+    outcome = ctx.catalog().recover(archive_path)
     if not outcome.ran:
         fail(ctx, "refused", outcome.result)
     click.echo(outcome.result)

@@ -1,30 +1,18 @@
 """``--remote "<command>"``: the CLI on a remote workspace's catalog, failing closed (S13.6).
 
-Under ``--remote`` the group resolves a command to its catalog-backed twin in
-``remote_cmds``; a command with no twin (it would need local files: ``prefix``, ``note``,
-``tool``, sessions, hooks …) fails with ``unavailable`` instead of running locally, and
-``CliContext.paths()`` refuses, so nothing reaches the local store, sessions or instruction
-files — not even by accident.
+Under ``--remote`` the group resolves a command through ``remote_cmds.REMOTE_COMMANDS``: most
+are the local commands themselves, which read and write through ``CliContext.catalog()`` (a
+``RemoteCatalog`` here), a few are twins whose remote form differs. A command not listed (it
+would need local files: ``prefix``, ``note``, ``tool``, sessions, hooks …) fails with
+``unavailable`` instead of running locally, and ``CliContext.paths()`` refuses, so nothing
+reaches the local store, sessions or instruction files — not even by accident.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import TYPE_CHECKING
-
 import click
 
 from .output import CliContext, fail
-
-if TYPE_CHECKING:
-    from ..catalog.base import Catalog
-
-
-@contextmanager
-def open_catalog(ctx: CliContext) -> Iterator[Catalog]:
-    """The invocation's catalog (``CliContext.catalog()``; closed when the invocation ends)."""
-    yield ctx.catalog()
 
 
 def _unsupported(name: str) -> click.Command:
@@ -39,10 +27,10 @@ def _unsupported(name: str) -> click.Command:
 
 
 class RemoteAwareGroup(click.Group):
-    """A group that swaps in the catalog-backed commands when ``--remote`` is given."""
+    """A group that offers only the catalog-backed commands when ``--remote`` is given."""
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        """The remote twin under ``--remote``; never the local command."""
+        """Under ``--remote``: the catalog-backed command, never one that reads local files."""
         local = super().get_command(ctx, cmd_name)
         if not (ctx.params or {}).get("remote"):
             return local
