@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from context_engine.facts.model import Fact
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QFont, QFontDatabase, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
@@ -40,6 +41,21 @@ class FactDraft:
     def is_new(self) -> bool:
         """Whether this creates a fact."""
         return self.id is None
+
+    @classmethod
+    def of(cls, fact: Fact, digest: str | None) -> FactDraft:
+        """A draft of an active fact, with the revision and digest it was read at."""
+        return cls(
+            name=fact.name,
+            title=fact.title,
+            description=fact.description,
+            type=fact.type,
+            scope=fact.scope,
+            body=fact.body,
+            id=fact.id,
+            base_revision=fact.revision,
+            digest=digest,
+        )
 
 
 class FactEditor(QDialog):

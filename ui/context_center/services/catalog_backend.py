@@ -75,18 +75,7 @@ class CatalogBackend:
     def draft_for(self, ref: str) -> FactDraft:
         """A draft of the active fact with the revision and digest it was read at."""
         loaded = self.catalog.read(ref)
-        fact = loaded.fact
-        return FactDraft(
-            name=fact.name,
-            title=fact.title,
-            description=fact.description,
-            type=fact.type,
-            scope=fact.scope,
-            body=fact.body,
-            id=fact.id,
-            base_revision=fact.revision,
-            digest=loaded.digest,
-        )
+        return FactDraft.of(loaded.fact, loaded.digest)
 
     def history(self, ref: str) -> History:
         """The active fact and its revisions."""
