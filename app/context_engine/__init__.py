@@ -1,10 +1,31 @@
-"""Context Engine v2: standing instructions, typed memory and budgeted recall for coding agents."""
+"""Context Engine v2: standing instructions, typed memory and budgeted recall for coding agents.
 
-from .engine import ContextEngine, Session
-from .errors import ContextEngineError
-from .facts.model import Diagnostic, Fact
-from .paths import EnginePaths
-from .session.core import TurnResult
+The public names load on first use (PEP 562), so importing one submodule — the command line,
+a hook, the paths — does not pull in the whole engine (recall, numpy, policy).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .engine import ContextEngine, Session
+    from .errors import ContextEngineError
+    from .facts.model import Diagnostic, Fact
+    from .paths import EnginePaths
+    from .session.core import TurnResult
+
+# public name -> the module that defines it
+_PUBLIC: dict[str, str] = {
+    "ContextEngine": ".engine",
+    "Session": ".engine",
+    "ContextEngineError": ".errors",
+    "Diagnostic": ".facts.model",
+    "Fact": ".facts.model",
+    "EnginePaths": ".paths",
+    "TurnResult": ".session.core",
+}
 
 __all__ = [
     "ContextEngine",
@@ -15,3 +36,18 @@ __all__ = [
     "Session",
     "TurnResult",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Load a public name from its module on first access."""
+    module = _PUBLIC.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    """The module's names, the lazy public ones included."""
+    return sorted(set(globals()) | set(__all__))

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .facts.model import Diagnostic, Fact
 from .paths import EnginePaths
+from .policy.confirmation import default_confirmation
 from .session.core import (
     InstructionView,
     RecallOutcome,
@@ -272,15 +273,6 @@ class ContextEngine:
             error = f"Error: {public_message(exc)}"
             return ToolOutcome("auto", READ_ONLY_REASON, False, error, False)
         return ToolOutcome("auto", READ_ONLY_REASON, False, answer, True)
-
-
-def default_confirmation(controller: ControllerName) -> ConfirmationService:
-    """A terminal prompt for a person at a TTY; fail closed for everyone else (S10.6)."""
-    from .policy.confirmation import FailClosedConfirmation, TerminalConfirmation
-
-    if controller == "interactive" and sys.stdin.isatty() and sys.stderr.isatty():
-        return TerminalConfirmation()
-    return FailClosedConfirmation()
 
 
 class Session:

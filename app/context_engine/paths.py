@@ -53,12 +53,25 @@ def workspace_slug(root: Path | str, *, windows: bool | None = None) -> str:
     return bound_slug(slug)
 
 
-_NON_ALNUM = re.compile(r"[^\w]+|_+", re.UNICODE)
+# Any run of characters that are neither letters nor digits (``_`` included: ``\w`` counts it
+# as a word character, so ``[^\w]+|_+`` left ``"0_-0"`` as ``0--0``, which slugs again to ``0-0``).
+_NON_ALNUM = re.compile(r"(?:[^\w]|_)+", re.UNICODE)
+
+
+def _lower(text: str) -> str:
+    """Lowercase character by character, as Go's ``unicode.ToLower`` does (no special casing).
+
+    ``str.lower`` maps ``İ`` to ``i`` + a combining dot (which would become ``-``) and a final
+    ``Σ`` to ``ς``; Reasonix maps them to ``i`` and ``σ``.
+    """
+    if text.isascii():
+        return text.lower()
+    return "".join(low if len(low := ch.lower()) == 1 else low[0] for ch in text)
 
 
 def slugify(name: str) -> str:
     """Fact-name slug (S3.7): letters and digits of every script survive, runs become ``-``."""
-    lowered = name.strip().lower()
+    lowered = _lower(name.strip())
     slug = _NON_ALNUM.sub("-", lowered).strip("-")
     if not slug:
         raise InvalidName("memory name needs at least one letter or digit")

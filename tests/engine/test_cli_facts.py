@@ -115,7 +115,10 @@ def test_revisions_restore_forget_archived_recover(c: Cli) -> None:
     assert [r["revision"] for r in c.run("revisions", "x")["revisions"]] == [2, 1]
     forgot = c.run("forget", "x")
     (path,) = forgot["archived"]
-    assert c.run("forget", "x") == {"archived": []}
+    # Forgetting what is not there fails like reading it (exit 1, not_found; README, S12).
+    assert c.run("forget", "x", code=1) == {
+        "error": {"code": "not_found", "message": "nothing to forget: x"}
+    }
     archived = c.run("archived")["archived"]
     assert [a["path"] for a in archived] == [path]
     assert set(archived[0]) == {"path", "archived_at", "fact"}

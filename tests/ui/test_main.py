@@ -19,6 +19,7 @@ def test_parse_args():
     assert parse_args([]).demo is False
 
 
+@pytest.mark.slow
 def test_demo_command_runs_until_stopped(tmp_path: Path):
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", HOME=str(tmp_path), TMPDIR=str(tmp_path),
                XDG_CONFIG_HOME=str(tmp_path / "config"),

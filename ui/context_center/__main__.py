@@ -1,4 +1,8 @@
-"""``context-center [--workspace DIR] [--home DIR] [--demo]``: the desktop app (S13.1)."""
+"""``context-center [--workspace DIR] [--home DIR] [--demo] [--smoke]``: the desktop app (S13.1).
+
+Ctrl+C and SIGTERM close it cleanly; ``--demo``'s temporary directory is removed on every exit
+that runs Python code (a normal quit, an error, a signal).
+"""
 
 from __future__ import annotations
 
@@ -18,49 +22,68 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="open a generated sample workspace and home in a temporary directory")
     parser.add_argument("--remote", metavar="COMMAND",
                         help="open the workspace served by COMMAND (context-engine serve --stdio)")
+    parser.add_argument("--smoke", action="store_true",
+                        help="quit after the window has painted its first frame (for checks)")
     return parser.parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Build the app and run the event loop."""
     args = parse_args(argv)
+    demo_dir: tempfile.TemporaryDirectory[str] | None = None
+    try:
+        workspace, home = args.workspace, args.home
+        if args.demo:
+            from context_engine.demo import build_demo
+
+            demo_dir = tempfile.TemporaryDirectory(prefix="context-center-demo-",
+                                                   ignore_cleanup_errors=True)
+            demo = build_demo(Path(demo_dir.name))
+            workspace, home = str(demo.workspace), str(demo.home)
+            os.environ.update(demo.environment)
+        return _run(args, workspace, home)
+    finally:
+        if demo_dir is not None:
+            demo_dir.cleanup()
+
+
+def _run(args: argparse.Namespace, workspace: str | None, home: str | None) -> int:
     from context_engine.paths import EnginePaths
     from PySide6.QtWidgets import QApplication
 
     from . import application, theme
+    from .lifecycle import QuitAfterFirstPaint, SignalQuit
 
-    workspace, home = args.workspace, args.home
-    if args.demo:
-        from context_engine.demo import build_demo
-
-        # Removed when the app exits (the object's finalizer), so demos do not pile up.
-        demo_dir = tempfile.TemporaryDirectory(prefix="context-center-demo-",
-                                               ignore_cleanup_errors=True)
-        demo = build_demo(Path(demo_dir.name))
-        workspace, home = str(demo.workspace), str(demo.home)
-        os.environ.update(demo.environment)
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("Context Center")
     app.setOrganizationName("ContextCenter")
     theme.install(app)
-    if args.remote:  # only the remote catalog; no local window, store or sessions (S13.6)
-        from .remote_workspace import open_remote
+    signals = SignalQuit(app)
+    try:
+        if args.remote:  # only the remote catalog; no local window, store or sessions (S13.6)
+            from .remote_workspace import open_remote
 
-        remote = open_remote(args.remote)
+            remote = open_remote(args.remote)
+            try:
+                if args.smoke:
+                    QuitAfterFirstPaint(app, remote.root.window)
+                return app.exec()
+            finally:
+                remote.shutdown()
+        paths = EnginePaths.resolve(home=home, workspace=workspace)
+        root = application.build(paths)
+        from . import remote_workspace
+
+        remote_workspace.install(root)
+        if args.smoke:
+            QuitAfterFirstPaint(app, root.window)
+        root.launch()
         try:
             return app.exec()
         finally:
-            remote.shutdown()
-    paths = EnginePaths.resolve(home=home, workspace=workspace)
-    root = application.build(paths)
-    from . import remote_workspace
-
-    remote_workspace.install(root)
-    root.launch()
-    try:
-        return app.exec()
+            root.shutdown()
     finally:
-        root.shutdown()
+        signals.uninstall()
 
 
 if __name__ == "__main__":

@@ -10,23 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..facts.archive import ArchivedEntry
 from ..facts.changes import Changes
 from ..facts.memory import Memory, MemorySnapshot
-from ..instructions import render_provider_block, resolve_instructions
 from ..paths import EnginePaths
 from ..policy.confirmation import ConfirmationService, FailClosedConfirmation
 from ..policy.write_policy import Controller
-from ..recall.snippet import make_snippet
-from ..recall.source import WorkspaceRecall
-from ..recall.tokenize import tokens
-from ..recall.trace import RecallTrace
-from ..suggestions.accept import Edits, accept_memory, accept_skill, find_candidate
-from ..suggestions.model import MemoryCandidate, Suggestions
-from ..suggestions.scanner import scan
-from ..tools_memory import TOOL_SNIPPET
-from ..tools_write import ToolOutcome, run_write_tool
 from .base import (
     CAPABILITIES,
     Accepted,
@@ -40,6 +31,15 @@ from .base import (
 )
 from .completion import complete_archives, complete_refs
 from .errors import Unavailable
+
+if TYPE_CHECKING:
+    # Recall (numpy), suggestions and the agent tools load only in the methods that use them,
+    # so a command that lists or reads facts starts without them (S12 start-up).
+    from ..recall.source import WorkspaceRecall
+    from ..recall.trace import RecallTrace
+    from ..suggestions.accept import Edits
+    from ..suggestions.model import Suggestions
+    from ..tools_write import ToolOutcome
 
 EXPLICIT_REASON = "a person's own action is the confirmation (S10.5)"
 
@@ -58,8 +58,17 @@ class LocalCatalog:
         self.paths = paths
         self.memory = memory or Memory(paths)
         self.confirmation: ConfirmationService = confirmation or FailClosedConfirmation()
-        self._workspace = WorkspaceRecall(paths, self.memory)
+        self._recall: WorkspaceRecall | None = None
         self._capabilities = frozenset(CAPABILITIES) - frozenset(without)
+
+    @property
+    def _workspace(self) -> WorkspaceRecall:
+        """Search, recall and traces of this workspace, built on first use."""
+        if self._recall is None:
+            from ..recall.source import WorkspaceRecall
+
+            self._recall = WorkspaceRecall(self.paths, self.memory)
+        return self._recall
 
     @property
     def name(self) -> str:
@@ -92,6 +101,10 @@ class LocalCatalog:
         self, query: str, *, fact_type: str | None = None, scope: str | None = None, limit: int = 5
     ) -> tuple[SearchHit, ...]:
         """``Recaller.search`` over a refreshed index, with the memory tool's snippets."""
+        from ..recall.snippet import make_snippet
+        from ..recall.tokenize import tokens
+        from ..tools_memory import TOOL_SNIPPET
+
         self.require("facts")
         self._workspace.refresh()
         hits = self._workspace.recaller.search(
@@ -125,6 +138,8 @@ class LocalCatalog:
 
     def instructions(self, target: str | None = None) -> InstructionsView:
         """``resolve_instructions`` for ``target`` (relative to the workspace root), the block."""
+        from ..instructions import render_provider_block, resolve_instructions
+
         self.require("instructions")
         where = None
         if target:  # a client's cwd means nothing here: relative targets start at the root
@@ -153,11 +168,17 @@ class LocalCatalog:
 
     def suggestions(self) -> Suggestions:
         """``scan(paths)``: the 12 most recent sessions, never writing."""
+        from ..suggestions.scanner import scan
+
         self.require("suggestions")
         return scan(self.paths)
 
     def accept(self, candidate_id: str, edits: Edits | None = None) -> Accepted:
         """Accept a candidate of a fresh scan: a fact, or a project SKILL.md (S11.5)."""
+        from ..suggestions.accept import Edits, accept_memory, accept_skill, find_candidate
+        from ..suggestions.model import MemoryCandidate
+        from ..suggestions.scanner import scan
+
         self.require("suggestions")
         self.require("writes")
         candidate = find_candidate(scan(self.paths), candidate_id)
@@ -203,6 +224,8 @@ class LocalCatalog:
         """Nothing to release in process."""
 
     def _tool(self, tool: str, args: Mapping[str, object]) -> ToolOutcome:
+        from ..tools_write import run_write_tool
+
         who = Controller("interactive")
         return run_write_tool(self.memory, tool, args, who, "ask", self.confirmation)
 

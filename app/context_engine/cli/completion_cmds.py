@@ -3,8 +3,8 @@
 Both come from one engine call, ``Catalog.complete``: in process for a local workspace, over
 the remote protocol under ``--remote``. Shell completion uses click's own protocol
 (``_CONTEXT_ENGINE_COMPLETE=bash_source|zsh_source|fish_source context-engine`` prints the
-script); the ref and archive-path arguments of ``read``, ``forget``, ``revisions``,
-``restore`` and ``recover`` (and their ``memory`` twins) complete through it.
+script); the ref and archive-path arguments named in ``registry.COMPLETED_ARGUMENTS`` complete
+through :func:`completer`, attached when their command loads.
 """
 
 from __future__ import annotations
@@ -18,18 +18,6 @@ from ..catalog.base import COMPLETION_KINDS, Catalog, CompletionKind
 from ..errors import ContextEngineError
 from ..paths import EnginePaths
 from .output import CliContext, engine_errors, pass_cli
-
-# (command path, argument name, kind) whose values shell completion offers.
-COMPLETED_ARGUMENTS: tuple[tuple[tuple[str, ...], str, CompletionKind], ...] = (
-    (("read",), "ref", "refs"),
-    (("forget",), "ref", "refs"),
-    (("revisions",), "ref", "refs"),
-    (("restore",), "ref", "refs"),
-    (("recover",), "archive_path", "archives"),
-    (("memory", "revisions"), "ref", "refs"),
-    (("memory", "restore"), "ref", "refs"),
-    (("memory", "recover"), "archive_path", "archives"),
-)
 
 
 def _catalog_for_completion(ctx: click.Context) -> Catalog:
@@ -80,22 +68,6 @@ def complete_cmd(ctx: CliContext, kind: CompletionKind, prefix: str) -> None:
     ctx.emit({"kind": kind, "items": list(items)}, "\n".join(items) + ("\n" if items else ""))
 
 
-def attach_completers(group: click.Group) -> None:
-    """Give the ref and archive-path arguments of the existing commands a ``shell_complete``."""
-    for path, name, kind in COMPLETED_ARGUMENTS:
-        command: click.Command | None = group
-        for part in path:
-            command = command.commands.get(part) if isinstance(command, click.Group) else None
-        if command is None:
-            continue
-        for param in command.params:
-            if param.name == name:
-                # click keeps the callback here (Parameter.__init__(shell_complete=...)); the
-                # commands are other modules', so we attach it rather than redefine them.
-                param._custom_shell_complete = completer(kind)
-
-
 def register(group: click.Group) -> None:
-    """Attach ``complete`` and the shell completers (after the fact commands registered)."""
+    """Attach ``complete`` to the top-level CLI (completers are attached by ``lazy.prepare``)."""
     group.add_command(complete_cmd)
-    attach_completers(group)

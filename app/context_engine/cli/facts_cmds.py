@@ -241,18 +241,20 @@ def forget_cmd(ctx: CliContext, ref: str) -> None:
     """Archive a fact (an id: that identity; a reference: that scope; a name: every store)."""
     changes = memory_for(ctx).forget(ref)
     warn(changes)
-    text = "\n".join(f"archived {p}" for p in changes.archived) or f"nothing to forget: {ref}"
+    if not changes.archived:  # like ``read`` of a missing ref: a failed operation (S12)
+        fail(ctx, "not_found", f"nothing to forget: {ref}")
+    text = "\n".join(f"archived {p}" for p in changes.archived)
     ctx.emit({"archived": [str(p) for p in changes.archived]}, text)
 
 
-def show_revisions(ctx: CliContext, ref: str, *, as_text: bool = False) -> None:
+def show_revisions(ctx: CliContext, ref: str) -> None:
     """Shared by ``revisions`` and ``memory revisions``."""
     history = ctx.catalog().revisions(ref)
     active, earlier = history.active, history.revisions
-    _emit(ctx, revisions_json(active, earlier), revisions_text(active, earlier), as_text)
+    ctx.emit(revisions_json(active, earlier), revisions_text(active, earlier))
 
 
-def written(ctx: CliContext, outcome: WriteOutcome, verb: str, *, as_text: bool = False) -> None:
+def written(ctx: CliContext, outcome: WriteOutcome, verb: str) -> None:
     """Print a restore or recover: ``{"fact", "archived"}``; exit 1 when it did not run."""
     if not outcome.ran:
         fail(ctx, "refused", outcome.result)
@@ -265,33 +267,26 @@ def written(ctx: CliContext, outcome: WriteOutcome, verb: str, *, as_text: bool 
     fact = outcome.fact
     lines = [f"{verb} {fact.reference} ({fact.id}, revision {fact.revision})"] if fact else []
     lines += [f"archived {path}" for path in outcome.archived]
-    _emit(ctx, payload, "\n".join(lines), as_text)
+    ctx.emit(payload, "\n".join(lines))
 
 
 def do_restore(
-    ctx: CliContext, ref: str, revision: int, expected: int | None, *, as_text: bool = False
+    ctx: CliContext, ref: str, revision: int, expected: int | None
 ) -> None:
     """Shared by ``restore`` and (locally) ``memory restore``."""
     outcome = ctx.catalog().restore(ref, revision, expected)
-    written(ctx, outcome, "restored" if outcome.written else "already at", as_text=as_text)
+    written(ctx, outcome, "restored" if outcome.written else "already at")
 
 
-def show_archived(ctx: CliContext, *, as_text: bool = False) -> None:
+def show_archived(ctx: CliContext) -> None:
     """Shared by ``archived`` and ``memory archived``."""
     entries = ctx.catalog().archived()
-    _emit(ctx, archived_json(entries), archived_text(entries), as_text)
+    ctx.emit(archived_json(entries), archived_text(entries))
 
 
-def do_recover(ctx: CliContext, archive_path: str, *, as_text: bool = False) -> None:
+def do_recover(ctx: CliContext, archive_path: str) -> None:
     """Shared by ``recover`` and (locally) ``memory recover``."""
-    written(ctx, ctx.catalog().recover(archive_path), "recovered", as_text=as_text)
-
-
-def _emit(ctx: CliContext, payload: dict[str, Any], text: str, as_text: bool) -> None:
-    if as_text:
-        click.echo(text)
-    else:
-        ctx.emit(payload, text)
+    written(ctx, ctx.catalog().recover(archive_path), "recovered")
 
 
 @click.command("revisions")

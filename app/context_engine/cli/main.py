@@ -1,31 +1,30 @@
-"""Entry point of ``context-engine``: global options, then one command module per area."""
+"""Entry point of ``context-engine``: global options, then one command module per area.
+
+Commands are imported only when they run (``lazy.LazyGroup`` over ``registry.TOP_LEVEL``), so
+``--help``, ``--version`` and completion of command names start without the engine.
+"""
 
 from __future__ import annotations
 
-import importlib
-
 import click
 
+from .lazy import LazyGroup
 from .output import CliContext
+from .registry import SHORT_HELP, TOP_LEVEL
 from .remote_mode import RemoteAwareGroup
 
-# Each module defines ``register(group)``; areas are added here as they land.
-COMMAND_MODULES: tuple[str, ...] = (
-    "memory_group",
-    "instructions_cmds",
-    "suggest_cmds",
-    "recall_cmds",
-    "tool_cmds",
-    "facts_cmds",
-    "memory_cmds",
-    "session_cmds",
-    "agent_cmds",
-    "serve_cmd",
-    "completion_cmds",  # after the fact and memory commands: it adds their shell completers
+
+class RootGroup(RemoteAwareGroup, LazyGroup):
+    """The top-level group: lazily loaded commands, and only the catalog's under ``--remote``."""
+
+
+@click.group(
+    cls=RootGroup,
+    entries=TOP_LEVEL,
+    short_help_table=SHORT_HELP,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
-
-
-@click.group(cls=RemoteAwareGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="context-center", prog_name="context-engine")
 @click.option(
     "--home", type=click.Path(file_okay=False), help="Reasonix home (also the state root)."
 )
@@ -42,16 +41,19 @@ COMMAND_MODULES: tuple[str, ...] = (
 def cli(
     ctx: click.Context, home: str | None, workspace: str | None, as_json: bool, remote: str | None
 ) -> None:
-    """Instructions, memory and recall for coding agents (Context Engine v2)."""
+    """Instructions, memory and recall for coding agents (Context Engine v2).
+
+    Global options may also follow the command (``context-engine list --json``).
+    """
     if remote and (home or workspace):
         raise click.UsageError("give the workspace in the --remote command, not --home/--workspace")
     ctx.obj = CliContext(home=home, workspace=workspace, json=as_json, remote=remote)
 
 
-for _module in COMMAND_MODULES:
-    importlib.import_module(f"{__package__}.{_module}").register(cli)
-
-
 def main() -> None:
     """Console-script entry point."""
     cli(prog_name="context-engine")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,20 +1,37 @@
-"""``memory`` (bare: the summary) and ``memory revisions|restore|archived|recover`` (S12)."""
+"""``memory`` (bare: the summary) and ``memory revisions|restore|archived|recover`` (S12).
+
+Every one honours ``--json``: the summary as one object, the others with the same shapes as
+their top-level twins (``revisions``, ``restore``, ``archived``, ``recover``).
+"""
 
 from __future__ import annotations
+
+from typing import Any
 
 import click
 
 from ..facts.archive import list_entries
 from ..facts.memory import Memory
 from ..instructions import resolve_instructions
+from ..instructions.report import resolution_payload
 from ..paths import EnginePaths
-from .facts_cmds import do_recover, do_restore, fact_line, show_archived, show_revisions
+from .facts_cmds import (
+    do_recover,
+    do_restore,
+    fact_json,
+    fact_line,
+    show_archived,
+    show_revisions,
+)
 from .memory_group import memory
 from .output import CliContext, engine_errors, pass_cli
 
 
-def summary_text(paths: EnginePaths) -> str:
-    """Instructions in effect, active facts, archive count, store locations and diagnostics."""
+def summary(paths: EnginePaths) -> tuple[dict[str, Any], str]:
+    """The summary as the ``--json`` object and as text.
+
+    Instructions in effect, active facts, archive count, store locations and diagnostics.
+    """
     lines = ["Instructions:"]
     resolution = resolve_instructions(paths)
     lines += [f"  {doc.order}. [{doc.scope}] {doc.path}" for doc in resolution.documents]
@@ -33,7 +50,14 @@ def summary_text(paths: EnginePaths) -> str:
     lines.append("Stores:")
     lines.append(f"  project {paths.project_store}")
     lines.append(f"  global  {paths.global_store}")
-    return "\n".join(lines)
+    payload: dict[str, Any] = {
+        "instructions": resolution_payload(resolution),
+        "facts": [fact_json(f) for f in snapshot.facts],
+        "diagnostics": [{"path": str(d.path), "message": d.message} for d in snapshot.diagnostics],
+        "archived": archived,
+        "stores": {"project": str(paths.project_store), "global": str(paths.global_store)},
+    }
+    return payload, "\n".join(lines)
 
 
 @memory.command("summary")
@@ -41,7 +65,8 @@ def summary_text(paths: EnginePaths) -> str:
 @engine_errors
 def summary_cmd(ctx: CliContext) -> None:
     """Instructions, facts (id, revision, scope, type, freshness), archive and store locations."""
-    click.echo(summary_text(ctx.paths()))
+    payload, text = summary(ctx.paths())
+    ctx.emit(payload, text)
 
 
 @memory.command("revisions")
@@ -50,7 +75,7 @@ def summary_cmd(ctx: CliContext) -> None:
 @engine_errors
 def memory_revisions(ctx: CliContext, ref: str) -> None:
     """/memory revisions REF: earlier revisions, newest first."""
-    show_revisions(ctx, ref, as_text=True)
+    show_revisions(ctx, ref)
 
 
 @memory.command("restore")
@@ -60,7 +85,7 @@ def memory_revisions(ctx: CliContext, ref: str) -> None:
 @engine_errors
 def memory_restore(ctx: CliContext, ref: str, revision: int) -> None:
     """/memory restore REF REVISION: that content becomes the newest revision."""
-    do_restore(ctx, ref, revision, None, as_text=True)
+    do_restore(ctx, ref, revision, None)
 
 
 @memory.command("archived")
@@ -68,7 +93,7 @@ def memory_restore(ctx: CliContext, ref: str, revision: int) -> None:
 @engine_errors
 def memory_archived(ctx: CliContext) -> None:
     """/memory archived: forgotten facts, newest first."""
-    show_archived(ctx, as_text=True)
+    show_archived(ctx)
 
 
 @memory.command("recover")
@@ -77,7 +102,7 @@ def memory_archived(ctx: CliContext) -> None:
 @engine_errors
 def memory_recover(ctx: CliContext, archive_path: str) -> None:
     """/memory recover ARCHIVE-PATH: bring a forgotten fact back."""
-    do_recover(ctx, archive_path, as_text=True)
+    do_recover(ctx, archive_path)
 
 
 def register(group: click.Group) -> None:

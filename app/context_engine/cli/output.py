@@ -46,7 +46,7 @@ class CliContext:
         Writes ask this terminal to confirm what a write policy requires (no TTY: refused).
         """
         if self._catalog is None:
-            from ..engine import default_confirmation
+            from ..policy.confirmation import default_confirmation
 
             confirmation = default_confirmation("interactive")
             catalog: Catalog

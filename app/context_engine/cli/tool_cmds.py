@@ -46,7 +46,12 @@ def _parse_args(text: str) -> dict[str, Any]:
 
 @click.command("tool")
 @click.argument("name", type=click.Choice(TOOL_NAMES))
-@click.option("--args", "args_json", required=True, help="The tool's arguments as a JSON object.")
+@click.option(
+    "--args",
+    "args_json",
+    required=True,
+    help="The tool's arguments as a JSON object ('-' reads it from stdin).",
+)
 @click.option(
     "--controller",
     type=click.Choice(CONTROLLER_KINDS),
@@ -65,7 +70,7 @@ def _parse_args(text: str) -> dict[str, Any]:
 @engine_errors
 def tool(ctx: CliContext, name: str, args_json: str, controller: str, mode: str) -> None:
     """Run an agent tool through the write policy and print its decision object."""
-    args = _parse_args(args_json)
+    args = _parse_args(sys.stdin.read() if args_json == "-" else args_json)
     paths = ctx.paths()
     who: ControllerKind = "subagent"
     for kind in CONTROLLER_KINDS:  # narrow the click string to the literal type

@@ -9,6 +9,7 @@ implements the same protocol in ``ui/``.
 from __future__ import annotations
 
 import difflib
+import sys
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -121,3 +122,13 @@ class ApprovedOnce:
             return False
         self._spent = True
         return True
+
+
+def default_confirmation(controller: str) -> ConfirmationService:
+    """A terminal prompt for a person at a TTY; fail closed for everyone else (S10.6).
+
+    Both stdin (the answer) and stderr (where the prompt goes) must be a terminal.
+    """
+    if controller == "interactive" and sys.stdin.isatty() and sys.stderr.isatty():
+        return TerminalConfirmation()
+    return FailClosedConfirmation()
