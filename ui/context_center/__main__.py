@@ -31,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
 
     workspace, home = args.workspace, args.home
     if args.demo:
-        from context_engine.demo import build_demo
+        from context_center.demo import build_demo
 
         # Removed when the app exits (the object's finalizer), so demos do not pile up.
         demo_dir = tempfile.TemporaryDirectory(prefix="context-center-demo-",

@@ -25,8 +25,8 @@ from ..recall.trace import RecallTrace
 from ..suggestions.accept import Edits, accept_memory, accept_skill, find_candidate
 from ..suggestions.model import MemoryCandidate, Suggestions
 from ..suggestions.scanner import scan
-from ..tools_memory import TOOL_SNIPPET
-from ..tools_write import ToolOutcome, run_write_tool
+from ..tools.memory import TOOL_SNIPPET
+from ..tools.write import ToolOutcome, run_write_tool
 from .base import (
     CAPABILITIES,
     Accepted,
