@@ -184,7 +184,7 @@ def bench_filter(count: int, runs: int) -> None:
 
 def bench_write_to_table(runs: int) -> None:
     from context_center import application
-    from context_engine.demo import build_demo
+    from context_center.demo import build_demo
     from context_engine.facts.memory import Memory
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
@@ -218,7 +218,7 @@ def bench_burst(writes: int) -> None:
     import threading
 
     from context_center import application
-    from context_engine.demo import build_demo
+    from context_center.demo import build_demo
     from context_engine.facts.memory import Memory
     from PySide6.QtCore import QElapsedTimer, QSettings, QTimer
     from PySide6.QtWidgets import QApplication

@@ -32,8 +32,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "app"), str(ROOT / "bench")]
 
 from _facts import make_workspace  # noqa: E402
+from context_engine.facts.snapshot_cache import cache_path  # noqa: E402
 from context_engine.recall.persist import recall_cache_path  # noqa: E402
-from context_engine.session.snapshot_cache import cache_path  # noqa: E402
 
 PROMPT = "why does the docker release build time out after the cache migration?"
 

@@ -36,10 +36,10 @@ from .session.privacy import Scrubber
 
 if TYPE_CHECKING:
     from .facts.memory import Memory
+    from .facts.snapshot_cache import StoreView
     from .policy.confirmation import ConfirmationService
     from .recall import Recaller, TraceLog
-    from .session.snapshot_cache import StoreView
-    from .tools_write import ToolOutcome
+    from .tools.write import ToolOutcome
 
 ControllerName = Literal["interactive", "headless", "subagent"]
 Mode = Literal["ask", "auto", "yolo"]
@@ -100,7 +100,7 @@ class ContextEngine:
 
         The last facts are reused only while both stores list the same files with the same
         lstat identity (ctime included), all settled before that read began; otherwise they
-        are read again through the persisted snapshot cache (``session/snapshot_cache.py``).
+        are read again through the persisted snapshot cache (``facts/snapshot_cache.py``).
         A quiet turn therefore costs one directory scan and hands back the very same tuple.
         """
         if self._reads_through_memory:
@@ -108,7 +108,7 @@ class ContextEngine:
             with self._facts_lock:
                 self._facts, self._diagnostics = snapshot.facts, snapshot.diagnostics
             return snapshot.facts
-        from .session import snapshot_cache as cache
+        from .facts import snapshot_cache as cache
 
         with self._facts_lock:  # tool calls and relayed hooks arrive on worker threads
             # Taken before the scan: every file's read and listing is at or after this moment.
@@ -171,9 +171,9 @@ class ContextEngine:
         Only facts this engine read itself have a known lstat identity; any other fact list
         (an injected ``Memory``, facts handed in by the host) is indexed from scratch.
         """
+        from .facts.snapshot_cache import RACY_NS
         from .recall import Recaller
         from .recall.persist import RecallCache, recall_cache_path
-        from .session.snapshot_cache import RACY_NS
 
         with self._facts_lock:  # the views, facts and read time of one and the same read
             views, facts, loaded_ns = self._views, self._facts, self._loaded_ns
@@ -247,7 +247,7 @@ class ContextEngine:
     ) -> ToolOutcome:
         """Run ``memory``, ``remember`` or ``forget`` as ``controller`` (S9, S10)."""
         from .policy.write_policy import Controller
-        from .tools_write import run_agent_tool
+        from .tools.write import run_agent_tool
 
         if name == "memory":
             outcome = self._search_tool(args)
@@ -262,8 +262,8 @@ class ContextEngine:
     def _search_tool(self, args: Mapping[str, Any]) -> ToolOutcome:
         """The read-only ``memory`` tool over the live index (no rebuild per call)."""
         from .errors import ContextEngineError
-        from .tools_memory import run_memory_tool
-        from .tools_write import READ_ONLY_REASON, ToolOutcome, public_message
+        from .tools.memory import run_memory_tool
+        from .tools.write import READ_ONLY_REASON, ToolOutcome, public_message
 
         recaller = self.recaller()
         try:

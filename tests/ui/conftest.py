@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from context_center.application import Application, build
-from context_engine.demo import Demo, build_demo
+from context_center.demo import Demo, build_demo
 from PySide6.QtCore import QSettings
 
 

@@ -9,18 +9,14 @@ from __future__ import annotations
 import os
 import shlex
 import signal
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QSettings
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "engine"))
-
 from context_center.remote_workspace import RemoteWorkspace, install
-from remote_support import (
+from PySide6.QtCore import QSettings
+from support.remote import (
     Served,
     audit_opens,
     make_client_home,

@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         workspace, home = args.workspace, args.home
         if args.demo:
-            from context_engine.demo import build_demo
+            from .demo import build_demo
 
             demo_dir = tempfile.TemporaryDirectory(prefix="context-center-demo-",
                                                    ignore_cleanup_errors=True)

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from ..recall.trace import RecallTrace
     from ..suggestions.accept import Edits
     from ..suggestions.model import Suggestions
-    from ..tools_write import ToolOutcome
+    from ..tools.write import ToolOutcome
 
 EXPLICIT_REASON = "a person's own action is the confirmation (S10.5)"
 
@@ -103,7 +103,7 @@ class LocalCatalog:
         """``Recaller.search`` over a refreshed index, with the memory tool's snippets."""
         from ..recall.snippet import make_snippet
         from ..recall.tokenize import tokens
-        from ..tools_memory import TOOL_SNIPPET
+        from ..tools.memory import TOOL_SNIPPET
 
         self.require("facts")
         self._workspace.refresh()
@@ -224,7 +224,7 @@ class LocalCatalog:
         """Nothing to release in process."""
 
     def _tool(self, tool: str, args: Mapping[str, object]) -> ToolOutcome:
-        from ..tools_write import run_write_tool
+        from ..tools.write import run_write_tool
 
         who = Controller("interactive")
         return run_write_tool(self.memory, tool, args, who, "ask", self.confirmation)

@@ -18,7 +18,7 @@ from .output import CliContext, pass_cli
 def mcp(ctx: CliContext) -> None:
     """Serve the memory, remember and forget tools over MCP on stdin/stdout."""
     from ..engine import ContextEngine
-    from ..mcp_server import EngineToolHost, run_stdio
+    from ..tools.mcp_server import EngineToolHost, run_stdio
 
     run_stdio(EngineToolHost(ContextEngine(ctx.paths())))
 

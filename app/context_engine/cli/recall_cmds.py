@@ -10,8 +10,8 @@ from ..recall.snippet import make_snippet
 from ..recall.source import WorkspaceRecall
 from ..recall.tokenize import tokens
 from ..recall.trace import TraceLog
-from ..tools_memory import DEFAULT_LIMIT as SEARCH_LIMIT
-from ..tools_memory import TOOL_SNIPPET, run_memory_tool
+from ..tools.memory import DEFAULT_LIMIT as SEARCH_LIMIT
+from ..tools.memory import TOOL_SNIPPET, run_memory_tool
 from .facts_cmds import fact_json  # the one S12 fact shape
 from .memory_group import memory
 from .output import CliContext, engine_errors, pass_cli

@@ -17,8 +17,8 @@ from ..facts.memory import Memory
 from ..policy.confirmation import ConfirmationService, FailClosedConfirmation, TerminalConfirmation
 from ..policy.write_policy import CONTROLLER_KINDS, MODES, Controller, ControllerKind
 from ..session.privacy import Scrubber
-from ..tools_spec import TOOL_NAMES
-from ..tools_write import run_agent_tool
+from ..tools.spec import TOOL_NAMES
+from ..tools.write import run_agent_tool
 from .output import CliContext, engine_errors, pass_cli
 
 

@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # the heavier engine parts load on first use, on a worker thr
     from context_engine.recall import RecallTrace, TraceLog
     from context_engine.recall.source import WorkspaceRecall
     from context_engine.suggestions import MemoryCandidate, SkillCandidate, Suggestions
-    from context_engine.tools_write import ToolOutcome
+    from context_engine.tools.write import ToolOutcome
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,7 +173,7 @@ class Backend:
         this identity is archived, never another scope's copy of the name.
         """
         from context_engine.policy.write_policy import Controller
-        from context_engine.tools_write import run_write_tool
+        from context_engine.tools.write import run_write_tool
 
         return run_write_tool(
             self.memory, "forget", {"name": fact_id}, Controller("interactive"), "ask",

@@ -4,7 +4,7 @@
 Built from ../../../../shared/formats/transcripts.md: every format holds the two statements as real
 user turns plus copies in assistant messages, tool results and host-injected blocks (marked
 INJECTED) that must be ignored; ``negative/`` holds the statements only where no user typed them.
-``@ROOT@`` and ``@HASH@`` are filled in by ``suggest_home.install``.
+``@ROOT@`` and ``@HASH@`` are filled in by ``support.suggest.install``.
 
     .venv/bin/python tests/engine/data/sessions/generate.py
 """

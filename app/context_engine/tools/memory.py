@@ -1,0 +1,186 @@
+"""The read-only ``memory`` agent tool: search, read, list (S9.1).
+
+Results name facts by reference (``project/<name>.md``), never by path; archived facts never
+appear. Invalid arguments raise :class:`MemoryToolError` with the exact S9.1 messages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
+
+from ..errors import ContextEngineError, FactNotFound
+from ..facts.freshness import freshness
+from ..facts.model import FACT_TYPES, SCOPES, Fact
+from ..paths import slugify
+from ..recall.engine import Recaller
+from ..recall.snippet import make_snippet
+from ..recall.tokenize import tokens
+
+OPERATIONS = ("search", "read", "list")
+DEFAULT_LIMIT = 8
+MAX_LIMIT = 20
+SEARCH_FLOOR = 0.15
+TOOL_SNIPPET = 260
+
+TYPE_ERROR = "type must be one of user, feedback, project, reference"
+SCOPE_ERROR = "scope must be one of project, global"
+
+ZERO_GUIDANCE = (
+    "0 results does not prove the fact was never recorded.\n"
+    "1. Retry with 1-3 distinctive terms (a name, identifier, error code or ticket number).\n"
+    "2. For a punctuated literal such as a URL, port, path or flag, search one distinctive "
+    "token of it (for example 8443 rather than https://host:8443/api).\n"
+    "3. Use the history tool when you need the verbatim wording of an earlier turn or tool "
+    "output."
+)
+
+
+class MemoryToolError(ContextEngineError, ValueError):
+    """Bad arguments to the memory tool."""
+
+    code = "invalid_argument"
+
+
+def _text(args: Mapping[str, object], key: str) -> str:
+    """A string argument, trimmed; absent or null is empty."""
+    value = args.get(key)
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise MemoryToolError(f"{key} must be a string")
+    return value.strip()
+
+
+def _filters(args: Mapping[str, object]) -> tuple[str | None, str | None]:
+    """Validated ``type`` and ``scope`` filters."""
+    fact_type = _text(args, "type") or None
+    scope = _text(args, "scope") or None
+    if fact_type is not None and fact_type not in FACT_TYPES:
+        raise MemoryToolError(TYPE_ERROR)
+    if scope is not None and scope not in SCOPES:
+        raise MemoryToolError(SCOPE_ERROR)
+    return fact_type, scope
+
+
+def _limit(args: Mapping[str, object]) -> int:
+    """``limit``: default 8, at most 20."""
+    value = args.get("limit")
+    if value is None or value == "":
+        return DEFAULT_LIMIT
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise MemoryToolError("limit must be a positive integer")
+    try:
+        number = int(value)
+    except ValueError as exc:
+        raise MemoryToolError("limit must be a positive integer") from exc
+    if number < 1:
+        raise MemoryToolError("limit must be a positive integer")
+    return min(number, MAX_LIMIT)
+
+
+def _required(args: Mapping[str, object], key: str) -> str:
+    """A required non-empty string argument."""
+    value = _text(args, key)
+    if not value:
+        raise MemoryToolError(f"missing required argument: {key}")
+    return value
+
+
+def _header(fact: Fact, now: datetime) -> str:
+    """``project/x.md — Title (type=…, scope=…, freshness=…, revision=n)``."""
+    return (
+        f"{fact.reference} — {fact.display_title} (type={fact.type}, scope={fact.scope}, "
+        f"freshness={freshness(fact, now)}, revision={fact.revision}, id={fact.id})"
+    )
+
+
+def _search(recaller: Recaller, args: Mapping[str, object], now: datetime) -> str:
+    """BM25 search with a 0.15 relative floor and 260-character snippets."""
+    query = _required(args, "query")
+    fact_type, scope = _filters(args)
+    limit = _limit(args)
+    hits = recaller.search(query, fact_type=fact_type, scope=scope, limit=limit, floor=SEARCH_FLOOR)
+    if not hits:
+        return f'No saved memories matched "{query}".\n{ZERO_GUIDANCE}'
+    terms = list(dict.fromkeys(tokens(query)))
+    lines = [f'{len(hits)} saved memor{"y" if len(hits) == 1 else "ies"} matched "{query}":']
+    for number, hit in enumerate(hits, 1):
+        fact = hit.fact
+        source = "\n".join(p for p in (fact.description, fact.body) if p.strip())
+        snippet = make_snippet(source, query, terms, TOOL_SNIPPET)
+        lines.append(f"{number}. {_header(fact, now)} score={hit.score:.3f}")
+        lines.append(f"   {snippet}")
+    return "\n".join(lines)
+
+
+def resolve_ref(facts: Iterable[Fact], ref: str) -> Fact:
+    """The fact a ref names: id, then reference, then bare name (project first)."""
+    text = ref.strip()
+    pool = list(facts)
+    for fact in pool:
+        if fact.id == text:
+            return fact
+    for fact in pool:
+        if fact.reference == text:
+            return fact
+    try:
+        name = slugify(text.removesuffix(".md"))
+    except ContextEngineError:
+        name = text
+    for scope in SCOPES:
+        for fact in pool:
+            if fact.scope == scope and fact.name in (text, name):
+                return fact
+    raise FactNotFound(f'memory "{text}" not found')
+
+
+def _read(facts: list[Fact], args: Mapping[str, object], now: datetime) -> str:
+    """One fact in full, named by reference."""
+    fact = resolve_ref(facts, _required(args, "name"))
+    updated = fact.updated_at.isoformat() if fact.updated_at else "unknown"
+    return (
+        f"{_header(fact, now)}\n"
+        f"description: {fact.description}\n"
+        f"updated: {updated}\n\n"
+        f"{fact.body.rstrip()}\n"
+    )
+
+
+def _list(facts: list[Fact], args: Mapping[str, object], now: datetime) -> str:
+    """Every active fact matching the filters, one line each."""
+    fact_type, scope = _filters(args)
+    chosen = [
+        f
+        for f in facts
+        if (fact_type is None or f.type == fact_type) and (scope is None or f.scope == scope)
+    ]
+    if not chosen:
+        return "No saved memories."
+    noun = "memory" if len(chosen) == 1 else "memories"
+    lines = [f"{len(chosen)} saved {noun}:"]
+    lines += [f"- {_header(f, now)}: {f.description}" for f in chosen]
+    return "\n".join(lines)
+
+
+def run_memory_tool(
+    source: Recaller | Iterable[Fact],
+    args: Mapping[str, object],
+    *,
+    now: datetime | None = None,
+) -> str:
+    """Run one ``memory`` tool call over active facts (or a live ``Recaller``) and return text."""
+    if not isinstance(args, Mapping):
+        raise MemoryToolError("arguments must be a JSON object")
+    operation = _text(args, "operation")
+    if not operation:
+        raise MemoryToolError("missing required argument: operation")
+    if operation not in OPERATIONS:
+        raise MemoryToolError("operation must be one of search, read, list")
+    moment = now or datetime.now(UTC)
+    recaller = source if isinstance(source, Recaller) else Recaller(source)
+    if operation == "search":
+        return _search(recaller, args, moment)
+    if operation == "read":
+        return _read(recaller.facts(), args, moment)
+    return _list(recaller.facts(), args, moment)

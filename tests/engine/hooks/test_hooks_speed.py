@@ -1,0 +1,203 @@
+"""Shortcuts taken for hook speed give the fresh-load answer in the case they cut (issue 9)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from context_engine.engine import ContextEngine
+from context_engine.facts import snapshot_cache
+from context_engine.facts.memory import Memory
+from context_engine.facts.model import Fact
+from context_engine.facts.snapshot_cache import SnapshotCache, scan, views_from
+from context_engine.paths import EnginePaths
+from context_engine.recall import engine as recall_engine
+from context_engine.recall import query as query_module
+from context_engine.recall.query import parse_query
+from context_engine.recall.tokenize import ASCII_QUERY_RE, token_re
+from context_engine.session import notes as notes_module
+from hypothesis import given
+from hypothesis import strategies as st
+
+
+def full(fact: Fact) -> tuple[object, ...]:
+    return (fact, fact.path, fact.stamp)  # path and stamp are compare=False on Fact
+
+
+def fresh(paths: EnginePaths) -> list[tuple[object, ...]]:
+    return [full(f) for f in Memory(paths).snapshot().facts]
+
+
+def view_rows(views: object) -> list[tuple[object, ...]]:
+    assert isinstance(views, (list, tuple))
+    return [
+        (number, name, ident, full(item) if isinstance(item, Fact) else item)
+        for number, view in enumerate(views)
+        for name, (ident, item) in sorted(view.items())
+    ]
+
+
+@pytest.fixture()
+def paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> EnginePaths:
+    monkeypatch.setattr(snapshot_cache, "RACY_NS", -(10**18))  # everything settled at once
+    workspace = tmp_path / "ws"
+    (workspace / ".git").mkdir(parents=True)
+    paths = EnginePaths.resolve(home=tmp_path / "home", workspace=workspace)
+    memory = Memory(paths)
+    for i in range(4):
+        memory.save(name=f"fact-{i}", description=f"Fact {i}", body=f"Body {i}.", type="project")
+    memory.save(name="pref", description="Pref", body="Tabs.", type="user", scope="global")
+    return paths
+
+
+def roots(paths: EnginePaths) -> tuple[Path, Path]:
+    return (paths.project_store, paths.global_store)
+
+
+def test_load_with_the_callers_listing_gives_views_equal_to_views_from(
+    paths: EnginePaths,
+) -> None:
+    SnapshotCache(paths).load()  # writes the cache
+    listings = [scan(root) for root in roots(paths)]
+    snap = SnapshotCache(paths).load(listings)
+    assert snap.parsed_stores == () and snap.views is not None
+    assert [full(f) for f in snap.facts] == fresh(paths)
+    assert view_rows(snap.views) == view_rows(views_from(snap, listings, roots(paths)))
+
+
+def test_a_changed_store_leaves_the_views_to_views_from(paths: EnginePaths) -> None:
+    SnapshotCache(paths).load()
+    Memory(paths).save(name="fact-1", body="Changed body.")
+    listings = [scan(root) for root in roots(paths)]
+    snap = SnapshotCache(paths).load(listings)
+    assert snap.parsed_stores == ("project",) and snap.views is None
+    assert [full(f) for f in snap.facts] == fresh(paths)
+
+
+def test_a_cold_engine_over_a_warm_cache_reads_what_a_fresh_load_reads(
+    paths: EnginePaths, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ContextEngine(paths).active_facts()  # writes the cache
+    engine = ContextEngine(paths)
+    with monkeypatch.context() as patch:  # the shortcut is taken: one scan, views from the load
+        patch.setattr(snapshot_cache, "views_from", None)
+        calls: list[Path] = []
+        real_scan = snapshot_cache.scan
+        patch.setattr(snapshot_cache, "scan", lambda root: calls.append(root) or real_scan(root))
+        assert [full(f) for f in engine.active_facts()] == fresh(paths)
+        assert calls == list(roots(paths))
+    Memory(paths).forget("fact-2")
+    Memory(paths).save(name="fact-0", body="Edited.")
+    assert [full(f) for f in engine.active_facts()] == fresh(paths)
+    assert [full(f) for f in ContextEngine(paths).active_facts()] == fresh(paths)
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=80))
+def test_the_ascii_query_pattern_finds_what_the_full_pattern_finds(text: str) -> None:
+    def rows(pattern: re.Pattern[str]) -> list[tuple[object, ...]]:
+        return [(m.span(), m.group(1), m.group(2)) for m in pattern.finditer(text)]
+
+    assert rows(ASCII_QUERY_RE) == rows(token_re())
+
+
+def test_queries_parse_the_same_with_and_without_the_ascii_pattern(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    messages = ["why does #docker_build time out after v2.3.", "AuthHandler fails", "a-b c_d 9x."]
+    fast = [parse_query(m) for m in messages]
+    monkeypatch.setattr(query_module, "ASCII_QUERY_RE", token_re())
+    assert [parse_query(m) for m in messages] == fast
+
+
+@given(
+    st.lists(st.sampled_from(["", "/", "a", ".archive", ".revisions", "id", "x.md", ".."]),
+             max_size=5)
+)
+def test_archived_is_judged_as_the_parent_rule_judges(parts: list[str]) -> None:
+    path = Path(*parts) if parts else Path()
+    parent = path.parent
+    expected = parent.name == ".archive" or parent.parent.name == ".revisions"
+    fact = Fact("i", 1, "n", "t", "d", "project", "project", "b", path=path)
+    assert recall_engine._is_archived(fact) == expected
+
+
+@given(st.text(max_size=60))
+def test_note_text_is_escaped_as_html_escape_does(text: str) -> None:
+    import html
+
+    assert notes_module._text(text) == html.escape(notes_module.one_line(text), quote=False)
+
+
+def test_the_baseline_round_trips_and_a_newer_legacy_json_file_wins(tmp_path: Path) -> None:
+    import json
+    import os
+
+    from context_engine.hooks.state import BaselineStore, _file
+    from context_engine.session.notes import Baseline, FactMark
+
+    first = Baseline({"a": FactMark("a", 2, "project/a.md")}, {"AGENTS.md": "d1"}, frozenset())
+    second = Baseline({"b": FactMark("b", 1, "global/b.md")}, {}, frozenset({"b"}))
+    states = BaselineStore(tmp_path)
+    assert states.load("claude-code", "s") is None
+    states.save("claude-code", "s", first)
+    assert states.load("claude-code", "s") == first
+    legacy = _file(tmp_path, "claude-code", "s", ".json")
+    legacy.write_text(json.dumps(second.to_json()), "utf-8")  # written by an earlier version
+    newer = os.stat(_file(tmp_path, "claude-code", "s")).st_mtime_ns + 10**9
+    os.utime(legacy, ns=(newer, newer))
+    assert states.load("claude-code", "s") == second
+    states.save("claude-code", "s", first)  # the marshal file supersedes the legacy one
+    assert not legacy.exists() and states.load("claude-code", "s") == first
+    _file(tmp_path, "claude-code", "s").write_bytes(b"\x00garbage")
+    assert states.load("claude-code", "s") is None
+
+
+ARGVS = [
+    ["claude-code"], ["claude-code", "UserPromptSubmit"], ["--home", "/h", "claude-code"],
+    ["--home=/h", "--workspace", "/w", "codex", "x"], ["--home=", "claude-code"],
+    ["--with-instructions", "--home", "a", "--home", "b", "gemini", ""],
+    ["--workspace=/w=x", "claude-code", "SessionStart"], ["claude-code", "--home", "/h"],
+    ["--hom", "/h", "claude-code"], ["--home", "-x", "claude-code"], ["nobody"], [],
+    ["claude-code", "a", "b"], ["--", "claude-code"], ["-h"], ["--home"], ["claude-code", "-1"],
+]
+
+
+@pytest.mark.parametrize("argv", ARGVS)
+def test_the_quick_command_line_parse_agrees_with_argparse(argv: list[str]) -> None:
+    from context_engine.hooks import __main__ as entry
+
+    quick = entry.quick_parse(argv)
+    assert (quick is not None) == (ARGVS.index(argv) < 7)  # the plain forms take the quick path
+    if quick is not None:
+        assert quick == entry.full_parse(argv)
+
+
+def test_a_restored_index_thaws_postings_lazily_and_answers_as_the_original() -> None:
+    import marshal
+
+    from context_engine.recall.index import DocMeta, SparseIndex
+
+    docs = [
+        (f"project/f{i}.md", {"cache": i % 3 + 1, f"t{i}": 1, "build": 2}, DocMeta(i % 2 == 0))
+        for i in range(12)
+    ]
+    original = SparseIndex()
+    original.add_many(docs)
+    state = marshal.loads(marshal.dumps(original.export()))
+    restored = SparseIndex.restore(state)
+    assert restored.vocabulary() == original.vocabulary() and restored._frozen
+
+    def scored(index: SparseIndex) -> list[object]:
+        s = index.score(["cache", "t3", "nothing"], {"cache": 0.5, "t3": 2.0}, index.avgdl, None)
+        return [s.slots.tolist(), s.scores.tolist(), s.matched.tolist(), s.bits.tolist()]
+
+    assert scored(restored) == scored(original) and restored.df("build") == 12
+    assert "t7" in restored._frozen  # untouched terms stay bytes
+    for index in (original, restored):
+        index.remove("project/f3.md", ["cache", "t3", "build"])
+        index.add("project/new.md", {"t7": 2, "fresh": 1}, DocMeta())
+    assert not restored._frozen and restored.export() == original.export()
+    state[3][0] = b"\x00\x01\x02"  # not a whole number of items: refused at restore, as before
+    with pytest.raises(ValueError):
+        SparseIndex.restore(state)

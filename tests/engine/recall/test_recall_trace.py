@@ -1,0 +1,65 @@
+"""Trace content and persistence: last trace and bounded history, never in a store (S8.10)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from context_engine.recall import Recaller, TraceLog
+from context_engine.recall.trace import RecallTrace
+from support.recall import NOW, sample_store
+
+
+def test_trace_json_round_trip() -> None:
+    trace = Recaller(sample_store()).recall("AuthHandler #6928", now=NOW).trace
+    data = json.loads(json.dumps(trace.to_dict()))
+    assert RecallTrace.from_dict(data) == trace
+    assert {"query", "hits", "omitted", "char_budget", "used_chars", "suppressed"} <= set(data)
+
+
+def test_last_and_bounded_history(tmp_path: Path) -> None:
+    log = TraceLog(tmp_path / "data" / "recall", limit=5)
+    assert log.last() is None
+    for i in range(13):
+        log.record(RecallTrace(query=f"q{i}", char_budget=2400))
+    assert log.last() is not None and log.last().query == "q12"  # type: ignore[union-attr]
+    history = log.history()
+    assert [t.query for t in history] == [f"q{i}" for i in range(8, 13)]
+    lines = log.history_path.read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= 10  # compacted at twice the limit
+    assert not [p for p in log.directory.iterdir() if p.name.startswith(".")]  # no temp leftovers
+
+
+def test_torn_history_line_is_ignored(tmp_path: Path) -> None:
+    log = TraceLog(tmp_path / "recall")
+    log.record(RecallTrace(query="ok"))
+    with open(log.history_path, "a", encoding="utf-8") as handle:
+        handle.write('{"query": "tor')
+    assert [t.query for t in log.history()] == ["ok"]
+
+
+def test_trace_log_refuses_store_directory(tmp_path: Path) -> None:
+    store = tmp_path / "projects" / "x" / "memory"
+    with pytest.raises(ValueError):
+        TraceLog(store / "recall", stores=(store,))
+
+
+def test_default_history_limit_is_200(tmp_path: Path) -> None:
+    log = TraceLog(tmp_path / "recall")
+    assert log.limit == 200
+    for i in range(205):
+        log.record(RecallTrace(query=f"q{i}"))
+    history = log.history()
+    assert len(history) == 200 and history[-1].query == "q204" and history[0].query == "q5"
+
+
+def test_text_trace_lists_drops_and_reasons() -> None:
+    from support.recall import fact
+
+    store = [
+        fact("deploy-steps", "kubectl rollout project way", scope="project"),
+        fact("deploy-steps", "kubectl rollout global way", scope="global"),
+    ]
+    text = Recaller(store).recall("kubectl rollout", now=NOW).trace.to_text()
+    assert "project override" in text and "overridden by project/deploy-steps.md" in text

@@ -1,0 +1,14 @@
+"""Shared test fixtures and helpers, one place for every test package (engine and ui).
+
+``support.store`` (temporary homes, trees, worker processes), ``support.remote`` (a served
+workspace), ``support.recall`` (sample facts), ``support.instructions`` (recording file systems),
+``support.secrets`` (sensitive samples), ``support.suggest`` (agent session homes).
+"""
+
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+APP_DIR = ROOT / "app"
+UI_DIR = ROOT / "ui"
+TESTS_DIR = ROOT / "tests"
+DATA = TESTS_DIR / "engine" / "data"
