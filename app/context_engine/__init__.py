@@ -27,6 +27,9 @@ _PUBLIC: dict[str, str] = {
     "TurnResult": ".session.core",
 }
 
+# The one place the version is written (pyproject.toml reads it; ``--version`` prints it).
+__version__ = "0.1.0"
+
 __all__ = [
     "ContextEngine",
     "ContextEngineError",

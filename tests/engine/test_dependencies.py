@@ -13,6 +13,8 @@ import tomllib
 from importlib.metadata import packages_distributions
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE_ROOTS = (ROOT / "app", ROOT / "ui")
 OWN = {"context_engine", "context_center"}
@@ -54,6 +56,7 @@ def third_party(found: dict[str, Path]) -> dict[str, Path]:
     return {name: path for name, path in found.items() if name not in stdlib | OWN}
 
 
+@pytest.mark.slow
 def test_every_third_party_import_is_declared() -> None:
     dists = packages_distributions()
     declared = declared_distributions()
@@ -65,6 +68,7 @@ def test_every_third_party_import_is_declared() -> None:
     assert not missing, f"imported but not in [project].dependencies: {missing}"
 
 
+@pytest.mark.slow
 def test_every_declared_dependency_is_imported() -> None:
     dists = packages_distributions()
     used = {

@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 APP = Path(__file__).resolve().parents[2] / "app"
 
 
@@ -19,6 +21,7 @@ def _all_engine_modules() -> list[str]:
     return names
 
 
+@pytest.mark.slow
 def test_importing_every_engine_module_loads_no_qt() -> None:
     modules = _all_engine_modules()
     assert len(modules) > 3

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
 from context_engine.facts.memory import Memory
 
 
+@pytest.mark.slow
 def test_edit_type_and_scope_moves_the_fact(qtbot, app_root, demo):
     flows = app_root.writes
     row = next(r for r in app_root.facts_tab.model.rows if r.fact.name == "api-docs")
@@ -24,6 +26,7 @@ def test_edit_type_and_scope_moves_the_fact(qtbot, app_root, demo):
                     and sel.fact.scope == "global" and sel.fact.name == "api-docs", timeout=3000)
 
 
+@pytest.mark.slow
 def test_new_fact_needs_description_and_body(qtbot, app_root):
     flows = app_root.writes
     flows.new_fact()
@@ -34,6 +37,7 @@ def test_new_fact_needs_description_and_body(qtbot, app_root):
     flows.editor.reject()
 
 
+@pytest.mark.slow
 def test_create_duplicate_name_is_refused_and_nothing_written(qtbot, app_root, demo):
     flows = app_root.writes
     before = (demo.paths.project_store / "glossary.md").exists()

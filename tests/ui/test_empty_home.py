@@ -12,6 +12,7 @@ from context_engine.paths import EnginePaths
 
 # watchdog's recursive inotify watch may see a directory made by `mkdir -p` twice and warns
 # that it re-adds the same callback; the events still arrive.
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore:Callback with id:RuntimeWarning")
 def test_first_fact_in_a_fresh_home_appears(qtbot, tmp_path: Path, settings):
     workspace = tmp_path / "ws"

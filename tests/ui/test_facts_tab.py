@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from context_center.dialogs.conflict_dialog import RELOAD
 from context_engine.facts.memory import Memory
 
@@ -39,6 +40,7 @@ def _external_save(demo, **fields) -> None:
     )
 
 
+@pytest.mark.slow
 def test_demo_populates_the_facts_table(app_root, qtmodeltester):
     model = app_root.facts_tab.model
     names = {(r.fact.name, r.fact.scope) for r in model.rows}
@@ -59,6 +61,7 @@ def test_filters_run_off_thread_and_narrow_the_table(qtbot, app_root):
     qtbot.waitUntil(lambda: [r.fact.name for r in tab.model.rows] == ["glossary"], timeout=3000)
 
 
+@pytest.mark.slow
 def test_external_change_appears_within_a_second(qtbot, app_root, demo):
     _external_save(demo, name="project/deploy-window.md", title="Deploy window",
                    description="When deploys are allowed", body="Tuesdays and Thursdays only.",
@@ -66,6 +69,7 @@ def test_external_change_appears_within_a_second(qtbot, app_root, demo):
     qtbot.waitUntil(lambda: _row(app_root, "deploy-window") is not None, timeout=1000)
 
 
+@pytest.mark.slow
 def test_malformed_file_becomes_a_diagnostic(qtbot, app_root, demo):
     bad = demo.paths.project_store / "broken.md"
     bad.write_bytes(b"---\nname: [unclosed\nmetadata: {\n---\n\nbody\n")
@@ -74,6 +78,7 @@ def test_malformed_file_becomes_a_diagnostic(qtbot, app_root, demo):
     assert not app_root.facts_tab.diagnostics.isHidden()
 
 
+@pytest.mark.slow
 def test_own_save_echo_causes_no_reload_or_conflict(qtbot, app_root):
     flows = app_root.writes
     row = _row(app_root, "api-docs")
@@ -93,6 +98,7 @@ def test_own_save_echo_causes_no_reload_or_conflict(qtbot, app_root):
     assert not flows.conflict.isVisible()
 
 
+@pytest.mark.slow
 def test_edit_conflict_shows_dialog_and_leaves_the_file(qtbot, app_root, demo):
     flows = app_root.writes
     flows.edit(_row(app_root, "release-target"))

@@ -56,6 +56,7 @@ def settings(tmp_path: Path) -> QSettings:
     return QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
 
 
+@pytest.mark.slow
 def test_remote_window_shows_only_the_server_catalog_and_suggestions_unavailable(
     qtbot, qtmodeltester, served: Served, client_home: Path, settings: QSettings
 ) -> None:
@@ -85,6 +86,7 @@ def test_remote_window_shows_only_the_server_catalog_and_suggestions_unavailable
     assert touched_under(seen, client_home) == []
 
 
+@pytest.mark.slow
 def test_killing_the_server_shows_disconnected_and_reconnect_restores(
     qtbot, served: Served, client_home: Path, settings: QSettings
 ) -> None:
@@ -113,6 +115,7 @@ def test_killing_the_server_shows_disconnected_and_reconnect_restores(
         qtbot.waitUntil(lambda: root.facts_tab.model.rowCount() == rows, timeout=10000)
 
 
+@pytest.mark.slow
 def test_server_changes_reach_the_window(
     qtbot, served: Served, client_home: Path, settings: QSettings
 ) -> None:
@@ -132,6 +135,7 @@ def test_the_file_menu_offers_open_remote_workspace(app_root) -> None:
     assert action in menu.actions() and "remote" in action.text().lower()
 
 
+@pytest.mark.slow
 def test_a_remote_forget_asks_in_this_window_and_writes_on_the_server(
     qtbot, served: Served, client_home: Path, settings: QSettings
 ) -> None:
@@ -177,6 +181,7 @@ def test_a_command_that_is_no_server_leaves_a_disconnected_window(
         remote.shutdown()
 
 
+@pytest.mark.slow
 def test_a_stale_remote_edit_opens_the_conflict_dialog_and_writes_nothing(
     qtbot, served: Served, client_home: Path, settings: QSettings
 ) -> None:

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import threading
 
+import pytest
 from context_engine.facts.memory import Memory
 from PySide6.QtCore import QElapsedTimer, QTimer
 
 
+@pytest.mark.slow
 def test_burst_of_1000_changes_keeps_the_gui_responsive(qtbot, app_root, demo):
     memory = Memory(demo.paths)
     done = threading.Event()

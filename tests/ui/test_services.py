@@ -110,6 +110,7 @@ def test_classify(tmp_path: Path):
     assert targets.classify(str(tmp_path / "ws" / "notes.md")) is None
 
 
+@pytest.mark.slow
 def test_watcher_debounces_atomic_replace_into_one_change(qtbot, tmp_path: Path):
     store = tmp_path / "memory"
     store.mkdir()
@@ -132,6 +133,7 @@ def test_watcher_debounces_atomic_replace_into_one_change(qtbot, tmp_path: Path)
         watcher.stop()
 
 
+@pytest.mark.slow
 def test_watcher_ignores_temp_and_lock_only_bursts(qtbot, tmp_path: Path):
     store = tmp_path / "memory"
     store.mkdir()

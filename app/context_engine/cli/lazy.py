@@ -57,6 +57,15 @@ class LazyGroup(click.Group):
             self._loaded.add(cmd_name)
         return self.commands.get(cmd_name)
 
+    def shell_complete(self, ctx: click.Context, incomplete: str) -> list[CompletionItem]:
+        """Complete command names from the table (click's own would import every command)."""
+        items = [
+            CompletionItem(name, help=self.short_help_table.get(name))
+            for name in self.list_commands(ctx)
+            if name.startswith(incomplete)
+        ]
+        return items + click.Command.shell_complete(self, ctx, incomplete)
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """List the commands from the table's short help, importing none of them."""
         rows: list[tuple[str, str]] = []

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import click
 
+from .. import __version__
 from .lazy import LazyGroup
 from .output import CliContext
 from .registry import SHORT_HELP, TOP_LEVEL
@@ -24,7 +25,7 @@ class RootGroup(RemoteAwareGroup, LazyGroup):
     short_help_table=SHORT_HELP,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-@click.version_option(package_name="context-center", prog_name="context-engine")
+@click.version_option(__version__, prog_name="context-engine")
 @click.option(
     "--home", type=click.Path(file_okay=False), help="Reasonix home (also the state root)."
 )

@@ -42,6 +42,7 @@ def client_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path / "client"
 
 
+@pytest.mark.slow
 def test_reads_equal_the_server_home_and_never_open_the_client_home(
     served: Served, client_home: Path
 ) -> None:
@@ -105,6 +106,7 @@ GLOBAL_FACT = {
 }
 
 
+@pytest.mark.slow
 def test_every_remote_write_honours_the_policy(served: Served, client_home: Path) -> None:
     """Low-risk create: written, nobody asked. Global fact: asked; no / a crashing dialog:
     nothing written; yes: written. Forget: asked. Recover: the person's own action."""
@@ -160,6 +162,7 @@ def test_every_remote_write_honours_the_policy(served: Served, client_home: Path
     assert list(client_home.rglob("shell.md")) == []
 
 
+@pytest.mark.slow
 def test_an_unanswered_confirmation_writes_nothing_even_if_a_yes_comes_late(
     served: Served, client_home: Path
 ) -> None:
@@ -190,6 +193,7 @@ def test_an_unanswered_confirmation_writes_nothing_even_if_a_yes_comes_late(
     assert "shell" not in {f.name for f in served.local().list_facts().facts}
 
 
+@pytest.mark.slow
 def test_killing_the_server_leaves_the_client_disconnected_without_fallback(
     served: Served, client_home: Path
 ) -> None:
@@ -241,6 +245,7 @@ def test_a_server_without_suggestions_says_unavailable(served: Served, client_ho
     assert touched_under(seen, client_home) == []
 
 
+@pytest.mark.slow
 def test_the_server_watcher_pushes_changes(served: Served, client_home: Path) -> None:
     from context_engine.facts.memory import Memory
 

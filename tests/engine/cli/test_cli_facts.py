@@ -164,6 +164,7 @@ def test_memory_text_family(c: Cli) -> None:
     assert "archived memory not found" in c.text("memory", "recover", path, code=1)
 
 
+@pytest.mark.slow
 def test_installed_console_script(tmp_path: Path) -> None:
     exe = Path(sys.executable).parent / "context-engine"
     if not exe.exists():

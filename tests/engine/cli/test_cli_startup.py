@@ -80,6 +80,7 @@ def test_help_and_version_import_nothing_heavy(argv: list[str], tmp_path: Path) 
     assert heavy_modules(argv, tmp_path) == []
 
 
+@pytest.mark.slow
 def test_commands_that_do_not_recall_stay_light(tmp_path: Path) -> None:
     home = tmp_path / "home"
     base = ["--home", str(home), "--workspace", str(tmp_path)]

@@ -74,6 +74,7 @@ def _local_args(served: Served) -> list[str]:
     return ["--home", str(served.paths.home), "--workspace", str(served.paths.root)]
 
 
+@pytest.mark.slow
 def test_complete_command_local_and_remote_agree(served: Served) -> None:
     facts = served.local().list_facts().facts
     ids = [f.id for f in facts]
@@ -139,6 +140,7 @@ def _bash_complete(words: list[str], env: dict[str, str]) -> list[str]:
     return [line for line in out.stdout.splitlines() if line]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("bash") is None, reason="bash not installed")
 def test_bash_completes_restore_and_recover(served: Served) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("_CONTEXT_ENGINE")}
@@ -151,12 +153,14 @@ def test_bash_completes_restore_and_recover(served: Served) -> None:
     assert archives == [str(e.path) for e in served.local().archived()]
 
 
+@pytest.mark.slow
 def test_zsh_and_fish_scripts_are_generated() -> None:
     for shell in ("zsh", "fish"):
         out = _script(shell)
         assert f"{shell}_complete" in out and "context-engine" in out
 
 
+@pytest.mark.slow
 def test_shell_completion_under_remote_asks_the_server(served: Served) -> None:
     from click.shell_completion import ShellComplete
 
@@ -169,6 +173,7 @@ def test_shell_completion_under_remote_asks_the_server(served: Served) -> None:
     assert got == [str(e.path) for e in served.local().archived()]
 
 
+@pytest.mark.slow
 def test_zsh_and_fish_completion_protocols_answer(served: Served) -> None:
     exe = Path(sys.executable).with_name("context-engine")
     words = ["context-engine", *_local_args(served), "restore", "edi"]

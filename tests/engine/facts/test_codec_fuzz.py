@@ -9,6 +9,7 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
 import yaml
 from context_engine.errors import FactFormatError, InvalidName
 from context_engine.facts import yaml_strict
@@ -47,6 +48,7 @@ def _outcome(parse: object, data: bytes, scope: str = "project") -> object:
     return result
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(
     st.one_of(
@@ -59,6 +61,7 @@ def test_any_bytes_parse_or_raise_format_error(data: bytes) -> None:
     assert _outcome(parse_fact, data) == _outcome(parse_fact_strict, data)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(st.lists(st.one_of(TRICKY, TEXT), max_size=12))
 def test_any_frontmatter_text_parses_or_raises_format_error(lines: list[str]) -> None:
@@ -150,6 +153,7 @@ def facts(draw: st.DrawFn) -> Fact:
     )
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(facts(), st.sampled_from(SCOPES))
 def test_rendered_fact_reads_back_identical(fact: Fact, store_scope: str) -> None:
@@ -162,6 +166,7 @@ def test_rendered_fact_reads_back_identical(fact: Fact, store_scope: str) -> Non
     hash(parsed.fact)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(facts(), st.text(st.characters(exclude_categories=["Cs"], exclude_characters="\0")))
 def test_normalize_fact_is_what_reads_back(fact: Fact, raw_body: str) -> None:
@@ -202,6 +207,7 @@ def near_canonical(draw: st.DrawFn) -> str:
     return "\n".join(lines) + "\n"
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(near_canonical())
 def test_fast_reader_agrees_with_strict_loader(front: str) -> None:
@@ -209,6 +215,7 @@ def test_fast_reader_agrees_with_strict_loader(front: str) -> None:
     assert _outcome(parse_fact, data) == _outcome(parse_fact_strict, data)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(st.text(st.characters(exclude_categories=["Cs"])))
 def test_every_written_scalar_reads_back_unchanged(text: str) -> None:
@@ -270,6 +277,7 @@ EDGE_VALUES = [
 ]
 
 
+@pytest.mark.slow
 def test_fast_reader_agrees_on_edge_values() -> None:
     checked = 0
     for key in ("id", "name", "title", "description", "created_at", "revision"):

@@ -98,6 +98,7 @@ def test_recursive_alias_is_refused() -> None:
     assert reason("---\na: &x [*x]\n---\n")[0] == "alias_forbidden"
 
 
+@pytest.mark.slow
 def test_deep_nesting_is_refused_without_recursion_error() -> None:
     assert reason("---\na: " + "[" * 5000 + "]" * 5000 + "\n---\n")[0] == "too_deep"
     nested = "".join("  " * i + f"k{i}:\n" for i in range(40))

@@ -25,6 +25,7 @@ from support.store import (
 SPAWN = multiprocessing.get_context("spawn")
 
 
+@pytest.mark.slow
 def test_eight_processes_cas_updates_lose_nothing(tmp_path: Path) -> None:
     memory = Memory(make_paths(tmp_path))
     fact = memory.save(name="counter", description="d", body="start").fact
@@ -44,6 +45,7 @@ def test_eight_processes_cas_updates_lose_nothing(tmp_path: Path) -> None:
     assert temp_files(memory.paths.state) == []
 
 
+@pytest.mark.slow
 def test_eight_processes_create_same_name_exactly_one_wins(tmp_path: Path) -> None:
     start_at = time.time() + 1.5
     with SPAWN.Pool(8) as pool:
@@ -56,6 +58,7 @@ def test_eight_processes_create_same_name_exactly_one_wins(tmp_path: Path) -> No
     assert fact.body == f"body {winner}"
 
 
+@pytest.mark.slow
 def test_two_concurrent_recovers_exactly_one_succeeds(tmp_path: Path) -> None:
     memory = Memory(make_paths(tmp_path))
     memory.save(name="x", description="d", body="b")
@@ -68,6 +71,7 @@ def test_two_concurrent_recovers_exactly_one_succeeds(tmp_path: Path) -> None:
     assert not entry.exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("trial", range(3))
 def test_sigkill_mid_write_leaves_old_or_new_and_lock_free(tmp_path: Path, trial: int) -> None:
     size = 2 * 1024 * 1024
@@ -101,6 +105,7 @@ def test_sigkill_mid_write_leaves_old_or_new_and_lock_free(tmp_path: Path, trial
     assert [n for n in os.listdir(store) if n.startswith(".tmp")] == []
 
 
+@pytest.mark.slow
 def test_real_efbig_short_write_leaves_store_identical(tmp_path: Path) -> None:
     """C10: a child limited by RLIMIT_FSIZE gets a real short write, then EFBIG."""
     import errno

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
 from context_engine.facts.fs import FS
 from context_engine.facts.memory import Memory
 from support.store import make_paths, temp_files
@@ -52,6 +53,7 @@ class CrashAt(FS):
         super().rename(src, dst)
 
 
+@pytest.mark.slow
 def test_crash_point_enumeration_over_update(tmp_path: Path) -> None:
     """C1: crash at every fs op of an update; the store stays consistent and retryable."""
     k = 0
@@ -103,6 +105,7 @@ def _crash_loop(tmp_path: Path, setup, op, check) -> int:  # type: ignore[no-unt
         assert k < 60
 
 
+@pytest.mark.slow
 def test_crash_points_create(tmp_path: Path) -> None:
     def op(m: Memory, _: object) -> None:
         m.save(name="n", description="d", body="new")
@@ -115,6 +118,7 @@ def test_crash_points_create(tmp_path: Path) -> None:
     assert _crash_loop(tmp_path, lambda m: None, op, check) > 3
 
 
+@pytest.mark.slow
 def test_crash_points_forget(tmp_path: Path) -> None:
     def setup(m: Memory) -> bytes:
         m.save(name="x", description="d", body="b")
@@ -131,6 +135,7 @@ def test_crash_points_forget(tmp_path: Path) -> None:
     assert _crash_loop(tmp_path, setup, lambda m, _: m.forget("x"), check) > 2
 
 
+@pytest.mark.slow
 def test_crash_points_recover(tmp_path: Path) -> None:
     def setup(m: Memory) -> tuple[str, str]:
         fact = m.save(name="x", description="d", body="b").fact
@@ -150,6 +155,7 @@ def test_crash_points_recover(tmp_path: Path) -> None:
     assert _crash_loop(tmp_path, setup, lambda m, s: m.recover(s[1]), check) > 5
 
 
+@pytest.mark.slow
 def test_crash_points_restore(tmp_path: Path) -> None:
     def setup(m: Memory) -> str:
         fact = m.save(name="x", description="d", body="v1").fact
@@ -165,6 +171,7 @@ def test_crash_points_restore(tmp_path: Path) -> None:
     assert _crash_loop(tmp_path, setup, lambda m, i: m.restore(i, 1), check) > 5
 
 
+@pytest.mark.slow
 def test_crash_points_migration(tmp_path: Path) -> None:
     legacy = b"---\nname: old\ndescription: legacy\n---\nbody\n"
 

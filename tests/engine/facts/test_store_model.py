@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import hypothesis.strategies as st
+import pytest
 from context_engine.errors import AlreadyActive, NameInUse
 from context_engine.facts.memory import Memory
 from context_engine.facts.model import Scope
@@ -185,4 +186,4 @@ class StoreMachine(RuleBasedStateMachine):
 StoreMachine.TestCase.settings = settings(
     max_examples=40, stateful_step_count=20, deadline=None, database=None
 )
-TestStoreModel = StoreMachine.TestCase
+TestStoreModel = pytest.mark.slow(StoreMachine.TestCase)

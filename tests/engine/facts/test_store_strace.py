@@ -41,6 +41,7 @@ def _strace_works() -> bool:
 pytestmark = pytest.mark.skipif(not _strace_works(), reason="strace/ptrace not available")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("op", "inject", "errno_name"),
     [

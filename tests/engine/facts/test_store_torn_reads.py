@@ -7,6 +7,7 @@ import multiprocessing
 import time
 from pathlib import Path
 
+import pytest
 from context_engine.facts.codec import render_fact
 from context_engine.facts.memory import Memory
 from support.store import make_paths, reader_worker
@@ -47,12 +48,14 @@ def _in_place(memory: Memory, fact_id: str, letter: str) -> None:
             time.sleep(0.002)
 
 
+@pytest.mark.slow
 def test_atomic_replace_never_shows_a_torn_file(tmp_path: Path) -> None:
     reads, torn = _run(tmp_path, _atomic)
     assert reads > 0
     assert torn == 0
 
 
+@pytest.mark.slow
 def test_control_in_place_writer_is_seen_torn(tmp_path: Path) -> None:
     reads, torn = _run(tmp_path, _in_place)
     assert reads > 0

@@ -71,6 +71,7 @@ def run_cli(args: list[str], stdin: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_user_prompt_submit_over_the_cli(env: tuple[Path, Path, EnginePaths]) -> None:
     workspace, home, paths = env
     stdin = payload(workspace, "UserPromptSubmit", "Where are release artifacts published from?")
@@ -88,6 +89,7 @@ def test_user_prompt_submit_over_the_cli(env: tuple[Path, Path, EnginePaths]) ->
     assert not ABSOLUTE.search(out)
 
 
+@pytest.mark.slow
 def test_generic_turn_adds_nothing_over_the_lean_entry(env: tuple[Path, Path, EnginePaths]) -> None:
     workspace, home, paths = env
     stdin = payload(workspace, "UserPromptSubmit", "continue")

@@ -12,6 +12,8 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 DOCS = Path(__file__).resolve().parents[3] / "docs" / "agents.md"
 APP = Path(__file__).resolve().parents[3] / "app"
 
@@ -41,6 +43,7 @@ def test_every_config_snippet_parses_and_registers_our_commands() -> None:
     assert events == {"SessionStart", "UserPromptSubmit", "BeforeAgent"}
 
 
+@pytest.mark.slow
 def test_every_documented_hook_command_answers_its_event(tmp_path: Path) -> None:
     workspace = tmp_path / "repo"
     (workspace / ".git").mkdir(parents=True)

@@ -76,6 +76,7 @@ def test_engine_revalidates_facts_on_every_read(
     assert [f.body for f in again] == [f.body for f in Memory(paths).snapshot().facts]
 
 
+@pytest.mark.slow
 def test_running_mcp_server_answers_the_hook(paths: EnginePaths) -> None:
     sock = relay.socket_path(paths)
     assert sock is not None

@@ -110,6 +110,7 @@ def test_queries_parse_the_same_with_and_without_the_ascii_pattern(
     assert [parse_query(m) for m in messages] == fast
 
 
+@pytest.mark.slow
 @given(
     st.lists(st.sampled_from(["", "/", "a", ".archive", ".revisions", "id", "x.md", ".."]),
              max_size=5)

@@ -151,6 +151,7 @@ _ALPHABET = st.sampled_from(
 )
 
 
+@pytest.mark.slow
 @settings(
     max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )

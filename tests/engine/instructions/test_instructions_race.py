@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
 from context_engine.instructions import resolve_instructions
 from support.instructions import RecordingFS, engine_paths
 
@@ -72,6 +73,7 @@ def _naive_read(ws: Path, rel: str) -> str | None:
         return None
 
 
+@pytest.mark.slow
 def test_resolver_reads_nothing_outside_while_tree_is_swapped(tmp_path: Path) -> None:
     ws, outside = _tree(tmp_path)
     paths = engine_paths(tmp_path / "home", ws)

@@ -340,6 +340,7 @@ NAMES = st.text(alphabet=st.sampled_from("aZ09-_ .\n\té记ǅİⅣ①٣ß"), max
 )
 
 
+@pytest.mark.slow
 @given(NAMES)
 def test_fast_keys_match_normalize_key_and_slugify(text: str) -> None:
     """The duplicate check's C-level keys equal ``normalize_key`` and ``slugify`` (S3.7, S7.2)."""

@@ -109,6 +109,7 @@ ADVERSARIAL = {
 }
 
 
+@pytest.mark.slow
 def test_adversarial_megabyte_inputs_are_bounded() -> None:
     """D6: 1 MB hostile inputs finish with no exception; the time is printed, not asserted
     beyond a generous sanity bound (S14.2)."""
@@ -151,6 +152,7 @@ FRAGMENTS = (
 MIXED = st.lists(st.sampled_from(FRAGMENTS) | st.text(max_size=8), max_size=12).map("".join)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(
     MIXED,
@@ -167,6 +169,7 @@ def test_format_characters_never_change_the_findings(
     assert scan_text(spliced) == scan_text(text)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(MIXED)
 def test_any_text_scans_to_known_rule_ids(text: str) -> None:

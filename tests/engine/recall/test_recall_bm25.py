@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 
+import pytest
 from context_engine.recall.gate import passes
 from context_engine.recall.index import DocMeta, SparseIndex, weights_for
 from hypothesis import given, settings
@@ -56,6 +57,7 @@ def build(docs: dict[str, list[str]]) -> SparseIndex:
     return index
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None)
 @given(docs_strategy, query_strategy)
 def test_scores_equal_reference(raw: list[list[str]], query: list[str]) -> None:
@@ -63,6 +65,7 @@ def test_scores_equal_reference(raw: list[list[str]], query: list[str]) -> None:
     assert index_scores(build(docs), query) == reference_scores(docs, query)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(docs_strategy, docs_strategy, st.lists(st.integers(0, 24), max_size=10), query_strategy)
 def test_scores_equal_reference_after_incremental_updates(
@@ -85,6 +88,7 @@ def test_scores_equal_reference_after_incremental_updates(
     assert index.total_length == sum(len(d) for d in docs.values())
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(
     docs_strategy,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+import pytest
 from context_engine.recall import Recaller
 from context_engine.recall.index import DocMeta, SparseIndex
 from context_engine.recall.tokenize import cjk_terms, token_re, tokens
@@ -31,6 +32,7 @@ def test_tokens_equal_the_per_token_path(text: str) -> None:
     assert tokens(text) == per_token(text)
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None)
 @given(docs_strategy, st.lists(st.sampled_from(VOCAB), min_size=1, max_size=5, unique=True))
 def test_add_many_equals_adding_one_by_one(raw: list[list[str]], query: list[str]) -> None:

@@ -55,6 +55,7 @@ def edit_in_place(file: Path, words: list[str]) -> None:
     os.utime(file, ns=(before.st_atime_ns, before.st_mtime_ns))
 
 
+@pytest.mark.slow
 @settings(
     max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )

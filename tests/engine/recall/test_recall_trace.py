@@ -45,6 +45,7 @@ def test_trace_log_refuses_store_directory(tmp_path: Path) -> None:
         TraceLog(store / "recall", stores=(store,))
 
 
+@pytest.mark.slow
 def test_default_history_limit_is_200(tmp_path: Path) -> None:
     log = TraceLog(tmp_path / "recall")
     assert log.limit == 200

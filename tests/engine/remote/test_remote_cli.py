@@ -37,6 +37,7 @@ def _invoke(*args: str) -> tuple[int, dict[str, object]]:
     return result.exit_code, json.loads(result.stdout or "{}")
 
 
+@pytest.mark.slow
 def test_remote_reads_print_what_the_server_home_holds(served: Served, client_home: Path) -> None:
     local = ["--home", str(served.paths.home), "--workspace", str(served.paths.root)]
     expected_list = _invoke(*local, "list")[1]
@@ -76,6 +77,7 @@ def test_commands_that_need_local_files_fail_closed(served: Served, client_home:
     assert result.exit_code == 2
 
 
+@pytest.mark.slow
 def test_remote_remember_without_a_person_writes_nothing(served: Served, client_home: Path) -> None:
     remote = _remote(served)
     code, payload = _invoke(
@@ -93,6 +95,7 @@ def test_remote_remember_without_a_person_writes_nothing(served: Served, client_
     assert list(client_home.rglob("ci-cache.md")) == []
 
 
+@pytest.mark.slow
 def test_unavailable_and_disconnected_are_errors(served: Served, client_home: Path) -> None:
     code, payload = _invoke("--remote", _remote(served, "--without", "suggestions"), "suggest")
     assert (code, payload) == (0, {"available": False, "memories": [], "skills": []})
@@ -102,6 +105,7 @@ def test_unavailable_and_disconnected_are_errors(served: Served, client_home: Pa
     assert code == 1 and payload["error"]["code"] == "disconnected"  # type: ignore[index]
 
 
+@pytest.mark.slow
 def test_remote_memory_family_is_the_servers(served: Served, client_home: Path) -> None:
     remote = _remote(served)
     runner = CliRunner()
@@ -117,6 +121,7 @@ def test_remote_memory_family_is_the_servers(served: Served, client_home: Path) 
     assert history.exit_code == 0 and "r1" in history.output
 
 
+@pytest.mark.slow
 def test_remote_suggest_and_accept_use_the_servers_sessions(
     served: Served, client_home: Path, tmp_path: Path
 ) -> None:

@@ -50,6 +50,7 @@ def served(tmp_path: Path) -> Served:
     return make_served(tmp_path / "server")
 
 
+@pytest.mark.slow
 def test_handshake_versioning_and_errors(served: Served) -> None:
     raw = Raw(served.command("--no-watch", "--without", "suggestions"))
     try:
@@ -87,6 +88,7 @@ def test_handshake_versioning_and_errors(served: Served) -> None:
     assert code == 0
 
 
+@pytest.mark.slow
 def test_a_confirmation_travels_to_the_client_and_only_true_approves(served: Served) -> None:
     raw = Raw(served.command("--no-watch"))
     try:
@@ -141,6 +143,7 @@ def test_the_list_cache_equals_a_fresh_encoding_and_follows_edits(served: Served
     assert "Edited after caching" in {f.description for f in decoded.facts}
 
 
+@pytest.mark.slow
 def test_login_chatter_before_the_handshake_is_skipped(served: Served) -> None:
     from context_engine.catalog.remote import RemoteCatalog
 

@@ -75,6 +75,7 @@ async def decline(context: Any, params: types.ElicitRequestParams) -> types.Elic
     return types.ElicitResult(action="decline")
 
 
+@pytest.mark.slow
 def test_tools_search_read_write_and_refuse_without_elicitation(paths: EnginePaths) -> None:
     outputs: list[str] = []
 
@@ -105,6 +106,7 @@ def test_tools_search_read_write_and_refuse_without_elicitation(paths: EnginePat
     assert_private(paths, json.dumps(outputs))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 def test_elicitation_decline_then_accept(paths: EnginePaths, mode: str) -> None:
     answers = [decline, accept, accept]  # no, then yes to the same call; yes to the forget

@@ -153,6 +153,7 @@ _KINDS = st.sampled_from(["int", "basic", "literal_ml", "basic_ml", "array"])
 _ENTRY = st.tuples(st.sampled_from(["memory_compiler", "name", "x"]), _KINDS, _CONTENT)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(
     st.lists(
