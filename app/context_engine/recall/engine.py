@@ -17,7 +17,8 @@ from .index import MASK_TERMS, OLDEST, DocMeta, SparseIndex, weights_for
 from .pool import POOL, PREFIX, SHADOWED, Membership, PoolTracker
 from .query import EMPTY_POOL, NO_MATCH, NO_TERMS, OVER_BUDGET, Query, parse_query, suppression
 from .scoring import Ranked, boosted, doc_meta, micros, rank
-from .snippet import make_snippet
+from .snippet import SNIPPET_SEPARATOR, make_snippet
+from .supersede import superseded
 from .tokenize import term_counts
 from .trace import (
     DROPPED_DETAIL,
@@ -50,6 +51,22 @@ def _is_archived(fact: Fact) -> bool:
         return (size > 1 and parts[-2] == ".archive") or (size > 2 and parts[-3] == ".revisions")
     parent = path.parent
     return parent.name == ".archive" or parent.parent.name == ".revisions"
+
+
+LOST_SUPERSEDED = "superseded"
+
+
+def _counting_bits(query: Query) -> int:
+    """Bitmask of the query terms that count toward the gate (index bit order)."""
+    counting = query.counting
+    return sum(1 << j for j, t in enumerate(query.terms[:MASK_TERMS]) if t in counting)
+
+
+def _newer(new: Fact, old: Fact) -> bool:
+    """Whether ``new`` was updated after ``old`` (unset times are oldest)."""
+    return (micros(new.updated_at or new.created_at) or OLDEST) > (
+        micros(old.updated_at or old.created_at) or OLDEST
+    )
 
 
 def _same(old: Fact, new: Fact) -> bool:
@@ -333,7 +350,9 @@ class Recaller:
         now_us = micros(now) or 0
         pool = self.pool
         weights, avgdl, _ = weights_for(query.terms, [pool])
-        scored = pool.score(query.terms, weights, avgdl, query.strong, query.ignored)
+        scored = pool.score(
+            query.terms, weights, avgdl, query.strong, query.ignored, query.weak
+        )
         drops: dict[str, list[TraceDrop]] = {}
         counts: dict[str, int] = {}
         self._override_drops(query, weights, avgdl, now_us, drops, counts)
@@ -343,6 +362,16 @@ class Recaller:
         ranked, kept_total = ranking.head, ranking.kept
         counts[LOST_RELATIVE] = ranking.below_total
         drops[LOST_RELATIVE] = [self._drop(r, LOST_RELATIVE) for r in ranking.below]
+        stale = superseded(ranked, self._tracker.facts.__getitem__, _counting_bits(query), _newer)
+        if stale:
+            drops[LOST_SUPERSEDED] = [
+                self._drop(r, LOST_SUPERSEDED, f"a fresher fact on the same subject: {stale[r.reference]}")
+                for r in ranked
+                if r.reference in stale
+            ]
+            counts[LOST_SUPERSEDED] = len(stale)
+            ranked = [r for r in ranked if r.reference not in stale]
+            kept_total -= len(stale)
         chosen, rest = ranked[:limit], ranked[limit:]
         counts[LOST_LIMIT] = kept_total - len(chosen)
         drops[LOST_LIMIT] = [self._drop(r, LOST_LIMIT) for r in rest[:DROPPED_DETAIL]]
@@ -400,7 +429,7 @@ class Recaller:
         now: datetime,
     ) -> RecallResult:
         """Assemble the trace; ``used_chars`` is exactly the block length."""
-        order = (LOST_OVERRIDE, LOST_BUDGET, LOST_LIMIT, LOST_RELATIVE)
+        order = (LOST_OVERRIDE, LOST_SUPERSEDED, LOST_BUDGET, LOST_LIMIT, LOST_RELATIVE)
         trace = RecallTrace(
             query=query,
             hits=tuple(hits),
@@ -449,7 +478,9 @@ class Recaller:
         shadow = self._indexes[SHADOWED]
         if len(shadow) == 0:
             return
-        scored = shadow.score(query.terms, weights, avgdl, query.strong, query.ignored)
+        scored = shadow.score(
+            query.terms, weights, avgdl, query.strong, query.ignored, query.weak
+        )
         if len(scored.slots) == 0:
             return
         adjusted, stale = boosted(shadow, scored, now_us)
@@ -467,14 +498,23 @@ class Recaller:
     def _block_hit(self, ranked: Ranked, query: Query, now: datetime) -> tuple[BlockHit, Fact]:
         """Entry values for one chosen fact: matched terms, freshness, snippet."""
         fact = self._tracker.facts[ranked.reference]
-        matched = [t for j, t in enumerate(query.terms[:MASK_TERMS]) if ranked.bits >> j & 1][:4]
+        counting = query.counting
+        matched = [
+            t
+            for j, t in enumerate(query.terms[:MASK_TERMS])
+            if ranked.bits >> j & 1 and t in counting
+        ][:4]
         if len(matched) < 4 and len(query.terms) > MASK_TERMS:
             present = term_counts(fact)
-            matched = [t for t in query.terms if t in present][:4]
-        reason = "matched " + ", ".join(matched)
+            matched = [t for t in query.terms if t in present and t in counting][:4]
+        reason = "matched " + ", ".join(query.shown(t) for t in matched)
         if fact.scope == "project":
             reason += "; project scope"
-        source = "\n".join(part for part in (fact.description, fact.body) if part.strip())
+        # The description and the body are two things: a separator keeps them apart on the
+        # one-line ``fact:`` (the snippet collapses newlines).
+        source = SNIPPET_SEPARATOR.join(
+            part.strip() for part in (fact.description, fact.body) if part.strip()
+        )
         hit = BlockHit(
             id=fact.id,
             revision=fact.revision,

@@ -316,12 +316,14 @@ class SparseIndex:
         avgdl: float,
         strong: frozenset[str] | None,
         ignored: frozenset[str] = frozenset(),
+        weak: frozenset[str] = frozenset(),
     ) -> Scored:
         """Raw BM25 of every document passing the gate.
 
         ``weights`` are the idf values to use (the caller decides which pool they come from);
         ``strong`` is the set of terms that pass alone, ``None`` for "any match passes";
-        ``ignored`` terms score but do not count toward the gate.
+        ``ignored`` terms score but do not count toward the gate; ``weak`` terms count only
+        beside a term that is neither ignored nor weak.
         """
         cap = len(self._keys)
         views: list[npt.NDArray[np.int32]] = []
@@ -350,13 +352,17 @@ class SparseIndex:
             count = np.bincount(slots[counted], minlength=cap)
         else:
             count = np.bincount(slots, minlength=cap)
+        specific = None
+        if weak and any(terms[j] in weak for j in used):
+            solid = np.repeat([terms[j] not in ignored and terms[j] not in weak for j in used], sizes)
+            specific = np.bincount(slots[solid], minlength=cap)
         single_ok = np.zeros(cap, dtype=np.bool_)
         flags = [(strong is None or terms[j] in strong) and terms[j] not in ignored for j in used]
         if all(flags):
             single_ok[:] = True
         elif any(flags):
             single_ok[slots[np.repeat(flags, sizes)]] = True
-        gate = gate_mask(count, single_ok)
+        gate = gate_mask(count, single_ok, specific)
         hit = np.flatnonzero(gate)
         # Matched-term bitmask, only for the entries of gate-passing documents: each
         # (document, term) pair occurs once, so a sum of distinct powers of two is an OR.

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .gate import strong_terms
-from .stopwords import gate_ignored
-from .tokenize import ASCII_QUERY_RE, cjk_terms, token_re
+from .stopwords import gate_ignored, gate_weak, is_bare_number
+from .tokenize import ASCII_QUERY_RE, cjk_terms, fold, token_re
 
 GENERIC_TURNS: frozenset[str] = frozenset(
     {
@@ -39,11 +39,16 @@ _WS = re.compile(r"\s+")
 
 @dataclass(frozen=True, slots=True)
 class Query:
-    """A parsed user message: distinct terms in first-seen order and the distinctive subset."""
+    """A parsed user message: distinct terms in first-seen order and the distinctive subset.
+
+    ``typed`` maps each term (a folded stem for English words) to the word first typed for it,
+    lowercased: what a person reads in a ``reason``.
+    """
 
     text: str
     terms: tuple[str, ...]
     distinctive: frozenset[str]
+    typed: dict[str, str] = field(default_factory=dict, compare=False)
 
     @property
     def ignored(self) -> frozenset[str]:
@@ -51,9 +56,24 @@ class Query:
         return gate_ignored(self.terms, self.distinctive)
 
     @property
+    def weak(self) -> frozenset[str]:
+        """Terms that count toward the gate only beside a subject term (generic, numbers)."""
+        return gate_weak(self.terms, self.distinctive)
+
+    @property
     def strong(self) -> frozenset[str]:
         """Terms that pass the gate on their own (S8.5)."""
-        return strong_terms(self.terms, self.distinctive, self.ignored)
+        lengths = {t: len(w) for t, w in self.typed.items()}
+        return strong_terms(self.terms, self.distinctive, self.ignored, self.weak, lengths)
+
+    @property
+    def counting(self) -> frozenset[str]:
+        """Terms that count toward the gate at all (what a ``reason`` lists)."""
+        return frozenset(self.terms) - self.ignored
+
+    def shown(self, term: str) -> str:
+        """The term as the person typed it (lowercased)."""
+        return self.typed.get(term, term)
 
 
 def _has_inner_capital(typed: str) -> bool:
@@ -68,6 +88,7 @@ def parse_query(message: str) -> Query:
     """
     text = message.strip()
     terms: dict[str, None] = {}
+    typed: dict[str, str] = {}
     distinctive: set[str] = set()
     size = len(text)
     pattern = ASCII_QUERY_RE if text.isascii() else token_re()
@@ -77,9 +98,15 @@ def parse_query(message: str) -> Query:
         before = text[start - 1] if start > 0 else ""
         after = text[end] if end < size else ""
         if word:
-            term = word.lower()
+            lowered = word.lower()
+            term = fold(lowered)
             terms.setdefault(term, None)
-            if (
+            typed.setdefault(term, lowered)
+            if is_bare_number(lowered):
+                # A bare number is an identifier only when typed as one (#6928).
+                if before == "#":
+                    distinctive.add(term)
+            elif (
                 before == "#"
                 or after == "."
                 or "_" in word
@@ -96,7 +123,7 @@ def parse_query(message: str) -> Query:
             distinctive.add(grams[0])
         if after == ".":
             distinctive.add(grams[-1])
-    return Query(text=text, terms=tuple(terms), distinctive=frozenset(distinctive))
+    return Query(text=text, terms=tuple(terms), distinctive=frozenset(distinctive), typed=typed)
 
 
 def suppression(message: str) -> str | None:

@@ -10,6 +10,7 @@ from ..paths import redact_home
 SNIPPET_CHARS = 520
 _WS = re.compile(r"\s+")
 ELLIPSIS = "..."
+SNIPPET_SEPARATOR = " — "  # between a fact's description and its body on the ``fact:`` line
 
 
 def compact(text: str) -> str:

@@ -7,6 +7,8 @@ answer weak turns such as "fix the authentication issue in this large applicatio
 
 from __future__ import annotations
 
+from .tokenize import fold
+
 _ENGLISH_FUNCTION_WORDS = (
     "a", "an", "the", "and", "or", "but", "if", "then", "else", "of", "to", "in", "on",
     "at", "by", "for", "from", "with", "without", "into", "onto", "over", "under",
@@ -33,11 +35,53 @@ _CHINESE_FUNCTION_BIGRAMS = (
     "那些", "可以", "我们", "你们", "帮我", "一个", "是否", "请帮",
 )
 
-GATE_STOPWORDS: frozenset[str] = frozenset(
-    (*_ENGLISH_FUNCTION_WORDS, *_REQUEST_WORDS, *_CHINESE_FUNCTION_BIGRAMS)
+# Words that name an activity every project has (running tests, starting locally, 测试,
+# 排查问题): they count toward a match beside a subject word, never as the subject itself.
+_GENERIC_WORDS = (
+    "run", "runs", "running", "test", "tests", "testing", "start", "started", "starting",
+    "stop", "local", "locally", "build", "builds", "building", "code", "file", "files",
+    "error", "errors", "work", "works", "working", "use", "using", "used", "add", "adding",
+    "update", "updated", "change", "changes", "changed", "new", "old", "get", "set", "show",
+    "find", "write", "read", "open", "create", "remove", "delete", "again", "still", "way",
+    "ways", "right", "wrong", "good", "bad", "best", "first", "last", "next", "time",
+    "today", "yesterday", "step", "steps", "project", "repo", "repository", "app",
+    "application", "feature", "function", "method", "command", "commands", "script",
+    "setup", "config", "configuration", "version", "output", "result", "results", "doc",
+    "docs", "documentation", "know", "tell", "explain", "say", "said", "go", "going",
+    "done", "happen", "happened", "happening", "failing", "fails", "failed", "fail",
+    "broken", "break", "works", "slow", "fast", "large", "small", "big", "main", "part",
+    "one", "two", "way", "should", "default", "usual", "usually", "again", "current",
+    "currently", "well", "like", "looks", "see", "seen",
+    "测试", "运行", "启动", "本地", "问题", "排查", "代码", "文件", "错误", "项目",
+    "修改", "更新", "检查", "查看", "一遍", "一次", "现在", "还是", "正常", "失败",
 )
+
+GATE_STOPWORDS: frozenset[str] = frozenset(
+    term
+    for word in (*_ENGLISH_FUNCTION_WORDS, *_REQUEST_WORDS, *_CHINESE_FUNCTION_BIGRAMS)
+    for term in (word, fold(word))
+)
+
+GENERIC_TERMS: frozenset[str] = frozenset(
+    term for word in _GENERIC_WORDS for term in (word, fold(word))
+) - GATE_STOPWORDS
 
 
 def gate_ignored(terms: tuple[str, ...], distinctive: frozenset[str]) -> frozenset[str]:
     """Query terms that do not count toward the gate: stopwords not typed as distinctive."""
     return frozenset(t for t in terms if t in GATE_STOPWORDS and t not in distinctive)
+
+
+def is_bare_number(term: str) -> bool:
+    """A token made of digits only (``2``, ``2024``, ``8080``)."""
+    return term.isascii() and term.isdigit()
+
+
+def gate_weak(terms: tuple[str, ...], distinctive: frozenset[str]) -> frozenset[str]:
+    """Terms that count toward a match only beside a subject term: generic activity words and
+    bare numbers (a number typed as ``#6928`` is a reference and stays distinctive)."""
+    return frozenset(
+        t
+        for t in terms
+        if (t in GENERIC_TERMS and t not in distinctive) or (is_bare_number(t) and t not in distinctive)
+    )

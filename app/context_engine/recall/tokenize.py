@@ -1,6 +1,7 @@
 """Tokens for recall and search (S8.4).
 
-Runs of letters, digits and ``_`` are one lowercased token; CJK text (Han, kana, Hangul) is
+Runs of letters, digits and ``_`` are one lowercased token (English inflections folded,
+:func:`fold`); CJK text (Han, kana, Hangul) is
 split into overlapping two-character tokens (a lone CJK character is one token); everything
 else separates.
 """
@@ -59,14 +60,58 @@ def cjk_terms(run: str) -> list[str]:
     return [run[i : i + 2] for i in range(len(run) - 1)]
 
 
+_VOWELS = frozenset("aeiouy")
+_KEEP_DOUBLE = frozenset("lsz")
+
+
+@functools.lru_cache(maxsize=65536)
+def fold(word: str) -> str:
+    """Light English inflection folding of one lowercased token (push/pushes/pushed/pushing).
+
+    Only plain ASCII letter runs of at least four characters are touched; identifiers with
+    digits or ``_`` and every non-Latin token are kept as they are. Both a word and its
+    inflected forms land on the same stem ("cache"/"caches"/"cached" → "cach"), which is all
+    matching needs; the stem is never shown to anyone.
+    """
+    if len(word) < 4 or not word.isascii() or not word.isalpha():
+        return word
+    stem = word
+    if stem.endswith("ies") and len(stem) > 4:
+        stem = stem[:-3] + "y"
+    elif stem.endswith("ied") and len(stem) > 4:
+        stem = stem[:-3] + "y"
+    elif stem.endswith(("xes", "ches", "shes", "sses", "zes")):
+        stem = stem[:-2]
+    elif stem.endswith("s") and not stem.endswith(("ss", "us", "is", "os")):
+        stem = stem[:-1]
+    elif stem.endswith("ed") and not stem.endswith("eed") and len(stem) - 2 >= 3:
+        stem = _undouble(stem[:-2])
+    elif stem.endswith("ing") and _has_vowel(stem[:-3]) and len(stem) - 3 >= 3:
+        stem = _undouble(stem[:-3])
+    if stem.endswith("e") and len(stem) >= 5 and not stem.endswith(("ee", "ie")):
+        stem = stem[:-1]
+    return stem
+
+
+def _has_vowel(text: str) -> bool:
+    return any(ch in _VOWELS for ch in text)
+
+
+def _undouble(stem: str) -> str:
+    """``runn`` → ``run``, ``stopp`` → ``stop`` (but ``install``, ``process`` stay)."""
+    if len(stem) >= 3 and stem[-1] == stem[-2] and stem[-1] not in _VOWELS | _KEEP_DOUBLE:
+        return stem[:-1]
+    return stem
+
+
 def tokens(text: str) -> list[str]:
     """All tokens of ``text`` in order, duplicates kept (document length counts them)."""
     if text.isascii():
-        return _ASCII_TOKEN_RE.findall(text.lower())
+        return [fold(w) for w in _ASCII_TOKEN_RE.findall(text.lower())]
     out: list[str] = []
     for cjk, word in token_re().findall(text):
         if word:
-            out.append(word.lower())
+            out.append(fold(word.lower()))
         else:
             out.extend(cjk_terms(cjk))
     return out

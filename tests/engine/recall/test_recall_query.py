@@ -46,8 +46,27 @@ def test_distinctive_terms() -> None:
 
 def test_strong_long_term_only_in_short_query() -> None:
     assert "authentication" in parse_query("authentication errors").strong
-    assert "authentication" not in parse_query("the authentication errors here").strong
+    assert "authentication" not in parse_query("authentication errors in billing export").strong
+
+
+def test_short_query_rule_counts_content_terms_only() -> None:
+    # S8.5: stopwords, request words and generic words do not count toward "≤ 2 terms".
+    assert "sentry" in parse_query("check sentry crash").strong
+    assert "sentry" in parse_query("please check the sentry crash").strong
+    assert "sentry" in parse_query("the authentication errors here with sentry").strong
+    assert "sentry" not in parse_query("sentry crash on billing export").strong
+
+
+def test_generic_words_and_bare_numbers_are_weak() -> None:
+    q = parse_query("run the 2 tests locally")
+    assert {"run", "test", "2", "locally"} <= q.weak
+    assert q.strong == frozenset()
+    # A number typed as a reference, or the subject of a short query, still stands alone.
+    assert "6928" in parse_query("fix #6928 in the billing export").strong
+    assert "6928" in parse_query("what about 6928 then").strong
+    assert "12" not in parse_query("what about 12 then").strong
 
 
 def test_terms_are_distinct_in_first_seen_order() -> None:
-    assert parse_query("cache Cache CACHE ttl").terms == ("cache", "ttl")
+    assert parse_query("cache Cache CACHE ttl").terms == ("cach", "ttl")
+    assert parse_query("caches cached ttl").terms == ("cach", "ttl")
