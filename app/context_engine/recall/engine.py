@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -13,13 +13,14 @@ import numpy as np
 from ..facts.freshness import freshness
 from ..facts.model import Diagnostic, Fact
 from .block import BlockHit, build_block, clamp_budget, clamp_limit
+from .focus import focused
 from .index import MASK_TERMS, OLDEST, DocMeta, SparseIndex, weights_for
 from .pool import POOL, PREFIX, SHADOWED, Membership, PoolTracker
 from .query import EMPTY_POOL, NO_MATCH, NO_TERMS, OVER_BUDGET, Query, parse_query, suppression
 from .scoring import Ranked, boosted, doc_meta, micros, rank
 from .snippet import SNIPPET_SEPARATOR, make_snippet
 from .supersede import superseded
-from .tokenize import term_counts
+from .tokenize import term_counts, tokens
 from .trace import (
     DROPPED_DETAIL,
     LOST_BUDGET,
@@ -54,6 +55,41 @@ def _is_archived(fact: Fact) -> bool:
 
 
 LOST_SUPERSEDED = "superseded"
+LOST_FOCUS = "off subject"
+LOST_UNNAMED = "single word not in name, title or description"
+
+
+def _named_single(
+    ranked: list[Ranked], query: Query, fact_of: Callable[[str], Fact]
+) -> tuple[list[Ranked], list[Ranked]]:
+    """Hits that passed the gate on one long word (S8.5's short-query rule) must carry that
+    word in their name, title or description: a one-word request is about a fact named by it,
+    not one that mentions it in passing."""
+    counting = _counting_bits(query) & ~_bits_of(query, query.weak)
+    distinctive = _bits_of(query, query.distinctive)
+    kept: list[Ranked] = []
+    loose: list[Ranked] = []
+    for hit in ranked:
+        own = hit.bits & counting
+        if own.bit_count() != 1 or own & distinctive:
+            kept.append(hit)
+            continue
+        term = query.terms[own.bit_length() - 1]
+        fact = fact_of(hit.reference)
+        named = term in tokens(f"{fact.name}\n{fact.title}\n{fact.description}")
+        (kept if named else loose).append(hit)
+    return kept, loose
+
+
+def _bits_of(query: Query, terms: frozenset[str]) -> int:
+    """Bitmask of ``terms`` among the query's terms (index bit order)."""
+    return sum(1 << j for j, t in enumerate(query.terms[:MASK_TERMS]) if t in terms)
+
+
+def _subject_terms(query: Query) -> list[str]:
+    """The query's subject terms: counting, and neither generic nor a bare number."""
+    skip = query.ignored | query.weak
+    return [t for t in query.terms if t not in skip]
 
 
 def _counting_bits(query: Query) -> int:
@@ -146,10 +182,14 @@ class Recaller:
         with self._lock:
             failed = {ref: (s.code, s.file, s.message) for ref, s in self._failed.items()}
             indexes = {str(name): index.export() for name, index in self._indexes.items()}
-            return dict(self._tracker.facts), self._tracker.export(), {
-                "indexes": indexes,
-                "failed": failed,
-            }
+            return (
+                dict(self._tracker.facts),
+                self._tracker.export(),
+                {
+                    "indexes": indexes,
+                    "failed": failed,
+                },
+            )
 
     # ----------------------------------------------------------------- maintenance
 
@@ -235,7 +275,9 @@ class Recaller:
             return None
         membership = self._tracker.membership
         groups: dict[Membership, list[tuple[str, Counter[str], DocMeta]]] = {
-            POOL: [], SHADOWED: [], PREFIX: []
+            POOL: [],
+            SHADOWED: [],
+            PREFIX: [],
         }
         for item in prepared:
             groups[membership[item[0]]].append(item)
@@ -350,9 +392,7 @@ class Recaller:
         now_us = micros(now) or 0
         pool = self.pool
         weights, avgdl, _ = weights_for(query.terms, [pool])
-        scored = pool.score(
-            query.terms, weights, avgdl, query.strong, query.ignored, query.weak
-        )
+        scored = pool.score(query.terms, weights, avgdl, query.strong, query.ignored, query.weak)
         drops: dict[str, list[TraceDrop]] = {}
         counts: dict[str, int] = {}
         self._override_drops(query, weights, avgdl, now_us, drops, counts)
@@ -362,16 +402,7 @@ class Recaller:
         ranked, kept_total = ranking.head, ranking.kept
         counts[LOST_RELATIVE] = ranking.below_total
         drops[LOST_RELATIVE] = [self._drop(r, LOST_RELATIVE) for r in ranking.below]
-        stale = superseded(ranked, self._tracker.facts.__getitem__, _counting_bits(query), _newer)
-        if stale:
-            drops[LOST_SUPERSEDED] = [
-                self._drop(r, LOST_SUPERSEDED, f"a fresher fact on the same subject: {stale[r.reference]}")
-                for r in ranked
-                if r.reference in stale
-            ]
-            counts[LOST_SUPERSEDED] = len(stale)
-            ranked = [r for r in ranked if r.reference not in stale]
-            kept_total -= len(stale)
+        ranked, kept_total = self._refine(ranked, kept_total, query, weights, drops, counts)
         chosen, rest = ranked[:limit], ranked[limit:]
         counts[LOST_LIMIT] = kept_total - len(chosen)
         drops[LOST_LIMIT] = [self._drop(r, LOST_LIMIT) for r in rest[:DROPPED_DETAIL]]
@@ -414,6 +445,38 @@ class Recaller:
             now,
         )
 
+    def _refine(
+        self,
+        ranked: list[Ranked],
+        kept_total: int,
+        query: Query,
+        weights: dict[str, float],
+        drops: dict[str, list[TraceDrop]],
+        counts: dict[str, int],
+    ) -> tuple[list[Ranked], int]:
+        """The precision steps after BM25 ranking, each recorded in the trace: one-word hits
+        must be named by the word, stale facts beside fresher ones on the same subject go,
+        and hits after the first must stay on the request's subject."""
+        fact_of = self._tracker.facts.__getitem__
+        ranked, loose = _named_single(ranked, query, fact_of)
+        stale = superseded(ranked, fact_of, _counting_bits(query), _newer)
+        old = [r for r in ranked if r.reference in stale]
+        ranked = [r for r in ranked if r.reference not in stale]
+        ranked, unfocused = focused(ranked, _subject_terms(query), query.terms, weights, MASK_TERMS)
+        steps = ((LOST_UNNAMED, loose), (LOST_SUPERSEDED, old), (LOST_FOCUS, unfocused))
+        for reason, lost in steps:
+            if not lost:
+                continue
+            drops[reason] = [
+                self._drop(
+                    r, reason, f"fresher: {stale[r.reference]}" if r.reference in stale else ""
+                )
+                for r in lost[:DROPPED_DETAIL]
+            ]
+            counts[reason] = len(lost)
+            kept_total -= len(lost)
+        return ranked, kept_total
+
     def _finish(
         self,
         query: str,
@@ -429,7 +492,15 @@ class Recaller:
         now: datetime,
     ) -> RecallResult:
         """Assemble the trace; ``used_chars`` is exactly the block length."""
-        order = (LOST_OVERRIDE, LOST_SUPERSEDED, LOST_BUDGET, LOST_LIMIT, LOST_RELATIVE)
+        order = (
+            LOST_OVERRIDE,
+            LOST_UNNAMED,
+            LOST_SUPERSEDED,
+            LOST_FOCUS,
+            LOST_BUDGET,
+            LOST_LIMIT,
+            LOST_RELATIVE,
+        )
         trace = RecallTrace(
             query=query,
             hits=tuple(hits),
@@ -478,9 +549,7 @@ class Recaller:
         shadow = self._indexes[SHADOWED]
         if len(shadow) == 0:
             return
-        scored = shadow.score(
-            query.terms, weights, avgdl, query.strong, query.ignored, query.weak
-        )
+        scored = shadow.score(query.terms, weights, avgdl, query.strong, query.ignored, query.weak)
         if len(scored.slots) == 0:
             return
         adjusted, stale = boosted(shadow, scored, now_us)

@@ -354,7 +354,9 @@ class SparseIndex:
             count = np.bincount(slots, minlength=cap)
         specific = None
         if weak and any(terms[j] in weak for j in used):
-            solid = np.repeat([terms[j] not in ignored and terms[j] not in weak for j in used], sizes)
+            solid = np.repeat(
+                [terms[j] not in ignored and terms[j] not in weak for j in used], sizes
+            )
             specific = np.bincount(slots[solid], minlength=cap)
         single_ok = np.zeros(cap, dtype=np.bool_)
         flags = [(strong is None or terms[j] in strong) and terms[j] not in ignored for j in used]

@@ -10,16 +10,15 @@ from __future__ import annotations
 from .tokenize import fold
 
 _ENGLISH_FUNCTION_WORDS = (
-    "a", "an", "the", "and", "or", "but", "if", "then", "else", "of", "to", "in", "on",
-    "at", "by", "for", "from", "with", "without", "into", "onto", "over", "under",
-    "about", "as", "is", "are", "was", "were", "be", "been", "being", "am", "do",
-    "does", "did", "done", "have", "has", "had", "it", "its", "this", "that", "these",
-    "those", "there", "here", "i", "me", "my", "we", "us", "our", "you", "your", "he",
-    "him", "his", "she", "her", "they", "them", "their", "what", "which", "who", "whom",
-    "whose", "when", "where", "why", "how", "all", "any", "some", "no", "not", "can",
-    "could", "would", "should", "will", "shall", "may", "might", "must", "just", "so",
-    "too", "very", "also", "up", "out", "than", "now", "let", "lets", "s", "t", "via",
-    "per",
+    "a", "an", "the", "and", "or", "but", "if", "then", "else", "of", "to", "in", "on", "at",
+    "by", "for", "from", "with", "without", "into", "onto", "over", "under", "about", "as",
+    "is", "are", "was", "were", "be", "been", "being", "am", "do", "does", "did", "done",
+    "have", "has", "had", "it", "its", "this", "that", "these", "those", "there", "here", "i",
+    "me", "my", "we", "us", "our", "you", "your", "he", "him", "his", "she", "her", "they",
+    "them", "their", "what", "which", "who", "whom", "whose", "when", "where", "why", "how",
+    "all", "any", "some", "no", "not", "can", "could", "would", "should", "will", "shall",
+    "may", "might", "must", "just", "so", "too", "very", "also", "up", "out", "than", "now",
+    "let", "lets", "s", "t", "via", "per",
 )
 
 # Words of a request that say nothing about its subject.
@@ -31,29 +30,36 @@ _REQUEST_WORDS = (
 
 # Chinese function bigrams (S8.4 tokens).
 _CHINESE_FUNCTION_BIGRAMS = (
-    "如何", "怎么", "怎样", "什么", "为什", "一下", "这个", "那个", "这些",
-    "那些", "可以", "我们", "你们", "帮我", "一个", "是否", "请帮",
+    "如何", "怎么", "怎样", "什么", "为什", "一下", "这个", "那个", "这些", "那些", "可以",
+    "我们", "你们", "帮我", "一个",
+    "是否", "请帮",
 )
 
 # Words that name an activity every project has (running tests, starting locally, 测试,
-# 排查问题): they count toward a match beside a subject word, never as the subject itself.
+# 排查问题): like stopwords they score but never count toward the gate.
 _GENERIC_WORDS = (
-    "run", "runs", "running", "test", "tests", "testing", "start", "started", "starting",
-    "stop", "local", "locally", "build", "builds", "building", "code", "file", "files",
-    "error", "errors", "work", "works", "working", "use", "using", "used", "add", "adding",
-    "update", "updated", "change", "changes", "changed", "new", "old", "get", "set", "show",
-    "find", "write", "read", "open", "create", "remove", "delete", "again", "still", "way",
-    "ways", "right", "wrong", "good", "bad", "best", "first", "last", "next", "time",
-    "today", "yesterday", "step", "steps", "project", "repo", "repository", "app",
-    "application", "feature", "function", "method", "command", "commands", "script",
-    "setup", "config", "configuration", "version", "output", "result", "results", "doc",
-    "docs", "documentation", "know", "tell", "explain", "say", "said", "go", "going",
-    "done", "happen", "happened", "happening", "failing", "fails", "failed", "fail",
-    "broken", "break", "works", "slow", "fast", "large", "small", "big", "main", "part",
-    "one", "two", "way", "should", "default", "usual", "usually", "again", "current",
-    "currently", "well", "like", "looks", "see", "seen",
-    "测试", "运行", "启动", "本地", "问题", "排查", "代码", "文件", "错误", "项目",
-    "修改", "更新", "检查", "查看", "一遍", "一次", "现在", "还是", "正常", "失败",
+    # routine development activity
+    "run", "runs", "running", "rerun", "test", "tests", "testing", "start", "started",
+    "starting", "stop", "build", "builds", "building", "work", "works", "working", "use",
+    "using", "used", "add", "adding", "update", "updated", "change", "changes", "changed",
+    "get", "set", "show", "find", "write", "read", "open", "create", "remove", "delete",
+    "fail", "fails", "failed", "failing", "broken", "break", "happen", "happened", "happening",
+    "explain", "tell", "know", "say", "said", "see", "seen", "going", "done", "refactor",
+    "improve", "clean", "rename", "split",
+    # the workspace itself and its generic parts
+    "local", "locally", "code", "file", "files", "project", "repo", "app", "error", "errors",
+    # vague evaluation, time and order
+    "new", "old", "again", "still", "way", "ways", "right", "wrong", "good", "bad", "better",
+    "best", "first", "last", "next", "time", "today", "yesterday", "step", "steps", "slow",
+    "fast", "well", "like", "looks", "usual", "usually", "whole",
+    # the commonest nouns of programming talk: every codebase has them
+    "function", "functions", "variable", "variables", "method", "methods", "module", "modules",
+    "value", "values", "setting", "settings", "option", "options", "default", "defaults",
+    "machine", "page", "line", "lines", "thing", "name", "names", "number", "something",
+    "everything", "anything", "part", "parts", "piece", "测试", "运行", "启动", "本地", "问题",
+    "排查",
+    "代码", "文件", "错误", "项目", "修改", "更新", "检查", "查看", "一遍", "一次", "现在",
+    "还是", "正常", "失败",
 )
 
 GATE_STOPWORDS: frozenset[str] = frozenset(
@@ -62,14 +68,24 @@ GATE_STOPWORDS: frozenset[str] = frozenset(
     for term in (word, fold(word))
 )
 
-GENERIC_TERMS: frozenset[str] = frozenset(
-    term for word in _GENERIC_WORDS for term in (word, fold(word))
-) - GATE_STOPWORDS
+GENERIC_TERMS: frozenset[str] = (
+    frozenset(term for word in _GENERIC_WORDS for term in (word, fold(word))) - GATE_STOPWORDS
+)
 
 
 def gate_ignored(terms: tuple[str, ...], distinctive: frozenset[str]) -> frozenset[str]:
-    """Query terms that do not count toward the gate: stopwords not typed as distinctive."""
-    return frozenset(t for t in terms if t in GATE_STOPWORDS and t not in distinctive)
+    """Query terms that do not count toward the gate: stopwords, request words, generic
+    activity words and one- or two-digit numbers, unless typed as distinctive (``#build``)."""
+    return frozenset(
+        t
+        for t in terms
+        if (t in GATE_STOPWORDS or t in GENERIC_TERMS or _small_number(t)) and t not in distinctive
+    )
+
+
+def _small_number(term: str) -> bool:
+    """One or two digits: a quantity ("2 more tests", "30 seconds"), never an identifier."""
+    return len(term) <= 2 and is_bare_number(term)
 
 
 def is_bare_number(term: str) -> bool:
@@ -78,10 +94,6 @@ def is_bare_number(term: str) -> bool:
 
 
 def gate_weak(terms: tuple[str, ...], distinctive: frozenset[str]) -> frozenset[str]:
-    """Terms that count toward a match only beside a subject term: generic activity words and
-    bare numbers (a number typed as ``#6928`` is a reference and stays distinctive)."""
-    return frozenset(
-        t
-        for t in terms
-        if (t in GENERIC_TERMS and t not in distinctive) or (is_bare_number(t) and t not in distinctive)
-    )
+    """Terms that count toward a match only beside a subject term: bare numbers (a number
+    typed as ``#6928`` is a reference and stays distinctive)."""
+    return frozenset(t for t in terms if is_bare_number(t) and t not in distinctive)

@@ -1,9 +1,10 @@
 """Stale beside fresh: a stale fact is not recalled next to a fresher fact on the same subject.
 
-Two recalled facts are on the same subject when the stale one matched no counting query term
-the fresh one did not, and their names and titles share at least half of their words
-(stopwords, generic words and numbers left out). The fresh fact must also be the newer one. The
-stale fact is kept in the trace as ``superseded`` with the fact that won, never deleted (S8.7).
+Two recalled facts are on the same subject when at least half of the smaller one's words
+(stopwords, generic words and numbers left out) occur in the other: an older note and the one
+that replaced it share most of their vocabulary. The fresh fact must also be the newer one and
+must have matched at least half of the counting query terms the stale one did. The stale fact
+is kept in the trace as ``superseded`` with the fact that won, never deleted (S8.7).
 """
 
 from __future__ import annotations
@@ -13,26 +14,26 @@ from collections.abc import Callable, Sequence
 from ..facts.model import Fact
 from .scoring import Ranked
 from .stopwords import GATE_STOPWORDS, GENERIC_TERMS, is_bare_number
-from .tokenize import tokens
+from .tokenize import document_text, tokens
 
 SAME_SUBJECT = 0.5
 
 
 def subject_words(fact: Fact) -> frozenset[str]:
-    """The words that name a fact's subject: its name and title, minus filler."""
+    """The words of a fact that say what it is about (filler left out)."""
     return frozenset(
         t
-        for t in tokens(f"{fact.name} {fact.title}")
+        for t in tokens(document_text(fact))
         if t not in GATE_STOPWORDS and t not in GENERIC_TERMS and not is_bare_number(t)
     )
 
 
 def same_subject(a: Fact, b: Fact) -> bool:
-    """Whether two facts' names and titles share at least half their subject words."""
+    """Whether at least half of the smaller fact's subject words occur in the other."""
     left, right = subject_words(a), subject_words(b)
     if not left or not right:
         return False
-    return len(left & right) / len(left | right) >= SAME_SUBJECT
+    return len(left & right) / min(len(left), len(right)) >= SAME_SUBJECT
 
 
 def superseded(
@@ -50,7 +51,7 @@ def superseded(
         old = fact_of(candidate.reference)
         wanted = candidate.bits & counting_bits
         for winner in fresh:
-            if wanted & ~winner.bits:
+            if 2 * (wanted & winner.bits).bit_count() < wanted.bit_count():
                 continue
             new = fact_of(winner.reference)
             if newer(new, old) and same_subject(new, old):

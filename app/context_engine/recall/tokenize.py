@@ -76,9 +76,7 @@ def fold(word: str) -> str:
     if len(word) < 4 or not word.isascii() or not word.isalpha():
         return word
     stem = word
-    if stem.endswith("ies") and len(stem) > 4:
-        stem = stem[:-3] + "y"
-    elif stem.endswith("ied") and len(stem) > 4:
+    if (stem.endswith("ies") and len(stem) > 4) or (stem.endswith("ied") and len(stem) > 4):
         stem = stem[:-3] + "y"
     elif stem.endswith(("xes", "ches", "shes", "sses", "zes")):
         stem = stem[:-2]
