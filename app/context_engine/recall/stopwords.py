@@ -96,4 +96,6 @@ def is_bare_number(term: str) -> bool:
 def gate_weak(terms: tuple[str, ...], distinctive: frozenset[str]) -> frozenset[str]:
     """Terms that count toward a match only beside a subject term: bare numbers (a number
     typed as ``#6928`` is a reference and stays distinctive)."""
-    return frozenset(t for t in terms if is_bare_number(t) and t not in distinctive)
+    return frozenset(
+        t for t in terms if is_bare_number(t) and not _small_number(t) and t not in distinctive
+    )

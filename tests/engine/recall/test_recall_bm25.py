@@ -95,19 +95,22 @@ def test_scores_equal_reference_after_incremental_updates(
     query_strategy,
     st.sets(st.sampled_from(VOCAB)),
     st.sets(st.sampled_from(VOCAB)),
+    st.sets(st.sampled_from(VOCAB)),
 )
 def test_vectorised_gate_equals_scalar_gate(
-    raw: list[list[str]], query: list[str], strong: set[str], ignored: set[str]
+    raw: list[list[str]], query: list[str], strong: set[str], ignored: set[str], weak: set[str]
 ) -> None:
     docs = {f"d{i}": terms for i, terms in enumerate(raw)}
     index = build(docs)
     weights, avgdl, _ = weights_for(query, [index])
-    scored = index.score(query, weights, avgdl, frozenset(strong), frozenset(ignored))
+    scored = index.score(
+        query, weights, avgdl, frozenset(strong), frozenset(ignored), frozenset(weak)
+    )
     got = {index.key(s) for s in scored.slots.tolist()}
     want = {
         k
         for k, terms in docs.items()
-        if passes({t for t in query if t in terms}, strong, ignored)
+        if passes({t for t in query if t in terms}, strong, ignored, weak)
     }
     assert got == want
     for slot, bits in zip(scored.slots.tolist(), scored.bits.tolist(), strict=True):

@@ -128,8 +128,8 @@ def test_same_size_in_place_edit_with_mtime_restored(paths: EnginePaths, settled
     again = cold(paths)
     assert answers(again) == fresh(paths)
     assert again.stats.restored == 6
-    hits = again.recall("kernel socket retry", now=NOW).trace.hits
-    assert "fact-0" in {h.name for h in hits}
+    trace = again.recall("kernel socket build times", now=NOW).trace
+    assert "fact-0" in {h.name for h in trace.hits}, trace
 
 
 def test_deleted_and_new_facts(paths: EnginePaths, settled: None) -> None:
