@@ -175,3 +175,28 @@ def check_import_path(path: str, base: tuple[str, ...]) -> tuple[str, ...] | Lex
             return error
         parts.append(part)
     return tuple(parts)
+
+
+# An ``@`` that starts a word (after the line start, a space or an opening bracket/quote),
+# then a path without whitespace.
+_INLINE = re.compile(r"(?:^|(?<=[\s(\[\"']))@([^\s@`]+)")
+_TRAILING = ".,;:!?)]}>\"'"
+
+
+def inline_mentions(line: str) -> list[str]:
+    """Paths written inline as ``@path`` (``See @docs/x.md for …``, ``- @docs/style.md``),
+    trailing punctuation dropped; only those that hold a ``/`` or ``.`` like an import."""
+    out: list[str] = []
+    for match in _INLINE.finditer(line):
+        path = match.group(1).rstrip(_TRAILING)
+        if path and any(ch in "/." for ch in path) and not path.startswith(("/", "~")):
+            out.append(path)
+    return out
+
+
+def is_mention(path: str) -> bool:
+    """An ``@`` line that reads as a mention, not a file: ``@org/team``, ``@scope/package``.
+
+    No component has a dot (no file name, no ``./``), so it names a person, team or package.
+    """
+    return not any("." in part for part in path.split("/")) and "\\" not in path

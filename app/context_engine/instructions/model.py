@@ -14,6 +14,9 @@ NORMAL_NAMES: tuple[str, ...] = ("REASONIX.md", "AGENTS.md", "CLAUDE.md")
 LOCAL_NAMES: tuple[str, ...] = ("REASONIX.local.md", "AGENTS.local.md", "CLAUDE.local.md")
 
 MAX_IMPORT_DEPTH = 5
+# Above this many characters of instruction text a person should know what every request
+# carries (Claude Code warns about a CLAUDE.md past 40k characters too).
+LARGE_BLOCK_CHARS = 40_000
 
 # Diagnostic codes. The S6.5 set first, then our own extras (docs/decisions.md).
 TARGET_OUTSIDE_WORKSPACE = "target_outside_workspace"
@@ -26,6 +29,13 @@ DOCUMENT_SYMLINK_ESCAPE = "document_symlink_escape"
 IMPORT_INVALID_PATH = "import_invalid_path"
 DOCUMENT_UNREADABLE = "document_unreadable"
 DOCUMENT_DUPLICATE = "document_duplicate"
+# Informational (local only): an import of a document loaded on its own (S6.3), an inline
+# ``@path`` that names an existing file (S6.4), a large instruction block, an ``@`` line that
+# looks like a mention and names no file.
+IMPORT_ALREADY_LOADED = "import_already_loaded"
+IMPORT_NOT_OWN_LINE = "import_not_own_line"
+INSTRUCTIONS_LARGE = "instructions_large"
+IMPORT_MENTION = "import_not_a_file"
 WORKSPACE_UNREADABLE = "workspace_unreadable"
 RESOLVER_ERROR = "resolver_error"
 

@@ -73,7 +73,7 @@ class FileSystem:
 
 @dataclass(frozen=True, slots=True)
 class Opened:
-    """A file read in full: its text (BOM stripped) and the stamp of what was opened."""
+    """A file read in full: its text (decoded, BOM stripped) and the stamp of what was opened."""
 
     text: str
     stamp: FileStamp
@@ -85,6 +85,27 @@ class Failure:
 
     kind: FailureKind
     message: str
+
+
+def decode_instruction_bytes(data: bytes) -> str | None:
+    """Text of an instruction file or import, decoded like fact files (S3.4) and as Reasonix
+    reads them: UTF-8 with or without BOM, UTF-16 with BOM (LE/BE), else GB18030; ``None``
+    when none fits. Unlike fact files, a NUL byte does not refuse the file: the resolver
+    checks import paths for controls, and a document is text for a prompt, not a record."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        encodings: tuple[tuple[int, str], ...] = ((3, "utf-8"),)
+    elif data.startswith(b"\xff\xfe") and not data.startswith(b"\xff\xfe\x00\x00"):
+        encodings = ((2, "utf-16-le"),)
+    elif data.startswith(b"\xfe\xff"):
+        encodings = ((2, "utf-16-be"),)
+    else:
+        encodings = ((0, "utf-8"), (0, "gb18030"))
+    for start, encoding in encodings:
+        try:
+            return data[start:].decode(encoding)
+        except UnicodeDecodeError:
+            continue
+    return None
 
 
 def is_within(path: str, base: str, *, strict: bool = True) -> bool:
@@ -146,6 +167,21 @@ class Opener:
             return self._read_open(fd)
         except (OSError, ValueError) as exc:
             return Failure("unreadable", f"target cannot be read: {exc}")
+        finally:
+            self.fs.close(fd)
+
+    def is_file(self, dir_fd: int, base_real: str | None, parts: tuple[str, ...]) -> bool:
+        """Whether ``parts`` below ``dir_fd`` is a regular file inside ``base_real`` (nothing
+        is read)."""
+        if not parts:
+            return False
+        fd = self._open_parts(dir_fd, base_real, parts, FILE_FLAGS, "target")
+        if isinstance(fd, Failure):
+            return False
+        try:
+            return stat.S_ISREG(self.fs.fstat(fd).st_mode)
+        except OSError:
+            return False
         finally:
             self.fs.close(fd)
 
@@ -220,10 +256,9 @@ class Opener:
         if total > READ_LIMIT:
             return Failure("unreadable", f"target is larger than {READ_LIMIT} bytes")
         data = b"".join(chunks)
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            return Failure("unreadable", f"target is not valid UTF-8 (byte {exc.start})")
+        text = decode_instruction_bytes(data)
+        if text is None:
+            return Failure("unreadable", "target is not UTF-8, UTF-16 (with BOM) or GB18030 text")
         if text.startswith("\ufeff"):
             text = text[1:]
         if not text.strip():

@@ -13,15 +13,27 @@ from pathlib import Path
 from ..facts.model import FileStamp
 from ..paths import EnginePaths
 from .discovery import ChainDir, candidate_names, open_chain, target_parts
-from .import_lines import FenceTracker, LexicalError, check_import_path, import_target
+from .import_lines import (
+    FenceTracker,
+    LexicalError,
+    check_import_path,
+    import_target,
+    inline_mentions,
+    is_mention,
+)
 from .model import (
     DOCUMENT_DUPLICATE,
     DOCUMENT_SYMLINK_ESCAPE,
     DOCUMENT_UNREADABLE,
+    IMPORT_ALREADY_LOADED,
     IMPORT_CYCLE,
     IMPORT_DEPTH_EXCEEDED,
+    IMPORT_MENTION,
+    IMPORT_NOT_OWN_LINE,
     IMPORT_SYMLINK_ESCAPE,
     IMPORT_UNREADABLE,
+    INSTRUCTIONS_LARGE,
+    LARGE_BLOCK_CHARS,
     MAX_IMPORT_DEPTH,
     RESOLVER_ERROR,
     WORKSPACE_UNREADABLE,
@@ -36,6 +48,11 @@ from .opener import FileSystem, Opened, Opener
 Identity = tuple[int, int]
 DUPLICATE_NOTE = "<!-- skipped: duplicate import -->"
 CYCLE_NOTE = "<!-- skipped: import cycle -->"
+
+
+def already_loaded_note(label: str) -> str:
+    """The note that replaces an import of a document loaded on its own (S6.3)."""
+    return f"<!-- skipped: already loaded as {label} -->"
 
 
 def rejected_note(code: str) -> str:
@@ -63,6 +80,7 @@ class _Expansion:
     imports: list[ImportRecord] = field(default_factory=list)
     expanded: set[Identity] = field(default_factory=set)
     stack: list[Identity] = field(default_factory=list)
+    loaded: dict[Identity, str] = field(default_factory=dict)  # top-level documents: label
 
     def diagnose(self, code: str, source: Path, line: int, path: str, message: str) -> None:
         self.diagnostics.append(InstructionDiagnostic(code, source, line, path, message))
@@ -78,7 +96,23 @@ class _Expansion:
             written = import_target(piece)
             if written is not None:
                 pieces[index] = self._expand_line(piece, written, base, depth, source, index + 1)
+            elif "@" in piece:
+                self._note_inline(piece, base, source, index + 1)
         return "\n".join(pieces)
+
+    def _note_inline(self, piece: str, base: tuple[str, ...], source: Path, line: int) -> None:
+        """S6.4: an ``@path`` inside a sentence or list item is text; say so when it names a
+        file, since the writer probably meant an import (Claude Code's inline style)."""
+        for written in inline_mentions(piece):
+            parts = check_import_path(written, base)
+            if isinstance(parts, LexicalError) or not parts:
+                continue
+            if self.opener.is_file(self.boundary.fd, self.boundary.real, parts):
+                message = (
+                    f"@{written} is not alone on its line, so it is text, not an import; "
+                    "put it on a line of its own to import the file"
+                )
+                self.diagnose(IMPORT_NOT_OWN_LINE, source, line, written, message)
 
     def _expand_line(
         self, piece: str, written: str, base: tuple[str, ...], depth: int, source: Path, line: int
@@ -94,6 +128,10 @@ class _Expansion:
             self.diagnose(parts.code, source, line, written, parts.message)
             return f"{kept} {rejected_note(parts.code)}{cr}"
         opened = self.opener.read_file(self.boundary.fd, self.boundary.real, parts)
+        if not isinstance(opened, Opened) and opened.kind == "missing" and is_mention(written):
+            message = f"@{written} names no file and looks like a mention; kept as text"
+            self.diagnose(IMPORT_MENTION, source, line, written, message)
+            return piece
         if not isinstance(opened, Opened):
             code = IMPORT_SYMLINK_ESCAPE if opened.kind == "escape" else IMPORT_UNREADABLE
             self.diagnose(code, source, line, written, opened.message.replace("target", "import"))
@@ -104,6 +142,13 @@ class _Expansion:
             return f"{kept} {CYCLE_NOTE}{cr}"
         if identity in self.expanded:
             return f"{DUPLICATE_NOTE}{cr}"
+        label = self.loaded.get(identity)
+        if label is not None:
+            # S6.3: an instruction document of this resolution keeps its own place and is
+            # sent once (the common CLAUDE.md = "@AGENTS.md").
+            message = f"import is the instruction document {label}, already loaded; not repeated"
+            self.diagnose(IMPORT_ALREADY_LOADED, source, line, written, message)
+            return f"{already_loaded_note(label)}{cr}"
         target = self.boundary.path.joinpath(*parts)
         self.watched.append((target, opened.stamp))
         self.expanded.add(identity)
@@ -119,14 +164,35 @@ class _Expansion:
         return f'<instruction-import path="{rel}">\n{inner}</instruction-import>{cr}'
 
 
+@dataclass(frozen=True, slots=True)
+class _Pending:
+    """A top-level document read in phase one, expanded in phase two."""
+
+    scope: InstructionScope
+    boundary: _Boundary
+    name: str
+    local: bool
+    label: str
+    dir_label: str
+    opened: Opened
+
+
 @dataclass
 class _Loader:
-    """Loads top-level documents for one resolution."""
+    """Loads top-level documents for one resolution.
+
+    Phase one reads every instruction file of the chain; phase two expands imports, so an
+    import of any document of this resolution — earlier or later in the order — is known to
+    be one (S6.3). Every directory fd stays open until phase two is done.
+    """
 
     opener: Opener
     diagnostics: list[InstructionDiagnostic] = field(default_factory=list)
     watched: list[tuple[Path, FileStamp | None]] = field(default_factory=list)
     documents: list[InstructionDocument] = field(default_factory=list)
+    # Phase one's documents and diagnostics in reading order, so phase two reports every
+    # diagnostic in the order the files come (as a one-pass walk would).
+    pending: list[_Pending | InstructionDiagnostic] = field(default_factory=list)
 
     def load_dir(
         self,
@@ -137,7 +203,7 @@ class _Loader:
         dir_label: str,
         include_local: bool,
     ) -> None:
-        """Load each instruction file of one directory, in S6.1 order."""
+        """Read each instruction file of one directory, in S6.1 order (phase one)."""
         for name, local in candidate_names(include_local=include_local):
             path = boundary.path / name
             opened = self.opener.read_file(boundary.fd, confine_real, (name,))
@@ -150,29 +216,52 @@ class _Loader:
                     self._diagnose(DOCUMENT_UNREADABLE, path, message)
                 continue
             self.watched.append((path, opened.stamp))
-            expansion = _Expansion(boundary, self.opener, self.diagnostics, self.watched)
+            label = f"{label_prefix}/{name}"
+            self.pending.append(_Pending(scope, boundary, name, local, label, dir_label, opened))
+
+    def defer(self, diagnostics: list[InstructionDiagnostic]) -> None:
+        """Queue diagnostics found while reading, to be reported in order in phase two."""
+        self.pending.extend(diagnostics)
+        diagnostics.clear()
+
+    def expand_all(self) -> None:
+        """Expand the imports of every document read (phase two)."""
+        loaded: dict[Identity, str] = {}
+        for item in self.pending:
+            if isinstance(item, _Pending):
+                stamp = item.opened.stamp
+                loaded.setdefault((stamp.device, stamp.inode), item.label)
+        for item in self.pending:
+            if isinstance(item, InstructionDiagnostic):
+                self.diagnostics.append(item)
+                continue
+            boundary, opened = item.boundary, item.opened
+            path = boundary.path / item.name
+            expansion = _Expansion(
+                boundary, self.opener, self.diagnostics, self.watched, loaded=loaded
+            )
             identity = (opened.stamp.device, opened.stamp.inode)
             expansion.stack.append(identity)
             expansion.expanded.add(identity)
             body = expansion.expand(opened.text, (), 0, path)
-            label = f"{label_prefix}/{name}"
             self.documents.append(
                 InstructionDocument(
                     order=0,
-                    scope=scope,
-                    label=label,
+                    scope=item.scope,
+                    label=item.label,
                     path=path,
                     directory=boundary.path,
-                    dir_label=dir_label,
-                    local=local,
+                    dir_label=item.dir_label,
+                    local=item.local,
                     body=body,
                     raw=opened.text,
                     imports=tuple(expansion.imports),
                 )
             )
+        self.pending.clear()
 
     def _diagnose(self, code: str, path: Path, message: str) -> None:
-        self.diagnostics.append(InstructionDiagnostic(code, path, None, str(path), message))
+        self.pending.append(InstructionDiagnostic(code, path, None, str(path), message))
 
 
 def _escape_message(scope: InstructionScope) -> str:
@@ -222,21 +311,21 @@ def _dedupe(
     )
 
 
-def _load_user(loader: _Loader, home: Path) -> None:
+def _load_user(loader: _Loader, home: Path, held: list[int]) -> None:
     fd = loader.opener.open_root(str(home))
     if not isinstance(fd, int):
         names = candidate_names(include_local=False)
         loader.watched.extend((home / name, None) for name, _ in names)
         return
-    try:
-        real = loader.opener.real_path(fd)
-        boundary = _Boundary(home, fd, real)
-        loader.load_dir("user", boundary, real, "user", "user", include_local=False)
-    finally:
-        loader.opener.fs.close(fd)
+    held.append(fd)
+    real = loader.opener.real_path(fd)
+    boundary = _Boundary(home, fd, real)
+    loader.load_dir("user", boundary, real, "user", "user", include_local=False)
 
 
-def _load_workspace(loader: _Loader, root: Path, parts: tuple[str, ...]) -> None:
+def _load_workspace(
+    loader: _Loader, root: Path, parts: tuple[str, ...], held: list[int]
+) -> None:
     root_fd = loader.opener.open_root(str(root))
     if not isinstance(root_fd, int):
         loader.diagnostics.append(
@@ -249,20 +338,18 @@ def _load_workspace(loader: _Loader, root: Path, parts: tuple[str, ...]) -> None
             )
         )
         return
-    chain: list[ChainDir] = []
-    try:
-        root_real = loader.opener.real_path(root_fd)
-        chain = open_chain(loader.opener, root, root_fd, root_real, parts, loader.diagnostics)
-        for directory in chain:
-            boundary = _Boundary(directory.path, directory.fd, directory.real)
-            prefix = "/".join(("workspace", *directory.rel))
-            loader.load_dir(
-                "workspace", boundary, root_real, prefix, directory.label, include_local=True
-            )
-    finally:
-        for directory in chain[1:]:
-            loader.opener.fs.close(directory.fd)
-        loader.opener.fs.close(root_fd)
+    held.append(root_fd)
+    root_real = loader.opener.real_path(root_fd)
+    found: list[InstructionDiagnostic] = []
+    chain: list[ChainDir] = open_chain(loader.opener, root, root_fd, root_real, parts, found)
+    held.extend(directory.fd for directory in chain[1:])
+    loader.defer(found)
+    for directory in chain:
+        boundary = _Boundary(directory.path, directory.fd, directory.real)
+        prefix = "/".join(("workspace", *directory.rel))
+        loader.load_dir(
+            "workspace", boundary, root_real, prefix, directory.label, include_local=True
+        )
 
 
 def resolve_instructions(
@@ -284,9 +371,16 @@ def _resolve(paths: EnginePaths, target: Path | None, fs: FileSystem | None) -> 
     root = paths.root
     wanted = target if target is not None else paths.workspace
     parts, used = target_parts(root, wanted, loader.diagnostics)
-    _load_user(loader, paths.home)
-    _load_workspace(loader, root, parts)
+    held: list[int] = []
+    try:
+        _load_user(loader, paths.home, held)
+        _load_workspace(loader, root, parts, held)
+        loader.expand_all()
+    finally:
+        for fd in reversed(held):
+            opener.fs.close(fd)
     documents = _dedupe(loader.documents, loader.diagnostics)
+    _warn_if_large(documents, loader.diagnostics, root)
     return Resolution(
         root=root,
         target=used,
@@ -294,4 +388,24 @@ def _resolve(paths: EnginePaths, target: Path | None, fs: FileSystem | None) -> 
         diagnostics=tuple(loader.diagnostics),
         watched=tuple(loader.watched),
         home=paths.home,
+    )
+
+
+def _warn_if_large(
+    documents: tuple[InstructionDocument, ...],
+    diagnostics: list[InstructionDiagnostic],
+    root: Path,
+) -> None:
+    """A local note when the instructions sent with every request pass LARGE_BLOCK_CHARS."""
+    total = sum(len(doc.body) for doc in documents)
+    if total <= LARGE_BLOCK_CHARS:
+        return
+    biggest = max(documents, key=lambda doc: len(doc.body))
+    message = (
+        f"the instruction block is about {total:,} characters (~{total // 4:,} tokens), sent "
+        f"with every request; the largest document is {biggest.label} ({len(biggest.body):,} "
+        "characters with its imports)"
+    )
+    diagnostics.append(
+        InstructionDiagnostic(INSTRUCTIONS_LARGE, biggest.path, None, str(root), message)
     )

@@ -76,7 +76,7 @@ HOSTILE: list[tuple[str, str]] = [
     ("@docs/sock.md", UNREADABLE),
     ("@docs/dir.md", UNREADABLE),
     ("@docs/big.md", UNREADABLE),
-    ("@docs/utf16.md", UNREADABLE),
+    ("@docs/undecodable.md", UNREADABLE),
     ("@docs/locked.md", UNREADABLE),
     ("@docs/dangling.md", UNREADABLE),
 ]
@@ -91,7 +91,8 @@ def _build(tmp_path: Path, line: str) -> tuple[Path, Path]:
     docs.mkdir(parents=True)
     (docs / "locked.md").write_text(f"{SECRET} (unreadable)\n")
     (docs / "big.md").write_bytes(b"x" * (READ_LIMIT + 10))
-    (docs / "utf16.md").write_bytes("rule\n".encode("utf-16"))
+    # Neither UTF-8 nor GB18030 (UTF-16 with a BOM is read, S6.3).
+    (docs / "undecodable.md").write_bytes(b"rule \xff\xff\n")
     (docs / "dir.md").mkdir()
     os.symlink("../../outside/secret.md", docs / "out.md")
     os.symlink("../outside", ws / "linkdir")
