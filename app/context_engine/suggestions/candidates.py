@@ -12,7 +12,8 @@ from ..paths import slugify
 from ..policy.sensitive import scan_text
 from .model import MemoryCandidate, UserTurn
 from .similarity import CoverageIndex, similar_tokens, tokens
-from .text import marked_sentences, sentences, shorten, stable_hash, statement_key
+from .text import CJK_MARKERS, marked_sentences, sentences, shorten, stable_hash, statement_key
+from .words import word_set
 
 MAX_MEMORIES = 6
 MIN_CHARS, MAX_CHARS = 8, 420
@@ -88,10 +89,32 @@ _NAME_FILLER = re.compile(
 )
 
 
+# Words a name does without: the markers themselves, function words, politeness.
+_NAME_SKIP = word_set(
+    "a an the and or of to in on at for from with by as is are be been was were it its this "
+    "that these those there we our us you your i me my they them their should must will would "
+    "can could please always never remember prefer prefers preferred preferably preference "
+    "default also just do does don't dont not no so then when whenever every each all any "
+    "sure note keep mind now on going forward"
+)
+_CJK_NAME_SKIP = re.compile("|".join((*CJK_MARKERS, "请记住", "请", "一定", "务必", "都")))
+_WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*")
+
+
+def name_words(statement: str) -> str:
+    """What a statement is about, for its name: the content words in order (at most six),
+    without the marker, filler openers and function words. ``Always use pnpm in this repo``
+    → ``use pnpm repo``; ``以后提交信息都用中文写`` → ``提交信息用中文写``."""
+    text = _CJK_NAME_SKIP.sub(" ", _NAME_FILLER.sub("", statement))
+    kept = [w for w in _WORD.findall(text) if w.lower() not in _NAME_SKIP]
+    return " ".join(kept[:6])
+
+
 def candidate_name(statement: str, taken: set[str]) -> str:
-    """A fact name from the statement: stable for the same statement and store state."""
+    """A fact name from the statement's content words: stable for the same statement and
+    store state."""
     slug = "suggestion"
-    for text in (_NAME_FILLER.sub("", statement), statement):
+    for text in (name_words(statement), _NAME_FILLER.sub("", statement), statement):
         try:
             slug = slugify(text)
             break

@@ -89,12 +89,39 @@ def statement_key(text: str) -> str:
 _IDIOMS = re.compile(r"\bnever ?mind\b|\bas always\b|\bif you remember\b|以后再说", re.IGNORECASE)
 
 
+# Inline code (`always-on.ts`) is never prose.
+_INLINE_CODE = re.compile(r"`[^`]*`")
+# Characters that join a word into a path, file name or identifier: a marker touching one of
+# them (``always-on.ts``, ``src/never_cache``, ``--always``) is part of that name, not a word.
+_JOINERS = frozenset("-_./\\:@#=$~+")
+
+
+def _inside_name(text: str, start: int, end: int) -> bool:
+    """Whether the match ``text[start:end]`` is glued to a path, file name or identifier."""
+    before = text[start - 1] if start > 0 else " "
+    after = text[end] if end < len(text) else " "
+    if before in _JOINERS or after in "-_/\\@#=$~+":
+        return True
+    # A dot or colon right after is punctuation unless a name character follows it.
+    follows = text[end + 1] if end + 1 < len(text) else " "
+    return after in ".:" and (follows.isalnum() or follows in "_/")
+
+
 def find_marker(statement: str) -> str | None:
-    """The earliest S11.3 marker in ``statement``, lowercased, or ``None``."""
+    """The earliest S11.3 marker in ``statement`` used as a word, lowercased, or ``None``.
+
+    English markers count only as words of prose: never inside inline code, a path, a file
+    name or an identifier (``- always-on.ts: src/always-on.ts`` holds no marker).
+    """
     if _MARKER.search(statement) is None:
         return None
-    match = _MARKER.search(_IDIOMS.sub(" ", statement))
-    return match.group(0).lower() if match is not None else None
+    text = _INLINE_CODE.sub(lambda m: " " * len(m.group(0)), _IDIOMS.sub(" ", statement))
+    for match in _MARKER.finditer(text):
+        word = match.group(0)
+        if word.isascii() and _inside_name(text, match.start(), match.end()):
+            continue
+        return word.lower()
+    return None
 
 
 @lru_cache(maxsize=1 << 15)

@@ -126,8 +126,10 @@ def test_same_statement_in_two_sessions_is_one_candidate_with_two_evidence_lines
 @pytest.mark.parametrize(
     ("statement", "name"),
     [
-        ("Remember that the staging DB is read-only.", "the-staging-db-is-read-only"),
-        ("From now on, always use pnpm.", "always-use-pnpm"),
+        ("Remember that the staging DB is read-only.", "staging-db-read-only"),
+        ("From now on, always use pnpm.", "use-pnpm"),
+        ("Always use pnpm instead of npm in this repo.", "use-pnpm-instead-npm-repo"),
+        ("以后提交信息都用中文写。", "提交信息-用中文写"),
         ("请记住：发布前先跑集成测试。", "发布前先跑集成测试"),
         ("Remember.", "remember"),
     ],

@@ -338,7 +338,7 @@ def test_cli_text_output_and_unavailable(tmp_path: Path) -> None:
         cli, ["--home", str(home.paths.home), "--workspace", str(home.root), "suggest"], env=env
     )
     assert out.exit_code == 0
-    assert "always-run-the-linters-before-you-commit" in out.output
+    assert "run-linters-before-commit" in out.output
     assert f"s: {EN}" in out.output
     remote = unavailable()
     assert suggestions_json(remote) == {"available": False, "memories": [], "skills": []}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -35,10 +36,19 @@ _CONTEXT_PREFIXES = (
     "<context_update>",
 )
 _LEGACY_REQUEST = "## My request for Codex:"
+# The IDE extension (VS Code, Cursor …) wraps a typed request in the editor's state:
+# "# Context from my IDE setup:", "## Active file: …", "## Open tabs:" with "- name: path"
+# lines, selections; only what follows "## My request for Codex:" was typed by the person.
+_IDE_CONTEXT = "# Context from my IDE setup:"
+_IDE_REQUEST = re.compile(r"^## My request(?: for Codex)?:[ \t]*$", re.MULTILINE)
 
 
 def _clean(text: str) -> str | None:
     text = text.strip()
+    if text.startswith(_IDE_CONTEXT):
+        request = _IDE_REQUEST.search(text)
+        # No request heading: the whole block is editor state, nothing the person typed.
+        text = text[request.end() :].strip() if request else ""
     if not text or starts_with_any(text, _CONTEXT_PREFIXES, fold=True):
         return None
     if text.startswith(_LEGACY_REQUEST):
