@@ -26,13 +26,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "app"), str(ROOT / "tests" / "engine")]
+sys.path[:0] = [str(ROOT / "app"), str(ROOT / "tests")]
 
 from context_engine.facts.model import Fact  # noqa: E402
 from context_engine.recall import Recaller  # noqa: E402
 from context_engine.recall.pool import POOL  # noqa: E402
 from context_engine.recall.tokenize import document_text, tokens  # noqa: E402
-from quality_set import NOW, Scores, Turn, evaluate, load_facts, load_turns  # noqa: E402
+from support.quality import NOW, Scores, Turn, evaluate, load_facts, load_turns  # noqa: E402
 
 System = Callable[[str], Sequence[str]]
 

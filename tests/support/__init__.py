@@ -2,7 +2,8 @@
 
 ``support.store`` (temporary homes, trees, worker processes), ``support.remote`` (a served
 workspace), ``support.recall`` (sample facts), ``support.instructions`` (recording file systems),
-``support.secrets`` (sensitive samples), ``support.suggest`` (agent session homes).
+``support.secrets`` (sensitive samples), ``support.suggest`` (agent session homes),
+``support.quality`` (the recall quality set and its metrics).
 """
 
 from pathlib import Path

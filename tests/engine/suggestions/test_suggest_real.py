@@ -10,9 +10,10 @@ from context_engine.suggestions.candidates import candidate_name
 from context_engine.suggestions.readers import codex
 from context_engine.suggestions.scanner import scan
 from context_engine.suggestions.text import find_marker
-from suggest_home import Home, make_home, session_dir, write_session
+from support import DATA
+from support.suggest import Home, make_home, session_dir, write_session
 
-FIXTURE = Path(__file__).parent / "data" / "codex_ide"
+FIXTURE = DATA / "codex_ide"
 
 
 @pytest.fixture

@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 from context_engine.facts.model import Fact, FactType, Scope
 
-DATA = Path(__file__).parent / "data" / "quality"
+from support import DATA as TEST_DATA
+
+DATA = TEST_DATA / "quality"
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 
 

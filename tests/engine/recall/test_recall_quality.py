@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from context_engine.recall import Recaller
 from context_engine.recall.tokenize import tokens
-from quality_set import NOW as SET_NOW
-from quality_set import evaluate, load_facts, load_turns
-from recall_fixtures import NOW, fact
+from support.quality import NOW as SET_NOW
+from support.quality import evaluate, load_facts, load_turns
+from support.recall import NOW, fact
 
 
 def names(recaller: Recaller, message: str) -> list[str]:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from context_engine.instructions import render_provider_block, resolve_instructions
 from context_engine.instructions.model import LARGE_BLOCK_CHARS
-from instructions_support import engine_paths
+from support.instructions import engine_paths
 
 AGENTS = "# Agents\n\nUse pnpm, never npm.\nRun `make check` before pushing.\n"
 
