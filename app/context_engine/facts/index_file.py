@@ -50,12 +50,25 @@ def render_index(existing: str, facts: Iterable[Fact]) -> str:
         lines[-1] += "\n"
     kept: list[str] = []
     insert_at: int | None = None
+    # Blank lines between two managed lines separate entries (Reasonix writes one between
+    # every pair): they belong to the managed block and go with it.
+    blanks: list[str] = []
+    after_managed = False
     for line in lines:
         if is_managed(line):
             if insert_at is None:
                 insert_at = len(kept)
+            blanks.clear()
+            after_managed = True
             continue
+        if after_managed and not line.strip():
+            blanks.append(line)
+            continue
+        kept.extend(blanks)
+        blanks.clear()
+        after_managed = False
         kept.append(line)
+    kept.extend(blanks)
     if insert_at is not None:
         return "".join(kept[:insert_at] + managed + kept[insert_at:])
     if not any(line.strip() for line in kept):
