@@ -204,3 +204,23 @@ def test_update_by_id_omitting_title_and_type(pair: tuple[Oracle, EnginePaths]) 
     shown = {"update_keeps_omitted_fields"} if (theirs.title, theirs.type) != (
         ours.title, ours.type) else set()
     check_case("update by id omitting title and type", shown, {"update_keeps_omitted_fields"})
+
+
+def test_order_of_index_lines_in_the_prefix(pair: tuple[Oracle, EnginePaths]) -> None:
+    from click.testing import CliRunner
+    from context_engine.cli.main import cli
+
+    oracle, paths = pair
+    for args in REASONIX_FACTS:
+        oracle.remember(**args)
+    out = CliRunner().invoke(
+        cli, ["--home", str(paths.home), "--workspace", str(paths.workspace), "prefix"]
+    )
+    assert out.exit_code == 0, out.output
+    ours = [line for line in out.output.splitlines() if line.startswith("- [")]
+    theirs = [line for line in oracle.run("prefix")["block"].splitlines() if line.startswith("- [")]
+    assert sorted(ours) == sorted(theirs)  # the same lines
+    scopes = [line.split("— [", 1)[1].split("/", 1)[0] for line in ours]
+    assert scopes == sorted(scopes, key=lambda s: s != "project")  # project first, then global
+    shown = {"prefix_index_order"} if ours != theirs else set()
+    check_case("index line order", shown, {"prefix_index_order"})
