@@ -14,6 +14,7 @@ from ..facts.freshness import freshness
 from ..facts.model import Diagnostic, Fact
 from .block import BlockHit, build_block, clamp_budget, clamp_limit
 from .focus import focused
+from .gate import rare_enough
 from .index import MASK_TERMS, OLDEST, DocMeta, SparseIndex, weights_for
 from .pool import POOL, PREFIX, SHADOWED, Membership, PoolTracker
 from .query import EMPTY_POOL, NO_MATCH, NO_TERMS, OVER_BUDGET, Query, parse_query, suppression
@@ -57,6 +58,15 @@ def _is_archived(fact: Fact) -> bool:
 LOST_SUPERSEDED = "superseded"
 LOST_FOCUS = "off subject"
 LOST_UNNAMED = "single word not in name, title or description"
+
+
+def _strong(query: Query, pool: SparseIndex) -> frozenset[str]:
+    """S8.5's strong terms; one that stands alone only for being long must be rare in the pool
+    (a term typed as distinctive always stands)."""
+    size = len(pool)
+    return frozenset(
+        t for t in query.strong if t in query.distinctive or rare_enough(pool.df(t), size)
+    )
 
 
 def _named_single(
@@ -392,10 +402,11 @@ class Recaller:
         now_us = micros(now) or 0
         pool = self.pool
         weights, avgdl, _ = weights_for(query.terms, [pool])
-        scored = pool.score(query.terms, weights, avgdl, query.strong, query.ignored, query.weak)
+        strong = _strong(query, pool)
+        scored = pool.score(query.terms, weights, avgdl, strong, query.ignored, query.weak)
         drops: dict[str, list[TraceDrop]] = {}
         counts: dict[str, int] = {}
-        self._override_drops(query, weights, avgdl, now_us, drops, counts)
+        self._override_drops(query, strong, weights, avgdl, now_us, drops, counts)
         if len(scored.slots) == 0:
             return self._finish(text, "", [], 0, limit, budget, NO_MATCH, drops, counts, 0, now)
         ranking = rank(pool, scored, now_us, limit + DROPPED_DETAIL, DROPPED_DETAIL, self._fact_id)
@@ -539,6 +550,7 @@ class Recaller:
     def _override_drops(
         self,
         query: Query,
+        strong: frozenset[str],
         weights: dict[str, float],
         avgdl: float,
         now_us: int,
@@ -549,7 +561,7 @@ class Recaller:
         shadow = self._indexes[SHADOWED]
         if len(shadow) == 0:
             return
-        scored = shadow.score(query.terms, weights, avgdl, query.strong, query.ignored, query.weak)
+        scored = shadow.score(query.terms, weights, avgdl, strong, query.ignored, query.weak)
         if len(scored.slots) == 0:
             return
         adjusted, stale = boosted(shadow, scored, now_us)

@@ -14,6 +14,16 @@ import numpy as np
 import numpy.typing as npt
 
 LONG_TERM = 6
+# A word that stands alone for a short query must also be rare in the pool: in at most this
+# share of the facts (and never fewer than RARE_MIN). "invoice" in an invoicing app's store is
+# long but says nothing on its own; "sentry" does.
+RARE_SHARE = 0.03
+RARE_MIN = 3
+
+
+def rare_enough(df: int, pool_size: int) -> bool:
+    """Whether a word found in ``df`` of ``pool_size`` facts may match alone."""
+    return df <= max(RARE_MIN, RARE_SHARE * pool_size)
 
 
 def strong_terms(

@@ -139,3 +139,13 @@ def test_quality_set_targets() -> None:
         assert scores.success >= 0.90, (split, scores)
         assert scores.precision >= 0.85, (split, scores)
         assert scores.false_injection <= 0.02, (split, scores)
+
+
+def test_a_long_word_common_in_the_store_does_not_stand_alone() -> None:
+    store = [
+        fact(f"invoice-{i}", f"Invoice rule {i}: totals are rounded per line.") for i in range(5)
+    ] + [fact("sentry-projects", "Backend errors go to the Sentry project ledgerly-api.")]
+    recaller = Recaller(store)
+    assert names(recaller, "the invoice looks wrong") == []  # in 5 of 6 facts
+    assert names(recaller, "check sentry crash") == ["sentry-projects"]
+    assert names(recaller, "invoice rounding totals") != []  # two words still match
