@@ -13,6 +13,7 @@ from typing import Any
 
 import click
 
+from .. import bounded_json
 from ..facts.memory import Memory
 from ..policy.confirmation import ConfirmationService, FailClosedConfirmation, TerminalConfirmation
 from ..policy.write_policy import CONTROLLER_KINDS, MODES, Controller, ControllerKind
@@ -36,9 +37,9 @@ def confirmation_for(controller: ControllerKind) -> ConfirmationService:
 
 def _parse_args(text: str) -> dict[str, Any]:
     try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise click.BadParameter(f"not valid JSON ({exc.msg})", param_hint="--args") from exc
+        value = bounded_json.loads(text, what="--args")
+    except bounded_json.FrameError as exc:
+        raise click.BadParameter(str(exc), param_hint="--args") from None
     if not isinstance(value, dict):
         raise click.BadParameter("must be a JSON object", param_hint="--args")
     return value
