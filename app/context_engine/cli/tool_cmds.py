@@ -77,10 +77,10 @@ def tool(ctx: CliContext, name: str, args_json: str, controller: str, mode: str)
     for kind in CONTROLLER_KINDS:  # narrow the click string to the literal type
         if kind == controller:
             who = kind
-    outcome = run_agent_tool(
-        Memory(paths), name, args, Controller(who), mode, confirmation_for(who)
-    )
     scrub = Scrubber.for_paths(paths)
+    outcome = run_agent_tool(
+        Memory(paths), name, args, Controller(who), mode, confirmation_for(who), clean=scrub
+    )
     payload = outcome.as_json()
     payload["reason"] = scrub(outcome.reason)
     payload["result"] = scrub(outcome.result)

@@ -6,7 +6,7 @@ appear. Invalid arguments raise :class:`MemoryToolError` with the exact S9.1 mes
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 
 from ..errors import ContextEngineError, FactNotFound
@@ -95,7 +95,12 @@ def _header(fact: Fact, now: datetime) -> str:
     )
 
 
-def _search(recaller: Recaller, args: Mapping[str, object], now: datetime) -> str:
+def _search(
+    recaller: Recaller,
+    args: Mapping[str, object],
+    now: datetime,
+    clean: Callable[[str], str] | None = None,
+) -> str:
     """BM25 search with a 0.15 relative floor and 260-character snippets."""
     query = _required(args, "query")
     fact_type, scope = _filters(args)
@@ -108,7 +113,7 @@ def _search(recaller: Recaller, args: Mapping[str, object], now: datetime) -> st
     for number, hit in enumerate(hits, 1):
         fact = hit.fact
         source = "\n".join(p for p in (fact.description, fact.body) if p.strip())
-        snippet = make_snippet(source, query, terms, TOOL_SNIPPET)
+        snippet = make_snippet(source, query, terms, TOOL_SNIPPET, clean=clean)
         lines.append(f"{number}. {_header(fact, now)} score={hit.score:.3f}")
         lines.append(f"   {snippet}")
     return "\n".join(lines)
@@ -168,8 +173,12 @@ def run_memory_tool(
     args: Mapping[str, object],
     *,
     now: datetime | None = None,
+    clean: Callable[[str], str] | None = None,
 ) -> str:
-    """Run one ``memory`` tool call over active facts (or a live ``Recaller``) and return text."""
+    """Run one ``memory`` tool call over active facts (or a live ``Recaller``) and return text.
+
+    ``clean`` is the caller's path scrubber, applied to snippets before they are cut (S7.4).
+    """
     if not isinstance(args, Mapping):
         raise MemoryToolError("arguments must be a JSON object")
     operation = _text(args, "operation")
@@ -180,7 +189,7 @@ def run_memory_tool(
     moment = now or datetime.now(UTC)
     recaller = source if isinstance(source, Recaller) else Recaller(source)
     if operation == "search":
-        return _search(recaller, args, moment)
+        return _search(recaller, args, moment, clean)
     if operation == "read":
         return _read(recaller.facts(), args, moment)
     return _list(recaller.facts(), args, moment)

@@ -184,8 +184,12 @@ def run_agent_tool(
     confirmation: ConfirmationService,
     *,
     has_project_store: bool = True,
+    clean: Callable[[str], str] | None = None,
 ) -> ToolOutcome:
-    """Run any of the three agent tools: ``memory`` is read-only, the others go through S10."""
+    """Run any of the three agent tools: ``memory`` is read-only, the others go through S10.
+
+    ``clean`` scrubs local paths from search snippets before they are cut (S7.4).
+    """
     if tool != MEMORY_TOOL:
         return run_write_tool(
             memory,
@@ -200,7 +204,7 @@ def run_agent_tool(
     from .memory import run_memory_tool
 
     try:
-        answer = run_memory_tool(memory.snapshot().facts, dict(args))
+        answer = run_memory_tool(memory.snapshot().facts, dict(args), clean=clean)
     except ContextEngineError as exc:
         return ToolOutcome("auto", READ_ONLY_REASON, False, f"Error: {public_message(exc)}", False)
     return ToolOutcome("auto", READ_ONLY_REASON, False, answer, True)

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from . import bounded_json
+from .. import bounded_json
 
 MAX_LINE = 64 * 1024 * 1024
 PARSE_ERROR = -32700

@@ -13,11 +13,11 @@ import pytest
 from context_engine import bounded_json
 from context_engine.paths import EnginePaths
 from context_engine.remote import protocol as p
-from remote_support import make_served
+from support.remote import make_served
 
 pytestmark = pytest.mark.timeout(90)
 
-APP = Path(__file__).resolve().parents[2] / "app"
+APP = Path(__file__).resolve().parents[3] / "app"
 DEEP = "[" * 100_000 + "]" * 100_000
 
 
