@@ -16,6 +16,7 @@ from ..paths import slugify
 from ..recall.engine import Recaller
 from ..recall.snippet import make_snippet
 from ..recall.tokenize import tokens
+from .write import PATH_REF_ERROR, looks_like_path
 
 OPERATIONS = ("search", "read", "list")
 DEFAULT_LIMIT = 8
@@ -40,6 +41,12 @@ class MemoryToolError(ContextEngineError, ValueError):
     """Bad arguments to the memory tool."""
 
     code = "invalid_argument"
+
+
+def check_not_a_path(ref: str) -> None:
+    """Refuse a name typed as a file path (``/etc/passwd``, ``C:\\x``, ``~/x``), saying so."""
+    if looks_like_path(ref):
+        raise MemoryToolError(PATH_REF_ERROR)
 
 
 def _text(args: Mapping[str, object], key: str) -> str:
@@ -142,7 +149,9 @@ def resolve_ref(facts: Iterable[Fact], ref: str) -> Fact:
 
 def _read(facts: list[Fact], args: Mapping[str, object], now: datetime) -> str:
     """One fact in full, named by reference."""
-    fact = resolve_ref(facts, _required(args, "name"))
+    ref = _required(args, "name")
+    check_not_a_path(ref)
+    fact = resolve_ref(facts, ref)
     updated = fact.updated_at.isoformat() if fact.updated_at else "unknown"
     return (
         f"{_header(fact, now)}\n"
