@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from context_engine.policy.secret_rules import ROWS, expand_fixture
+from context_engine.policy.secret_rules import PREFILTERS, ROWS, expand_fixture
 from context_engine.policy.sensitive import GATES, RULE_IDS, redact, scan_fields, scan_text
 from context_engine.policy.write_policy import Controller, evaluate_remember, parse_remember_args
 from support.secrets import HELD_OUT, LOOK_ALIKES
@@ -92,3 +92,20 @@ def test_redact_leaves_clean_text_alone() -> None:
     """No finding, no change."""
     text = "\n".join(LOOK_ALIKES)
     assert redact(text) == text
+
+
+@pytest.mark.parametrize("row", ROWS, ids=ROW_IDS)
+def test_row_positive_is_flagged_inside_a_long_text(row) -> None:  # type: ignore[no-untyped-def]
+    """Long texts take the other prefilter path: every rule still fires there."""
+    filler = "release build main-v2 config.toml port 8443 " * 500  # > 16 KB
+    sample = expand_fixture(row.positive)
+    assert row.id in _rules(f"{filler}\n{sample}\n{filler}")
+
+
+def test_every_prefilter_needle_is_in_its_positive_fixture() -> None:
+    """A prefilter may only skip a rule that cannot match: each fixture holds a needle."""
+    for row in ROWS:
+        sample = expand_fixture(row.positive)
+        subject = sample.lower() if row.lower else sample
+        needles = PREFILTERS.get(row.id, ())
+        assert not needles or any(n in subject for n in needles), row.id
