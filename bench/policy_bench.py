@@ -174,6 +174,15 @@ def before_tree(ref: str, into: Path) -> Path:
     return into / "app"
 
 
+def measure_tree(app: Path, opts: argparse.Namespace) -> dict[str, float]:
+    """``measure`` in a fresh interpreter with ``app`` on its path."""
+    argv = [sys.executable, __file__, "--app", str(app), "--runs", str(opts.runs)]
+    argv += ["--mb", str(opts.mb), "--facts", str(opts.facts)]
+    done = subprocess.run(argv, capture_output=True, text=True, check=True)
+    figures: dict[str, float] = json.loads(done.stdout)
+    return figures
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
@@ -203,35 +212,8 @@ def main() -> None:
             ).stdout.strip()
         )
         with tempfile.TemporaryDirectory() as tmp:
-            app = before_tree(ref, Path(tmp))
-            argv = [
-                sys.executable,
-                __file__,
-                "--app",
-                str(app),
-                "--runs",
-                str(opts.runs),
-                "--mb",
-                str(opts.mb),
-                "--facts",
-                str(opts.facts),
-            ]
-            before = json.loads(
-                subprocess.run(argv, capture_output=True, text=True, check=True).stdout
-            )
-    argv = [
-        sys.executable,
-        __file__,
-        "--app",
-        str(ROOT / "app"),
-        "--runs",
-        str(opts.runs),
-        "--mb",
-        str(opts.mb),
-        "--facts",
-        str(opts.facts),
-    ]
-    after = json.loads(subprocess.run(argv, capture_output=True, text=True, check=True).stdout)
+            before = measure_tree(before_tree(ref, Path(tmp)), opts)
+    after = measure_tree(ROOT / "app", opts)
     print(f"policy bench: median of {opts.runs} runs, CPU ms; before = {ref[:10] or '-'}")
     print(f"{'':>34} {'before':>9} {'after':>9} {'ratio':>6}")
     for label, value in after.items():

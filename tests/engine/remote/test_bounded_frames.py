@@ -46,6 +46,7 @@ def _finish(proc: subprocess.Popen[bytes]) -> int:
             proc.kill()
 
 
+@pytest.mark.slow
 def test_serve_stdio_answers_a_deep_frame_then_serves(tmp_path: Path) -> None:
     served = make_served(tmp_path / "server")
     argv = served.command("--no-watch", "--without", "suggestions")
@@ -71,6 +72,7 @@ def _mcp(paths: EnginePaths) -> subprocess.Popen[bytes]:
     return subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
 
 
+@pytest.mark.slow
 def test_mcp_answers_a_deep_frame_then_serves(tmp_path: Path) -> None:
     workspace = tmp_path / "proj"
     (workspace / ".git").mkdir(parents=True)
