@@ -192,7 +192,9 @@ class ContextEngine:
         """S8 over ``facts`` (the index is kept and updated incrementally); records the trace."""
         recaller = self.recaller(facts)
         with self._recall_lock:
-            result = recaller.recall(message, limit=RECALL_LIMIT, budget=RECALL_BUDGET)
+            result = recaller.recall(
+                message, limit=RECALL_LIMIT, budget=RECALL_BUDGET, clean=self.scrub
+            )
         try:
             self.record_trace(result.trace)
         except OSError as exc:  # a read-only or full state dir must not fail the turn (S8.11)
@@ -268,7 +270,7 @@ class ContextEngine:
         recaller = self.recaller()
         try:
             with self._recall_lock:
-                answer = run_memory_tool(recaller, dict(args))
+                answer = run_memory_tool(recaller, dict(args), clean=self.scrub)
         except ContextEngineError as exc:
             error = f"Error: {public_message(exc)}"
             return ToolOutcome("auto", READ_ONLY_REASON, False, error, False)

@@ -270,9 +270,7 @@ def written(ctx: CliContext, outcome: WriteOutcome, verb: str) -> None:
     ctx.emit(payload, "\n".join(lines))
 
 
-def do_restore(
-    ctx: CliContext, ref: str, revision: int, expected: int | None
-) -> None:
+def do_restore(ctx: CliContext, ref: str, revision: int, expected: int | None) -> None:
     """Shared by ``restore`` and (locally) ``memory restore``."""
     outcome = ctx.catalog().restore(ref, revision, expected)
     written(ctx, outcome, "restored" if outcome.written else "already at")
@@ -332,10 +330,21 @@ def recover_cmd(ctx: CliContext, archive_path: str) -> None:
 def migrate_cmd(ctx: CliContext) -> None:
     """Upgrade legacy fact files of both stores and retired config keys (idempotent, S5)."""
     paths = ctx.paths()
-    count = Memory(paths).migrate()
+    memory = Memory(paths)
+    count = memory.migrate()
     for notice in remove_retired_config_keys(paths):  # S5.4: one-time notice, on stderr
         click.echo(notice, err=True)
-    ctx.emit({"migrated": count}, f"migrated {count} file(s)")
+    skipped = [
+        d for scope in ("project", "global") for d in memory.migration_skipped.get(scope, [])
+    ]
+    for diagnostic in skipped:  # local only: the user must see which files need a hand edit
+        click.echo(f"{diagnostic.path}: {diagnostic.code}: {diagnostic.message}", err=True)
+    payload: dict[str, object] = {"migrated": count}
+    if skipped:  # only when there is something to say: the usual answer keeps its shape
+        payload["skipped"] = [
+            {"file": str(d.path), "code": d.code, "message": d.message} for d in skipped
+        ]
+    ctx.emit(payload, f"migrated {count} file(s)")
 
 
 def register(group: click.Group) -> None:

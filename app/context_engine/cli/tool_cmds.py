@@ -13,6 +13,7 @@ from typing import Any
 
 import click
 
+from .. import bounded_json
 from ..facts.memory import Memory
 from ..policy.confirmation import ConfirmationService, FailClosedConfirmation, TerminalConfirmation
 from ..policy.write_policy import CONTROLLER_KINDS, MODES, Controller, ControllerKind
@@ -36,9 +37,9 @@ def confirmation_for(controller: ControllerKind) -> ConfirmationService:
 
 def _parse_args(text: str) -> dict[str, Any]:
     try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise click.BadParameter(f"not valid JSON ({exc.msg})", param_hint="--args") from exc
+        value = bounded_json.loads(text, what="--args")
+    except bounded_json.FrameError as exc:
+        raise click.BadParameter(str(exc), param_hint="--args") from None
     if not isinstance(value, dict):
         raise click.BadParameter("must be a JSON object", param_hint="--args")
     return value
@@ -76,10 +77,10 @@ def tool(ctx: CliContext, name: str, args_json: str, controller: str, mode: str)
     for kind in CONTROLLER_KINDS:  # narrow the click string to the literal type
         if kind == controller:
             who = kind
-    outcome = run_agent_tool(
-        Memory(paths), name, args, Controller(who), mode, confirmation_for(who)
-    )
     scrub = Scrubber.for_paths(paths)
+    outcome = run_agent_tool(
+        Memory(paths), name, args, Controller(who), mode, confirmation_for(who), clean=scrub
+    )
     payload = outcome.as_json()
     payload["reason"] = scrub(outcome.reason)
     payload["result"] = scrub(outcome.result)

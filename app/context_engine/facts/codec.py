@@ -447,6 +447,28 @@ def _parse(
         raise FactFormatError("unreadable", f"fact file cannot be parsed: {exc}") from None
 
 
+_UNSAFE_NAME = re.compile(r"[/\\\x00-\x1f\x7f]|^\s*~|^[A-Za-z]:|^\s*\.{1,2}\s*$")
+
+
+def unsafe_written_name(data: bytes) -> str | None:
+    """The frontmatter ``name`` when it is written as a path rather than a name, else None.
+
+    A name that holds a separator or a control character, is ``.`` or ``..``, or starts like a
+    path (``~``, ``C:``) was never written by a person naming a fact; ``recover`` refuses it.
+    """
+    try:
+        text, _ = decode_fact(data)
+        front, _ = split_frontmatter(text.removeprefix("\ufeff"))
+        if front is None:
+            return None
+        raw = _strict_fields(front).top.get("name", _ABSENT)[0]
+    except (FactFormatError, RecursionError, ValueError):
+        return None
+    if isinstance(raw, str) and _UNSAFE_NAME.search(raw):
+        return raw
+    return None
+
+
 def parse_fact(
     data: bytes,
     *,

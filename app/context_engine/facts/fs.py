@@ -17,6 +17,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from ..errors import AlreadyExists, DurabilityUnknown, LockTimeout, StoreIOError
+from ..filemodes import PRIVATE_FILE, fix_new_file_mode, kept_mode, make_private_dirs
 
 TEMP_PREFIX = ".tmp-"
 TEMP_SUFFIX = ".partial"
@@ -75,8 +76,8 @@ class FS:
         os.rmdir(path)
 
     def mkdir(self, path: str | Path) -> None:
-        """``os.mkdir`` with parents; an existing directory is fine."""
-        os.makedirs(path, mode=0o755, exist_ok=True)
+        """``os.mkdir`` with parents, each new one 0700 (S2.6); an existing directory is fine."""
+        make_private_dirs(path)
 
     def flock(self, fd: int, operation: int) -> None:
         """``fcntl.flock``."""
@@ -143,12 +144,13 @@ def _temp_path(directory: Path) -> Path:
     return directory / f"{TEMP_PREFIX}{secrets.token_hex(8)}{TEMP_SUFFIX}"
 
 
-def _write_temp(fs: FS, temp_dir: Path, data: bytes) -> Path:
-    """Create, fill and fsync a fresh temp file; removes it again on failure."""
+def _write_temp(fs: FS, temp_dir: Path, data: bytes, mode: int = PRIVATE_FILE) -> Path:
+    """Create, fill and fsync a fresh temp file with exactly ``mode``; removed on failure."""
     temp = _temp_path(temp_dir)
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-    fd = fs.open(temp, flags, 0o644)
+    fd = fs.open(temp, flags, PRIVATE_FILE)
     try:
+        fix_new_file_mode(fd, mode)
         write_all(fs, fd, data)
         fs.fsync(fd)
     except BaseException:
@@ -185,11 +187,13 @@ def atomic_write(
     short-write loop, fsync, then ``os.replace`` (update) or ``os.link`` (create-only: an existing
     target raises ``AlreadyExists`` and is never touched), then fsync the directory. Errors before
     the commit point raise ``StoreIOError`` with nothing changed; a failing directory fsync after
-    it raises ``DurabilityUnknown(revision)``.
+    it raises ``DurabilityUnknown(revision)``. A new file is 0600; a replaced one keeps its
+    mode (S2.6).
     """
     directory = target.parent
+    mode = PRIVATE_FILE if create_only else kept_mode(target)
     try:
-        temp = _write_temp(fs, temp_dir or directory, data)
+        temp = _write_temp(fs, temp_dir or directory, data, mode)
     except OSError as exc:
         raise _io_error("write", target, exc) from exc
     try:

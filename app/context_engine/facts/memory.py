@@ -58,6 +58,8 @@ class Memory:
             Store(paths.global_store, "global", self.fs),
         )
         self._migrated: set[Scope] = set()
+        # Legacy files the last migration of each store left untouched (ambiguous shapes).
+        self.migration_skipped: dict[Scope, list[Diagnostic]] = {}
         self._archive_cache: ArchiveCache = {}
         self._archive_lock = threading.Lock()
 
@@ -174,7 +176,10 @@ class Memory:
             return recover(self.stores, archive_path, self.clock())
 
     def migrate(self) -> int:
-        """Upgrade legacy files of both stores (S5.1); returns how many were rewritten."""
+        """Upgrade legacy files of both stores (S5.1); returns how many were rewritten.
+
+        Files left untouched because their shape is ambiguous are in ``migration_skipped``.
+        """
         count = 0
         for store in self.stores.all():
             if not store.root.is_dir():
@@ -190,7 +195,9 @@ class Memory:
             return Changes(warnings=refresh_indexes(self.stores, {"project", "global"}))
 
     def _migrate_locked(self, store: Store) -> int:
-        rewritten = migrate_store(store)
+        skipped: list[Diagnostic] = []
+        rewritten = migrate_store(store, skipped)
+        self.migration_skipped[store.scope] = skipped
         self._migrated.add(store.scope)
         if rewritten:
             refresh_indexes(self.stores, {store.scope})

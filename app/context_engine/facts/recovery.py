@@ -13,7 +13,7 @@ from contextlib import suppress
 from datetime import datetime
 from pathlib import Path
 
-from ..errors import AlreadyActive, AlreadyExists, FactFormatError
+from ..errors import AlreadyActive, AlreadyExists, FactFormatError, InvalidName
 from .archive import (
     ArchivedEntry,
     archived_time,
@@ -24,7 +24,7 @@ from .archive import (
     owning_store,
 )
 from .changes import Changes
-from .codec import parse_fact, render_fact
+from .codec import parse_fact, render_fact, unsafe_written_name
 from .fs import atomic_write, read_file
 from .model import Diagnostic, Scope
 from .resolve import Stores, find_by_id, looks_like_id, parse_reference
@@ -91,6 +91,12 @@ def recover(stores: Stores, archive_path: str | Path, now: datetime) -> Changes:
     store = stores.global_ if root == stores.global_.root else stores.project
     archive_fd, data, st = open_entry(store.fs, store.root, entry)
     try:
+        hostile = unsafe_written_name(data)
+        if hostile is not None:
+            raise InvalidName(
+                f"archive entry names the fact {hostile!r}, which is a path, not a fact name; "
+                "fix its name: line by hand to recover it"
+            )
         fact = store.parse(data, store.root / original_name(entry), st).fact
         name = fact_slug(fact.name)
         active = find_by_id(stores, fact.id)

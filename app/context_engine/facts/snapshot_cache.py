@@ -32,6 +32,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from ..filemodes import make_private_dirs
 from ..paths import EnginePaths
 from .model import Diagnostic, Fact, FileStamp
 
@@ -153,7 +154,7 @@ def _write_cache(path: Path, document: Mapping[str, Any]) -> None:
     import tempfile  # only when the cache changes: not on a quiet hook turn's import path
 
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_private_dirs(path.parent)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".marshal")
         try:
             with os.fdopen(fd, "wb") as handle:

@@ -11,6 +11,11 @@ import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from .. import bounded_json
+
+# A hook payload is a prompt plus a few fields; agents cap prompts far below this.
+MAX_HOOK_INPUT = 16 * 1024 * 1024
+
 Agent = Literal["claude-code", "codex", "gemini"]
 Kind = Literal["start", "prompt"]
 
@@ -53,7 +58,11 @@ class HookPayload:
     @classmethod
     def parse(cls, text: str) -> HookPayload:
         """Parse stdin; raises ``ValueError`` when it is not a JSON object."""
-        data = json.loads(text) if text.strip() else {}
+        data = (
+            bounded_json.loads(text, max_bytes=MAX_HOOK_INPUT, what="hook input")
+            if text.strip()
+            else {}
+        )
         if not isinstance(data, dict):
             raise ValueError("hook input must be a JSON object")
         return cls(

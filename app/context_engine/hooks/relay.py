@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from .. import bounded_json
 from ..paths import EnginePaths
 
 PROTOCOL = 1
@@ -89,7 +90,7 @@ def ask(paths: EnginePaths, request: Mapping[str, Any]) -> str | None:
     except OSError:
         return None
     try:
-        data = json.loads(reply)
+        data = bounded_json.loads(reply, what="relay reply")
     except ValueError:
         return None
     out = data.get("out") if isinstance(data, dict) else None
@@ -135,7 +136,7 @@ async def serve(paths: EnginePaths, answer: Answer) -> None:
         # only this connection, and the hook then answers in its own process.
         async with stream:
             try:
-                request = json.loads(await _receive_line(stream))
+                request = bounded_json.loads(await _receive_line(stream), what="relay request")
                 out = None
                 if (
                     isinstance(request, dict)

@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from ..bounded_json import FrameError
 from ..paths import EnginePaths
 from ..session.core import SessionSources, open_prefix, run_turn
 from .protocol import AGENTS, Agent, HookPayload, event_kind, render_output
@@ -82,7 +83,9 @@ def run(
     can (``hooks/relay.py``; ``CONTEXT_ENGINE_HOOK_RELAY=0`` turns that off).
     """
     try:
-        text = sys.stdin.read()
+        from .protocol import MAX_HOOK_INPUT
+
+        text = sys.stdin.read(MAX_HOOK_INPUT + 1)  # the parser refuses anything longer
         out = None
         if os.environ.get("CONTEXT_ENGINE_HOOK_RELAY", "1") != "0":
             out = _relayed(agent, event, text, home, workspace, with_instructions)
@@ -97,6 +100,9 @@ def run(
                 workspace=workspace,
                 with_instructions=with_instructions,
             )
+    except FrameError as exc:  # a payload over the size or depth limit: say which
+        sys.stderr.write(f"context-engine hook: nothing added ({exc})\n")
+        out = "{}"
     except Exception as exc:  # a hook must never block the prompt
         sys.stderr.write(f"context-engine hook: nothing added ({type(exc).__name__})\n")
         out = "{}"

@@ -15,6 +15,7 @@ import marshal
 import os
 from pathlib import Path
 
+from ..filemodes import make_private_dirs
 from ..session.notes import Baseline
 
 KEEP_SESSIONS = 200
@@ -59,12 +60,13 @@ class BaselineStore:
         """Atomically replace the session's baseline; keep only the newest sessions' files."""
         import tempfile  # a quiet turn saves nothing: keep it off the hook's import path
 
-        self.directory.mkdir(parents=True, exist_ok=True)
+        make_private_dirs(self.directory)
         target = _file(self.directory, agent, session_id)
         fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".tmp-", suffix=".marshal")
         try:
             with os.fdopen(fd, "wb") as handle:
                 handle.write(marshal.dumps(baseline.to_json()))
+            os.chmod(tmp, 0o600)  # mkstemp's mode, whatever the umask (S2.6)
             os.replace(tmp, target)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)

@@ -4,7 +4,8 @@ A focused rule set of our own rather than detect-secrets (see docs/decisions.md)
 is a bounded regex (Python ``re`` backtracks, so no unbounded quantifier may nest), the input
 is bounded, and the scanned copy has Unicode format (Cf) characters removed so a zero-width
 character cannot split a token. Findings name the rule and the field, never the matched text.
-Patterns are adapted from gitleaks (MIT) and detect-secrets (Apache-2.0).
+The rules themselves are data: one row per format in ``secret_rules.py``, written from the
+vendors' documented token formats, each with a positive and a negative fixture.
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ import re
 import sys
 import unicodedata
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
+
+from .secret_rules import PREFILTER_LONG_TEXTS, PREFILTERS, ROWS, RuleRow
 
 # Text beyond this many characters is not scanned; its presence is itself a finding, so an
 # oversized write fails closed instead of hiding a secret past the limit.
@@ -39,12 +42,17 @@ class Finding:
 
 @dataclass(frozen=True, slots=True)
 class Rule:
-    """A named pattern with an optional check on the match (entropy, exclusions)."""
+    """A compiled row of the rule table: pattern plus the gate a match must also pass."""
 
     id: str
     pattern: re.Pattern[str]
     accept: Callable[[re.Match[str], str], bool] | None = None
     lower: bool = False
+    needles: tuple[str, ...] = ()  # one of these must be in the text, else the rule is skipped
+
+    def may_match(self, subject: str) -> bool:
+        """The cheap prefilter: False only when the pattern cannot match ``subject``."""
+        return not self.needles or any(needle in subject for needle in self.needles)
 
 
 def shannon_entropy(text: str) -> float:
@@ -133,83 +141,166 @@ def _email_is_address(match: re.Match[str], text: str) -> bool:
     return not scp_style
 
 
-# ``tokenizer``/``tokenise`` and ``secretary``/``secretion`` are words, not credential keys.
-_KEYWORDS = (
-    r"api[_-]?key|access[_-]?key|private[_-]?key|secret(?!ar|ion)|token(?!i[sz])|password"
-    r"|passwd|_pwd|authorization"
+def _placeholder(match: re.Match[str], text: str) -> bool:
+    """A vendor token at a word start that is not a run of one or two characters (``xxxx``)."""
+    return _starts_word(text, match.start()) and shannon_entropy(match.group(0)) >= 2.0
+
+
+def _word_entropy(match: re.Match[str], text: str) -> bool:
+    """A hex-bodied token at a word start whose characters look random (not ``0000…``)."""
+    return _starts_word(text, match.start()) and shannon_entropy(match.group(0)) >= 3.0
+
+
+_B64URL_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+
+
+def _discord_token(match: re.Match[str], text: str) -> bool:
+    """The segment before the first dot is base64 of a numeric snowflake id (24–28 chars)."""
+    import base64
+    import binascii
+
+    end = match.start()
+    start = end
+    while start > 0 and end - start < 29 and text[start - 1] in _B64URL_CHARS:
+        start -= 1
+    if not 24 <= end - start <= 28 or text[start] not in "MNO" or not _starts_word(text, start):
+        return False
+    head = text[start:end]
+    try:
+        decoded = base64.urlsafe_b64decode(head + "=" * (-len(head) % 4))
+    except (binascii.Error, ValueError):
+        return False
+    return 17 <= len(decoded) <= 20 and decoded.isdigit()
+
+
+def _telegram_token(match: re.Match[str], text: str) -> bool:
+    """``<5–16 digit bot id>:A…`` with the id at a word start; the secret part looks random."""
+    start = match.start()
+    digits = start
+    while digits > 0 and start - digits < 17 and text[digits - 1].isdigit():
+        digits -= 1
+    if not 5 <= start - digits <= 16:
+        return False
+    # ``https://api.telegram.org/bot<token>/…`` glues the token to ``bot``.
+    if not _starts_word(text, digits) and text[max(0, digits - 3) : digits] != "bot":
+        return False
+    return shannon_entropy(match.group(0)) >= 3.0
+
+
+def _mailgun_key(match: re.Match[str], text: str) -> bool:
+    """The 32 hex characters before ``-xxxxxxxx-xxxxxxxx``, at a word start."""
+    start = match.start()
+    head = text[max(0, start - 32) : start]
+    if len(head) != 32 or any(ch not in "0123456789abcdef" for ch in head):
+        return False
+    tail = match.group(0)
+    if not any(ch in "abcdef" for ch in tail):
+        return False  # ``<hash>-20260701-00000001``: dates and counters, not key material
+    return _starts_word(text, start - 32) and shannon_entropy(head) >= 3.0
+
+
+def _netrc_tokens_end_in_entry(before: str) -> bool:
+    """The words before ``password`` end in ``machine <host>`` or ``default``, then optional
+    ``login <user>`` / ``account <x>`` pairs (the .netrc grammar)."""
+    words = before[-300:].split()[-7:]
+    for start in range(len(words) - 1, -1, -1):
+        head = words[start]
+        rest = words[start + 2 :] if head == "machine" else words[start + 1 :]
+        if head not in ("machine", "default") or (head == "machine" and start + 1 >= len(words)):
+            continue
+        pairs_ok = len(rest) % 2 == 0 and all(
+            rest[i] in ("login", "account") for i in range(0, len(rest), 2)
+        )
+        if pairs_ok:
+            return True
+    return False
+
+
+_NETRC_HEAD = re.compile(r"^[ \t]*(?:machine|default|login|account)(?:[ \t]|$)")
+
+
+def _netrc_password(match: re.Match[str], text: str) -> bool:
+    """``password`` as a .netrc token: after ``machine``/``login`` on its line, or on a line
+    of its own under one; the value is not a reference."""
+    start = match.start()
+    # Look back at most 512 characters: a long line of ``password …`` stays linear.
+    floor = max(0, start - 512)
+    line_start = max(text.rfind("\n", floor, start) + 1, floor)
+    before = text[line_start:start]
+    if before.strip():
+        if "machine" not in before and "default" not in before:
+            return False  # the cheap common case: prose that says "password"
+        if _REFERENCE.search(match.group("value")):
+            return False
+        # Same line: every token before ``password`` must be netrc grammar with a keyword.
+        return _netrc_tokens_end_in_entry(before)
+    previous_end = line_start - 1
+    if previous_end <= 0:
+        return False
+    floor = max(0, previous_end - 512)
+    previous = text[max(text.rfind("\n", floor, previous_end) + 1, floor) : previous_end]
+    return bool(_NETRC_HEAD.match(previous)) and not _REFERENCE.search(match.group("value"))
+
+
+GATES: dict[str, Callable[[re.Match[str], str], bool] | None] = {
+    "none": None,
+    "word": _word,
+    "placeholder": _placeholder,
+    "word_entropy": _word_entropy,
+    "keyword_value": _keyword_value_is_secret,
+    "email": _email_is_address,
+    "aws": _aws_key_is_random,
+    "sk": _sk_key,
+    "stripe": _stripe_key,
+    "discord": _discord_token,
+    "telegram": _telegram_token,
+    "mailgun": _mailgun_key,
+    "netrc": _netrc_password,
+}
+
+
+def _compile(row: RuleRow) -> Rule:
+    """One table row as a compiled rule."""
+    return Rule(
+        row.id, re.compile(row.pattern), GATES[row.gate], row.lower, PREFILTERS.get(row.id, ())
+    )
+
+
+RULES: tuple[Rule, ...] = tuple(_compile(row) for row in ROWS)
+
+# (needle, position in RULES) for the prefilter, split by the copy each rule reads.
+_NEEDLES = tuple((n, i) for i, r in enumerate(RULES) if not r.lower for n in r.needles)
+_LOWER_NEEDLES = tuple((n, i) for i, r in enumerate(RULES) if r.lower for n in r.needles)
+_ALWAYS = frozenset(i for i, r in enumerate(RULES) if not r.needles)
+_LONG_NEEDLES = tuple((n, i) for n, i in _NEEDLES if RULES[i].id in PREFILTER_LONG_TEXTS)
+_LONG_LOWER_NEEDLES = tuple(
+    (n, i) for n, i in _LOWER_NEEDLES if RULES[i].id in PREFILTER_LONG_TEXTS
+)
+_UNFILTERED_LONG = frozenset(
+    i for i, r in enumerate(RULES) if not r.needles or r.id not in PREFILTER_LONG_TEXTS
 )
 
-# Every pattern begins with a literal where possible: Python's ``re`` then jumps between
-# occurrences of that literal instead of trying each position (8x faster on 1 MB inputs).
-# ``lower=True`` rules run on a lowercased copy with lowercase patterns (case-insensitive
-# matching would disable that jump).
-RULES: tuple[Rule, ...] = (
-    Rule("url_credentials", re.compile(r"://[^\s/:@?#]{1,128}:[^\s/@?#]{1,256}@")),
-    Rule(
-        "keyword_assignment",
-        re.compile(
-            r"(?:" + _KEYWORDS + r")[a-z0-9_.-]{0,40}"
-            r"[\"']?[ \t]{0,4}(?::=|=>|=|:)[ \t]{0,4}"
-            r"(?P<value>[\"'`]?[^\s\"'`,;]{1,256})"
-        ),
-        _keyword_value_is_secret,
-        lower=True,
-    ),
-    Rule(
-        "authorization_header",
-        re.compile(
-            r"authorization[\"']?[ \t]{0,4}[:=][ \t]{0,4}[\"']?(?:basic|bearer|token|digest)"
-            r"[ \t]{1,4}[a-z0-9+/._~=-]{8,}"
-        ),
-        lower=True,
-    ),
-    Rule(
-        "cookie_header",
-        re.compile(r"cookie[\"']?[ \t]{0,4}[:=][ \t]{0,4}[\"']?[a-z0-9_.%-]{1,100}=[^\s;\"']{4,}"),
-        lower=True,
-    ),
-    Rule(
-        "session_cookie",
-        # Suffixes of JSESSIONID, PHPSESSID, ASP.NET_SessionId, laravel_session, connect.sid …
-        re.compile(r"(?:sessid|sessionid|session_id|_session|connect\.sid)=[a-z0-9%._+/=-]{16,}"),
-        lower=True,
-    ),
-    Rule("bearer_token", re.compile(r"bearer[ \t]{1,4}[a-z0-9._~+/=-]{16,}"), _word, lower=True),
-    Rule("sk_key", re.compile(r"k-[A-Za-z0-9_-]{20,256}"), _sk_key),
-    Rule("stripe_key", re.compile(r"k_(?:live|test)_[A-Za-z0-9]{16,256}"), _stripe_key),
-    Rule("github_token", re.compile(r"gh[pousr]_[A-Za-z0-9]{30,255}\b"), _word),
-    Rule("github_pat", re.compile(r"github_pat_[A-Za-z0-9_]{22,255}"), _word),
-    Rule("gitlab_token", re.compile(r"glpat-[A-Za-z0-9_-]{20,64}"), _word),
-    Rule("slack_token", re.compile(r"xox[baprs]-[A-Za-z0-9-]{10,250}"), _word),
-    Rule(
-        "slack_webhook",
-        re.compile(
-            r"hooks\.slack\.com/services/T[A-Za-z0-9_]{6,32}/B[A-Za-z0-9_]{6,32}/[A-Za-z0-9_]{16,64}"
-        ),
-    ),
-    Rule("aws_access_key_id", re.compile(r"A(?:KIA|SIA)[A-Z0-9]{16}\b"), _aws_key_is_random),
-    Rule("google_api_key", re.compile(r"AIza[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])"), _word),
-    Rule("npm_token", re.compile(r"npm_[A-Za-z0-9]{36}\b"), _word),
-    Rule("pypi_token", re.compile(r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,512}"), _word),
-    Rule("huggingface_token", re.compile(r"hf_[A-Za-z]{34}\b"), _word),
-    Rule(
-        "jwt",
-        # The lookbehind after the literal rejects a start inside a longer run at once, so
-        # ``eyJeyJ…`` is not rescanned from every occurrence (quadratic otherwise).
-        re.compile(
-            r"eyJ(?<![A-Za-z0-9_-]eyJ)[A-Za-z0-9_-]{8,4096}\.eyJ[A-Za-z0-9_-]{8,8192}"
-            r"\.[A-Za-z0-9_-]{8,4096}"
-        ),
-    ),
-    Rule("private_key", re.compile(r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")),
-    Rule(
-        "email",
-        # Matched from the ``@``; the local part is checked by hand. An alphabetic TLD
-        # excludes npm ``@scope/pkg@1.2.3`` and docker ``@sha256:``.
-        re.compile(r"@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}\.[A-Za-z]{2,24}\b"),
-        _email_is_address,
-    ),
-)
+
+# Above this size each rule's own literal search costs what its ``in`` prefilter would.
+_PREFILTER_MAX = 16_384
+
+
+def _candidates(cleaned: str, lowered: str) -> Sequence[Rule]:
+    """The rules whose prefilter passes, in rule order (one ``in`` per needle).
+
+    The prefilter saves per-rule overhead on the many short texts of a store; on long texts a
+    rule's regex finds (or misses) its literal as fast as ``in`` would, so all rules run.
+    """
+    if len(cleaned) > _PREFILTER_MAX:
+        chosen = set(_UNFILTERED_LONG)
+        chosen.update(i for needle, i in _LONG_NEEDLES if needle in cleaned)
+        chosen.update(i for needle, i in _LONG_LOWER_NEEDLES if needle in lowered)
+        return [RULES[i] for i in sorted(chosen)]
+    chosen = set(_ALWAYS)
+    chosen.update(i for needle, i in _NEEDLES if needle in cleaned)
+    chosen.update(i for needle, i in _LOWER_NEEDLES if needle in lowered)
+    return [RULES[i] for i in sorted(chosen)]
+
 
 RULE_IDS: tuple[str, ...] = tuple(rule.id for rule in RULES)
 
@@ -237,13 +328,63 @@ def scan_text(text: str, field: str = "text") -> tuple[Finding, ...]:
         text = text[:MAX_SCAN_CHARS]
     cleaned = strip_format_chars(text)
     lowered = cleaned.lower()
-    for rule in RULES:
+    for rule in _candidates(cleaned, lowered):
         subject = lowered if rule.lower else cleaned
         for match in rule.pattern.finditer(subject):
             if rule.accept is None or rule.accept(match, cleaned if rule.lower else subject):
                 findings.append(Finding(rule.id, field))
                 break
     return tuple(findings)
+
+
+_TOKEN_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.%+-")
+
+
+def _widen(text: str, start: int, end: int) -> tuple[int, int]:
+    """Grow a match to the whole token around it (gates read a few characters outside)."""
+    while start > 0 and text[start - 1] in _TOKEN_CHARS:
+        start -= 1
+    while end < len(text) and text[end] in _TOKEN_CHARS:
+        end += 1
+    return start, end
+
+
+def redact(text: str) -> str:
+    """``text`` with every secret replaced by ``[redacted:<rule>]`` (traces, S8.10).
+
+    The result is built from the Cf-stripped copy (what the rules judged); text beyond the scan
+    limit is dropped. When lowercasing changed the length, a lowercase rule's hit redacts the
+    whole text rather than guess at the span.
+    """
+    if len(text) > MAX_SCAN_CHARS:
+        text = text[:MAX_SCAN_CHARS]
+    cleaned = strip_format_chars(text)
+    lowered = cleaned.lower()
+    aligned = len(lowered) == len(cleaned)
+    spans: list[tuple[int, int, str]] = []
+    for rule in _candidates(cleaned, lowered):
+        subject = lowered if rule.lower else cleaned
+        for match in rule.pattern.finditer(subject):
+            if rule.accept is None or rule.accept(match, cleaned if rule.lower else subject):
+                if rule.lower and not aligned:
+                    return f"[redacted:{rule.id}]"
+                spans.append((*_widen(cleaned, *match.span()), rule.id))
+    if not spans:
+        return cleaned
+    spans.sort()
+    out: list[str] = []
+    position = 0
+    for start, end, rule_id in spans:
+        if end <= position:
+            continue
+        if start < position:  # overlapping hits: the earlier marker covers both
+            position = end
+            continue
+        out.append(cleaned[position:start])
+        out.append(f"[redacted:{rule_id}]")
+        position = end
+    out.append(cleaned[position:])
+    return "".join(out)
 
 
 def scan_fields(fields: Mapping[str, object]) -> tuple[Finding, ...]:

@@ -349,8 +349,13 @@ class Recaller:
         limit: int = 4,
         budget: int = 2400,
         now: datetime | None = None,
+        clean: Callable[[str], str] | None = None,
     ) -> RecallResult:
-        """Run S8 for one user turn; never raises (a failure yields no block and a reason)."""
+        """Run S8 for one user turn; never raises (a failure yields no block and a reason).
+
+        ``clean`` scrubs local paths from each title and snippet before the block escapes
+        them (S7.4); the engine hands in its own scrubber.
+        """
         moment = now if now is not None else datetime.now(UTC)
         if moment.tzinfo is None:
             moment = moment.replace(tzinfo=UTC)
@@ -358,7 +363,7 @@ class Recaller:
         budget = clamp_budget(budget)
         try:
             with self._lock:
-                return self._recall(message, limit, budget, moment)
+                return self._recall(message, limit, budget, moment, clean)
         except Exception as exc:  # recall must never fail the turn (S8.11)
             trace = RecallTrace(
                 query=message.strip(),
@@ -388,7 +393,14 @@ class Recaller:
         """Diagnostics of the snapshot plus facts that failed to index."""
         return self._skipped + tuple(self._failed.values())
 
-    def _recall(self, message: str, limit: int, budget: int, now: datetime) -> RecallResult:
+    def _recall(
+        self,
+        message: str,
+        limit: int,
+        budget: int,
+        now: datetime,
+        clean: Callable[[str], str] | None = None,
+    ) -> RecallResult:
         """The S8 pipeline under the lock."""
         text = message.strip()
         reason = suppression(text)
@@ -417,7 +429,11 @@ class Recaller:
         chosen, rest = ranked[:limit], ranked[limit:]
         counts[LOST_LIMIT] = kept_total - len(chosen)
         drops[LOST_LIMIT] = [self._drop(r, LOST_LIMIT) for r in rest[:DROPPED_DETAIL]]
-        hits = [self._block_hit(r, query, now) for r in chosen]
+        if clean is None:
+            from ..session.privacy import default_clean
+
+            clean = default_clean
+        hits = [self._block_hit(r, query, now, clean) for r in chosen]
         block = build_block([h for h, _ in hits], budget, omitted=kept_total - len(chosen))
         by_id = {id(h): fact for h, fact in hits}
         by_hit = {id(h): r for (h, _), r in zip(hits, chosen, strict=True)}
@@ -576,8 +592,10 @@ class Recaller:
             out.append(self._drop(ranked, LOST_OVERRIDE, detail))
         drops[LOST_OVERRIDE] = out
 
-    def _block_hit(self, ranked: Ranked, query: Query, now: datetime) -> tuple[BlockHit, Fact]:
-        """Entry values for one chosen fact: matched terms, freshness, snippet."""
+    def _block_hit(
+        self, ranked: Ranked, query: Query, now: datetime, clean: Callable[[str], str]
+    ) -> tuple[BlockHit, Fact]:
+        """Entry values for one chosen fact: matched terms, freshness, scrubbed snippet."""
         fact = self._tracker.facts[ranked.reference]
         counting = query.counting
         matched = [
@@ -604,8 +622,10 @@ class Recaller:
             freshness=freshness(fact, now),
             score=ranked.score,
             reason=reason,
-            title=fact.display_title,
-            snippet=make_snippet(source or fact.display_title, query.text, query.terms),
+            title=clean(fact.display_title),
+            snippet=make_snippet(
+                source or fact.display_title, query.text, query.terms, clean=clean
+            ),
         )
         return hit, fact
 

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from ..facts.model import Diagnostic, Fact
+from ..filemodes import make_private_dirs
 from ..paths import EnginePaths
 from .engine import Recaller, _is_archived
 from .index import SparseIndex
@@ -142,7 +143,7 @@ def _write(path: Path, document: Mapping[str, Any]) -> bool:
 
     payload = marshal.dumps(dict(document))
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_private_dirs(path.parent)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-recall-", suffix=".marshal")
         try:
             with os.fdopen(fd, "wb") as handle:

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-
-from ..paths import redact_home
+from collections.abc import Callable, Sequence
 
 SNIPPET_CHARS = 520
 _WS = re.compile(r"\s+")
@@ -35,13 +33,24 @@ def anchor(text: str, query: str, terms: Sequence[str]) -> int:
     return 0
 
 
-def make_snippet(text: str, query: str, terms: Sequence[str], limit: int = SNIPPET_CHARS) -> str:
-    """At most ``limit`` characters of ``text`` around the query, home prefixes redacted.
+def make_snippet(
+    text: str,
+    query: str,
+    terms: Sequence[str],
+    limit: int = SNIPPET_CHARS,
+    clean: Callable[[str], str] | None = None,
+) -> str:
+    """At most ``limit`` characters of ``text`` around the query, local paths scrubbed.
 
-    Redaction happens on the whole text before the window is cut, so a window can never
-    start in the middle of a home path and leak the user name.
+    ``clean`` is the engine's scrubber (``session/privacy.py``; default: the OS user's home
+    and the generic home patterns). It runs on the whole raw text before the window is cut
+    and before anything is escaped, so a window can never start in the middle of a home path.
     """
-    text = redact_home(compact(text))
+    if clean is None:
+        from ..session.privacy import default_clean
+
+        clean = default_clean
+    text = compact(clean(text))  # scrub first: compacting would respell a path with spaces
     if len(text) <= limit:
         return text
     width = max(limit - 2 * len(ELLIPSIS), 1)

@@ -8,11 +8,11 @@ never inside a store; every write is atomic (temp file + rename) or a single app
 from __future__ import annotations
 
 import json
-import os
-import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
+
+from ..filemodes import append_private, write_private
 
 HISTORY_LIMIT = 200
 
@@ -147,34 +147,22 @@ class RecallTrace:
         return "\n".join(lines) + "\n"
 
 
-def _temp_beside(path: Path) -> tuple[int, str]:
-    """A new private file next to ``path`` (what ``tempfile.mkstemp`` gives, as in git's lock
-    files: O_EXCL, mode 0600), without importing ``tempfile`` on every hook turn."""
-    flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    flags |= getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
-    for attempt in range(100):
-        tmp = os.path.join(path.parent, f".{path.name}.{os.getpid()}-{time.time_ns()}-{attempt}")
-        try:
-            return os.open(tmp, flags, 0o600), tmp
-        except FileExistsError:
-            continue
-    raise FileExistsError(f"no free temporary name next to {path.name}")
+def redact_trace(data: dict[str, Any]) -> dict[str, Any]:
+    """The trace with every secret in the query, snippets, reasons and names redacted (S8.10)."""
+    from ..policy.sensitive import redact  # only when a trace is written
 
-
-def _atomic_write(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temp file and a rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = _temp_beside(path)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    out = dict(data)
+    out["query"] = redact(str(data.get("query", "")))
+    for key, fields in (("hits", ("snippet", "reason", "name")), ("dropped", ("detail", "name"))):
+        items = []
+        for item in data.get(key, ()):
+            item = dict(item)
+            for name in fields:
+                if isinstance(item.get(name), str):
+                    item[name] = redact(item[name])
+            items.append(item)
+        out[key] = items
+    return out
 
 
 class TraceLog:
@@ -203,12 +191,12 @@ class TraceLog:
 
     def record(self, trace: RecallTrace) -> None:
         """Persist ``trace`` as the last one and append it to the history."""
-        data = trace.to_dict()
-        _atomic_write(self.last_path, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
-        line = json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
-        self.directory.mkdir(parents=True, exist_ok=True)
-        with open(self.history_path, "a", encoding="utf-8") as handle:
-            handle.write(line)
+        data = redact_trace(trace.to_dict())
+        text = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+        write_private(self.last_path, text)
+        append_private(
+            self.history_path, json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
+        )
         self._compact_if_needed()
 
     def _compact_if_needed(self) -> None:
@@ -217,7 +205,7 @@ class TraceLog:
         # Rewriting on every turn would cost the whole history per turn; twice the limit
         # bounds the file while amortising the rewrite.
         if len(lines) > 2 * self.limit:
-            _atomic_write(self.history_path, "".join(line + "\n" for line in lines[-self.limit :]))
+            write_private(self.history_path, "".join(line + "\n" for line in lines[-self.limit :]))
 
     def _lines(self) -> list[str]:
         """Complete history lines (a torn last line is ignored)."""

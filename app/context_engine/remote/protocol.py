@@ -14,6 +14,7 @@ import threading
 from dataclasses import dataclass
 from typing import IO, Any
 
+from .. import bounded_json
 from ..catalog.errors import Disconnected, ProtocolError, RemoteError, Unavailable
 from ..errors import (
     AlreadyActive,
@@ -183,16 +184,26 @@ class LineChannel:
             if not line:
                 return None
             if len(line) > MAX_LINE:
+                self._skip_rest_of_line(line)
                 raise ProtocolError("message larger than the protocol allows")
             if not line.strip():
                 continue
             try:
-                message = json.loads(line)
-            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-                raise ProtocolError(f"not a JSON message: {exc}") from exc
+                message = bounded_json.loads(line, max_bytes=MAX_LINE, what="message")
+            except bounded_json.FrameError as exc:
+                raise ProtocolError(str(exc)) from None
             if not isinstance(message, dict) or message.get("jsonrpc") != JSONRPC:
                 raise ProtocolError("not a JSON-RPC 2.0 message")
             return message
+
+    def _skip_rest_of_line(self, head: bytes) -> None:
+        """Drop the rest of an oversized line so the next message starts clean."""
+        chunk = head
+        while chunk and not chunk.endswith(b"\n"):
+            try:
+                chunk = self._reader.readline(1 << 20)
+            except (OSError, ValueError):
+                return
 
     def close(self) -> None:
         """Close the write side (the peer sees end of stream)."""

@@ -96,7 +96,7 @@ def run_turn(
     if baseline is None:
         following = Baseline.capture(facts, documents)
     else:
-        lines, following = diff_notes(baseline, facts, documents)
+        lines, following = diff_notes(baseline, facts, documents, sources.scrub)
     notes = sources.scrub(render_notes(lines))
     outcome = sources.recall(text, facts)
     block = sources.scrub(outcome.block)

@@ -10,7 +10,7 @@ other processes: the CLI, the app, an MCP server, a text editor.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -83,25 +83,36 @@ def digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
 
-def _text(value: str) -> str:
-    """One line, HTML-escaped so no body can close the wrapper (as S8.9 does for recall)."""
+def _same(text: str) -> str:
+    return text
+
+
+def _text(value: str, clean: Callable[[str], str] = _same) -> str:
+    """One line, scrubbed of local paths, then HTML-escaped so no body can close the wrapper
+    (as S8.9 does for recall). Scrubbing first: an escaped path no longer matches (S7.4)."""
     # ``html.escape(text, quote=False)`` exactly (its own replace chain), without importing
     # ``html`` (and its entity table) on every hook turn.
-    text = one_line(value)
+    text = one_line(clean(value))  # scrub first: one_line would respell a path with spaces
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def _fact_line(verb: str, fact: Fact, extra: str = "") -> str:
+def _fact_line(verb: str, fact: Fact, extra: str, clean: Callable[[str], str]) -> str:
     head = f"- {verb} {fact.reference}{extra} ({fact.scope}/{fact.type}, revision {fact.revision})"
-    title = _text(fact.display_title)
-    body = _text(fact.body)
+    title = _text(fact.display_title, clean)
+    body = _text(fact.body, clean)
     return f"{head}: {title}" + (f" — {body}" if body else "")
 
 
 def diff_notes(
-    baseline: Baseline, facts: Sequence[Fact], instructions: Mapping[str, str]
+    baseline: Baseline,
+    facts: Sequence[Fact],
+    instructions: Mapping[str, str],
+    clean: Callable[[str], str] = _same,
 ) -> tuple[list[str], Baseline]:
-    """Note lines for every change since ``baseline``, and the baseline that follows."""
+    """Note lines for every change since ``baseline``, and the baseline that follows.
+
+    ``clean`` is the engine's path scrubber, applied to each text before it is escaped.
+    """
     lines: list[str] = []
     current = {fact.id: fact for fact in facts}
     known = baseline.facts
@@ -116,10 +127,10 @@ def diff_notes(
     for fact in sorted(changed, key=lambda f: (f.scope != "project", f.name, f.id)):
         old = known.get(fact.id)
         if old is None:
-            lines.append(_fact_line("saved", fact))
+            lines.append(_fact_line("saved", fact, "", clean))
         else:
             renamed = f" (was {old.reference})" if old.reference != fact.reference else ""
-            lines.append(_fact_line("updated", fact, renamed))
+            lines.append(_fact_line("updated", fact, renamed, clean))
     gone = [mark for fact_id, mark in known.items() if fact_id not in current]
     documents_same = len(instructions) == len(baseline.instructions) and all(
         baseline.instructions.get(label) == digest(body) for label, body in instructions.items()
@@ -147,7 +158,7 @@ def diff_notes(
             verb = "changed" if label in baseline.instructions else "added"
             lines.append(
                 f"- standing instructions {label} {verb}; their current text applies: "
-                f"{_text(instructions[label])}"
+                f"{_text(instructions[label], clean)}"
             )
     for label in sorted(set(baseline.instructions) - set(instructions)):
         lines.append(

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
@@ -239,12 +239,20 @@ async def serve_stdio(host: ToolHost, *, hook_relay: EngineToolHost | None = Non
     import anyio
     from mcp.server.stdio import stdio_server
 
+    from .mcp_frames import BoundedLines, claimed_stdio
+
     server = build_server(host)
     async with anyio.create_task_group() as tasks:
         if hook_relay is not None:
             tasks.start_soon(_serve_hooks, hook_relay)
-        async with stdio_server() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+        with claimed_stdio() as (wire_in, wire_out):
+            lines = BoundedLines(wire_in)
+            # ``stdio_server`` only iterates its stdin: an async line source is all it needs.
+            source = cast("anyio.AsyncFile[str]", lines)
+            async with stdio_server(source, anyio.wrap_file(wire_out)) as (reader, writer):
+                lines.attach(writer)
+                read_stream, write_stream = reader, writer
+                await server.run(read_stream, write_stream, server.create_initialization_options())
         tasks.cancel_scope.cancel()
 
 

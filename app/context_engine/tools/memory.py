@@ -6,7 +6,7 @@ appear. Invalid arguments raise :class:`MemoryToolError` with the exact S9.1 mes
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 
 from ..errors import ContextEngineError, FactNotFound
@@ -16,6 +16,7 @@ from ..paths import slugify
 from ..recall.engine import Recaller
 from ..recall.snippet import make_snippet
 from ..recall.tokenize import tokens
+from .write import PATH_REF_ERROR, looks_like_path
 
 OPERATIONS = ("search", "read", "list")
 DEFAULT_LIMIT = 8
@@ -40,6 +41,12 @@ class MemoryToolError(ContextEngineError, ValueError):
     """Bad arguments to the memory tool."""
 
     code = "invalid_argument"
+
+
+def check_not_a_path(ref: str) -> None:
+    """Refuse a name typed as a file path (``/etc/passwd``, ``C:\\x``, ``~/x``), saying so."""
+    if looks_like_path(ref):
+        raise MemoryToolError(PATH_REF_ERROR)
 
 
 def _text(args: Mapping[str, object], key: str) -> str:
@@ -95,7 +102,12 @@ def _header(fact: Fact, now: datetime) -> str:
     )
 
 
-def _search(recaller: Recaller, args: Mapping[str, object], now: datetime) -> str:
+def _search(
+    recaller: Recaller,
+    args: Mapping[str, object],
+    now: datetime,
+    clean: Callable[[str], str] | None = None,
+) -> str:
     """BM25 search with a 0.15 relative floor and 260-character snippets."""
     query = _required(args, "query")
     fact_type, scope = _filters(args)
@@ -108,7 +120,7 @@ def _search(recaller: Recaller, args: Mapping[str, object], now: datetime) -> st
     for number, hit in enumerate(hits, 1):
         fact = hit.fact
         source = "\n".join(p for p in (fact.description, fact.body) if p.strip())
-        snippet = make_snippet(source, query, terms, TOOL_SNIPPET)
+        snippet = make_snippet(source, query, terms, TOOL_SNIPPET, clean=clean)
         lines.append(f"{number}. {_header(fact, now)} score={hit.score:.3f}")
         lines.append(f"   {snippet}")
     return "\n".join(lines)
@@ -137,7 +149,9 @@ def resolve_ref(facts: Iterable[Fact], ref: str) -> Fact:
 
 def _read(facts: list[Fact], args: Mapping[str, object], now: datetime) -> str:
     """One fact in full, named by reference."""
-    fact = resolve_ref(facts, _required(args, "name"))
+    ref = _required(args, "name")
+    check_not_a_path(ref)
+    fact = resolve_ref(facts, ref)
     updated = fact.updated_at.isoformat() if fact.updated_at else "unknown"
     return (
         f"{_header(fact, now)}\n"
@@ -168,8 +182,12 @@ def run_memory_tool(
     args: Mapping[str, object],
     *,
     now: datetime | None = None,
+    clean: Callable[[str], str] | None = None,
 ) -> str:
-    """Run one ``memory`` tool call over active facts (or a live ``Recaller``) and return text."""
+    """Run one ``memory`` tool call over active facts (or a live ``Recaller``) and return text.
+
+    ``clean`` is the caller's path scrubber, applied to snippets before they are cut (S7.4).
+    """
     if not isinstance(args, Mapping):
         raise MemoryToolError("arguments must be a JSON object")
     operation = _text(args, "operation")
@@ -180,7 +198,7 @@ def run_memory_tool(
     moment = now or datetime.now(UTC)
     recaller = source if isinstance(source, Recaller) else Recaller(source)
     if operation == "search":
-        return _search(recaller, args, moment)
+        return _search(recaller, args, moment, clean)
     if operation == "read":
         return _read(recaller.facts(), args, moment)
     return _list(recaller.facts(), args, moment)

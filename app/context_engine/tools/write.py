@@ -70,6 +70,16 @@ __all__ = [
 _ID_SHAPE = re.compile(r"^(?:mem-[0-9a-f]{32}|legacy-[0-9a-f]{24})$")
 _ABSOLUTE_PATH = re.compile(r"(?<![\w.])(?:[A-Za-z]:[\\/]|/)[^\s\"'()]+")
 
+PATH_REF_ERROR = (
+    "name must be a memory name or reference such as project/<name>.md, not a file path"
+)
+_PATH_LIKE = re.compile(r"^\s*(?:/|~|\\|[A-Za-z]:(?:[\\/]|$))")
+
+
+def looks_like_path(ref: str) -> bool:
+    """Whether a typed name is a file path (``/etc/passwd``, ``C:\\x``, ``~/x``), not a ref."""
+    return _PATH_LIKE.match(ref) is not None
+
 
 @dataclass(frozen=True, slots=True)
 class ToolOutcome:
@@ -184,8 +194,12 @@ def run_agent_tool(
     confirmation: ConfirmationService,
     *,
     has_project_store: bool = True,
+    clean: Callable[[str], str] | None = None,
 ) -> ToolOutcome:
-    """Run any of the three agent tools: ``memory`` is read-only, the others go through S10."""
+    """Run any of the three agent tools: ``memory`` is read-only, the others go through S10.
+
+    ``clean`` scrubs local paths from search snippets before they are cut (S7.4).
+    """
     if tool != MEMORY_TOOL:
         return run_write_tool(
             memory,
@@ -200,7 +214,7 @@ def run_agent_tool(
     from .memory import run_memory_tool
 
     try:
-        answer = run_memory_tool(memory.snapshot().facts, dict(args))
+        answer = run_memory_tool(memory.snapshot().facts, dict(args), clean=clean)
     except ContextEngineError as exc:
         return ToolOutcome("auto", READ_ONLY_REASON, False, f"Error: {public_message(exc)}", False)
     return ToolOutcome("auto", READ_ONLY_REASON, False, answer, True)
@@ -431,6 +445,8 @@ def _forget(
     before_write: Callable[[], None] | None,
 ) -> ToolOutcome:
     ref = parse_forget_args(args)
+    if looks_like_path(ref):
+        return ToolOutcome("denied", PATH_REF_ERROR, False, f"Error: {PATH_REF_ERROR}", False)
     decision = evaluate_forget(controller)
     if decision.kind == "denied":
         return _refused(decision)

@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 import re
 
+from .. import bounded_json
+
 CONTRACT_TAG = "memory-compiler-execution"
 CONTRACT_TYPE = "memory_v5_execution_contract"
 # Contracts may nest (a contract whose source_event is itself a wrapped turn); Reasonix
@@ -77,7 +79,7 @@ def _leading_block(text: str) -> tuple[str, str, str] | None:
 def _source_event(contract: str) -> str | None:
     """The prompt inside a contract's JSON, else ``None`` (unrecoverable)."""
     try:
-        data = json.loads(contract)
+        data = bounded_json.loads(contract, what="contract")
     except (ValueError, RecursionError):
         return None
     if not isinstance(data, dict):

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+from ... import bounded_json
+
+# Transcript lines nest tool inputs a few levels deep; far deeper is hostile, not a transcript.
+TRANSCRIPT_DEPTH = 256
 
 HEADER_LIMIT = 1 << 20  # a Codex session_meta line can carry long instructions
 
@@ -49,7 +53,15 @@ def iter_jsonl(data: bytes) -> Iterator[tuple[int, Any, bool]]:
         if not line:
             continue
         try:
-            yield number, json.loads(line.decode("utf-8-sig" if number == 1 else "utf-8")), True
+            yield (
+                number,
+                bounded_json.loads(
+                    line.decode("utf-8-sig" if number == 1 else "utf-8"),
+                    max_depth=TRANSCRIPT_DEPTH,
+                    what="transcript line",
+                ),
+                True,
+            )
         except (ValueError, RecursionError):  # RecursionError: absurdly nested JSON
             yield number, None, False
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from pathlib import Path
 from typing import Any
 
+from ... import bounded_json
 from ..model import ReadResult, ScanDiagnostic, SessionFile, UserTurn
 from ..roots import SourceRoots
 from . import _io
@@ -113,7 +113,8 @@ def read_session(session: SessionFile) -> ReadResult:
 def session_cwd(path: Path) -> str:
     """``session_meta.payload.cwd`` from the first line only (never the rest of the file)."""
     try:
-        first = json.loads(_io.read_first_line(path).decode("utf-8-sig"))
+        line = _io.read_first_line(path).decode("utf-8-sig")
+        first = bounded_json.loads(line, max_depth=_io.TRANSCRIPT_DEPTH)
     except (OSError, ValueError, RecursionError):
         return ""
     if not isinstance(first, dict) or first.get("type") != "session_meta":

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
 from typing import Any
 
+from ... import bounded_json
 from ..model import ReadResult, ScanDiagnostic, SessionFile, UserTurn
 from ..roots import SourceRoots
 from . import _io
@@ -43,7 +43,7 @@ def message_text(message: dict[str, Any]) -> str | None:
 def _messages(data: bytes, jsonl: bool, result: ReadResult) -> list[dict[str, Any]]:
     if not jsonl:
         try:
-            doc = json.loads(data.decode("utf-8-sig"))
+            doc = bounded_json.loads(data.decode("utf-8-sig"), max_depth=_io.TRANSCRIPT_DEPTH)
         except (ValueError, RecursionError):  # RecursionError: absurdly nested JSON
             result.corrupt_lines += 1
             return []
@@ -84,7 +84,7 @@ def _marker(directory: Path) -> str:
 
 def _registry_slug(gemini: Path, root: Path) -> str:
     try:
-        doc = json.loads(_io.read_bytes(gemini / "projects.json").decode("utf-8-sig"))
+        doc = bounded_json.loads(_io.read_bytes(gemini / "projects.json").decode("utf-8-sig"))
     except (OSError, ValueError, RecursionError):
         return ""
     projects = doc.get("projects") if isinstance(doc, dict) else None

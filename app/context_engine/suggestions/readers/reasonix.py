@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ... import bounded_json
 from ...paths import workspace_slug
 from ...upgrade.transcript_v5 import unwrap_v5_turn
 from ..model import ReadResult, ScanDiagnostic, SessionFile, UserTurn
@@ -158,7 +158,7 @@ def _sessions_in(
 def _sidecar_root(path: Path) -> str:
     """``workspace_root`` from the ``.jsonl.meta`` sidecar, or empty."""
     try:
-        meta = json.loads(_io.read_bytes(path.with_name(path.name + ".meta")).decode("utf-8-sig"))
+        meta = bounded_json.loads(_io.read_bytes(path.with_name(path.name + ".meta")))
     except (OSError, ValueError, RecursionError):
         return ""
     return as_str(meta.get("workspace_root")) if isinstance(meta, dict) else ""

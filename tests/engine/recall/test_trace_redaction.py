@@ -1,0 +1,37 @@
+"""S8.10: a secret typed into a prompt never reaches the recall trace files in clear."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from context_engine.engine import ContextEngine
+from context_engine.facts.memory import Memory
+from context_engine.paths import EnginePaths
+from support.secrets import HELD_OUT, POSITIVES
+
+
+def test_prompt_secret_is_redacted_in_last_trace_and_history(tmp_path: Path) -> None:
+    workspace = tmp_path / "proj"
+    (workspace / ".git").mkdir(parents=True)
+    home = tmp_path / "home"
+    paths = EnginePaths.resolve(home=home, workspace=workspace)
+    Memory(paths).save(
+        name="deploy-token-rotation",
+        description="Deploy token rotation",
+        body="Rotate the deploy token every release before publishing.",
+        type="project",
+    )
+    github = POSITIVES["github_token"][0]
+    sendgrid = HELD_OUT["sendgrid_api_key"]
+    session = ContextEngine.open(workspace, home).start_session()
+    turn = session.process_user_turn(f"rotate the deploy token {github} and {sendgrid} please")
+    assert "<memory-recall>" in turn.recall_block  # the turn itself is unchanged
+    recall_dir = paths.workspace_data / "recall"
+    last = (recall_dir / "recall-last.json").read_text("utf-8")
+    history = (recall_dir / "recall-history.jsonl").read_text("utf-8")
+    for text in (last, history):
+        assert github not in text and sendgrid not in text
+        assert "[redacted:github_token]" in text and "[redacted:sendgrid_api_key]" in text
+    query = json.loads(last)["query"]
+    assert query.startswith("rotate the deploy token [redacted:github_token]")
