@@ -133,9 +133,9 @@ def _zip_members(path: Path, limits: Limits) -> Iterator[_Member]:
                 kind = "refused: encrypted members are not allowed"
             elif info.is_dir():
                 kind = "dir"
-            elif mode and stat.S_ISLNK(mode):
+            elif stat.S_ISLNK(mode):
                 kind = "refused: links are not allowed"
-            elif mode and not stat.S_ISREG(mode):
+            elif stat.S_IFMT(mode) not in (0, stat.S_IFREG):  # 0: a zip without Unix modes
                 kind = "refused: only regular files are allowed"
             else:
                 kind = "file"

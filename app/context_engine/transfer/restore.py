@@ -85,6 +85,12 @@ def _sha(path: Path) -> str | None:
         return None
 
 
+def _same_content(a: Fact, b: Fact) -> bool:
+    """Same memory whatever its revision and times (a merge already taken as a revision)."""
+    return (a.name, a.title, a.description, a.type, a.body.strip()) == (
+        b.name, b.title, b.description, b.type, b.body.strip())
+
+
 def _parse(item: BundleFile, scope: str) -> Fact:
     assert item.data is not None
     scope_value: Scope = "global" if scope == "global" else "project"
@@ -111,7 +117,11 @@ def _plan_merge(plan: ScopePlan, bundle: Bundle, paths: EnginePaths, fs: FS,
         if target is None:
             plan.place.append(item)
             continue
-        if target.path is not None and _sha(target.path) == item.sha256:
+        if target.id != fact.id:
+            held_back.add(fact.id)  # another identity's history never joins this one
+        if _same_content(fact, target) or (
+            target.path is not None and _sha(target.path) == item.sha256
+        ):
             plan.same += 1
             continue
         held_back.add(fact.id)
