@@ -168,7 +168,7 @@ def plan_restore(bundle: Bundle, paths: EnginePaths, on_conflict: OnConflict = "
 def staging_area(paths: EnginePaths) -> Iterator[Path]:
     """A private folder inside the state root (S2.4), removed again whatever happens."""
     base = paths.global_data
-    created_base = not base.exists()
+    created = [d for d in (base, *base.parents) if not d.exists()]
     os.makedirs(base, mode=0o700, exist_ok=True)
     staging = base / f"import-{secrets.token_hex(8)}"
     os.mkdir(staging, 0o700)
@@ -176,9 +176,9 @@ def staging_area(paths: EnginePaths) -> Iterator[Path]:
         yield staging
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-        if created_base:
+        for directory in created:  # innermost first; a store placed meanwhile keeps its own
             with suppress(OSError):
-                os.rmdir(base)
+                os.rmdir(directory)
 
 
 def _staged(item: BundleFile) -> StagedFile:
@@ -200,24 +200,32 @@ def _apply(plans: list[ScopePlan], paths: EnginePaths, check: Callable[[], None]
                 if plan.mode == "restore" and not is_empty_store(root):
                     raise ContextEngineError(f"the {plan.scope} store changed meanwhile; "
                                              "run the import again")
-                index = [i for i in plan.place if i.where.kind == "index"]
                 files = [_staged(i) for i in plan.place if i.where.kind != "index"]
                 placed.extend(place_files(fs, root, files, check=check,
                                           progress=lambda n: progress(len(placed) + n)))
-                for item in index if plan.mode == "restore" else ():
-                    assert item.staged is not None
-                    # Only a bare index can be here (is_empty_store): replace it with the
-                    # exported one, hand-written lines and all.
-                    atomic_write(fs, root / INDEX_NAME, item.staged.read_bytes())
-                    os.chmod(root / INDEX_NAME, 0o600)
-                    if item.mtime_ns is not None:
-                        os.utime(root / INDEX_NAME, ns=(item.mtime_ns, item.mtime_ns))
+            for plan in plans:
+                if plan.mode == "restore":
+                    _restore_index(fs, paths.store_dir(plan.scope), plan.place)
         except BaseException:
             for path in reversed(placed):
                 with suppress(OSError):
                     fs.unlink(path)
+            for directory in sorted({p.parent for p in placed}, key=lambda d: -len(d.parts)):
+                with suppress(OSError):
+                    fs.rmdir(directory)  # only ever empty ones; a store root keeps its .lock
             raise
     return len(placed)
+
+
+def _restore_index(fs: FS, root: Path, items: list[BundleFile]) -> None:
+    """Only a bare index can be here (``is_empty_store``): it becomes the exported one."""
+    for item in items:
+        if item.where.kind != "index" or item.staged is None:
+            continue
+        atomic_write(fs, root / INDEX_NAME, item.staged.read_bytes())
+        os.chmod(root / INDEX_NAME, 0o600)
+        if item.mtime_ns is not None:
+            os.utime(root / INDEX_NAME, ns=(item.mtime_ns, item.mtime_ns))
 
 
 def _revise(plans: list[ScopePlan], memory: Memory) -> list[Fact]:
