@@ -11,7 +11,6 @@ import shutil
 from pathlib import Path
 
 from context_engine.suggestions.readers.claude_code import sanitize
-
 from secret_samples import POSITIVES
 
 DATA = Path(__file__).parent / "data" / "imports"

@@ -1,4 +1,4 @@
-"""``context-engine import claude-code|codex|gemini``: candidates, dry run, writes, re-runs (S15.3)."""
+"""``context-engine import <agent>``: candidates, dry run, writes, re-runs (S15.3)."""
 
 from __future__ import annotations
 

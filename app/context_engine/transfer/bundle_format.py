@@ -51,6 +51,9 @@ class Limits:
     max_manifest_bytes: int = 32 * 1024**2
 
 
+DEFAULT_LIMITS = Limits()
+
+
 @dataclass(frozen=True, slots=True)
 class MemberPath:
     """A valid member path split into scope, kind and the path inside the store."""

@@ -25,6 +25,7 @@ from typing import IO, Any
 
 from ..errors import ContextEngineError
 from .bundle_format import (
+    DEFAULT_LIMITS,
     FORMAT,
     FORMAT_VERSION,
     MANIFEST,
@@ -78,7 +79,7 @@ class _Member:
 
 def _tar_members(path: Path, limits: Limits) -> Iterator[_Member]:
     try:
-        tar = tarfile.open(path, mode="r:*")
+        tar = tarfile.open(path, mode="r:*")  # noqa: SIM115 - closed by the ``with`` below
     except (tarfile.TarError, OSError, EOFError) as exc:
         raise BundleRefused(f"not a bundle (neither tar nor zip): {exc}") from None
     with tar:
@@ -139,8 +140,11 @@ def _zip_members(path: Path, limits: Limits) -> Iterator[_Member]:
                 kind = "refused: only regular files are allowed"
             else:
                 kind = "file"
+            def opener(info: zipfile.ZipInfo = info) -> IO[bytes]:
+                return archive.open(info)
+
             yield _Member(info.filename.rstrip("/") if info.is_dir() else info.filename, kind,
-                          lambda info=info: archive.open(info))
+                          opener)
 
 
 def _members(path: Path, limits: Limits) -> Iterator[_Member]:
@@ -188,11 +192,37 @@ def _stage_file(staging: Path, name: str) -> IO[bytes]:
     return os.fdopen(fd, "wb")
 
 
+def _read_member(member: _Member, where: MemberPath, budget: _Budget, staging: Path | None
+                 ) -> BundleFile:
+    """Hash (and stage) one file; an active fact's bytes are kept for the merge."""
+    digest = hashlib.sha256()
+    kept: list[bytes] = []
+    keep = where.kind == "fact"
+    out = _stage_file(staging, member.name) if staging is not None else None
+
+    def sink(chunk: bytes) -> None:
+        digest.update(chunk)
+        if keep:
+            kept.append(chunk)
+        if out is not None:
+            out.write(chunk)
+
+    try:
+        with member.open() as handle:
+            size = budget.read(member.name, handle, budget.limits.max_file_bytes, sink)
+    finally:
+        if out is not None:
+            out.close()
+    return BundleFile(member.name, where, size, digest.hexdigest(),
+                      staged=staging / member.name if staging is not None else None,
+                      data=b"".join(kept) if keep else None)
+
+
 def read_bundle(
     path: Path,
     *,
     staging: Path | None = None,
-    limits: Limits = Limits(),
+    limits: Limits = DEFAULT_LIMITS,
     check: Callable[[], None] = lambda: None,
     progress: Callable[[int, str], None] = lambda _n, _w: None,
 ) -> Bundle:
@@ -222,28 +252,7 @@ def read_bundle(
         where = classify(name)
         if where is None:
             raise BundleRefused(f"{name!r}: not a path of the bundle layout")
-        digest = hashlib.sha256()
-        kept: list[bytes] = []
-
-        def sink(chunk: bytes, keep: bool = where.kind == "fact") -> None:
-            digest.update(chunk)
-            if keep:
-                kept.append(chunk)
-
-        with member.open() as handle:
-            if staging is not None:
-                with _stage_file(staging, name) as out:
-                    def both(chunk: bytes) -> None:
-                        sink(chunk)
-                        out.write(chunk)
-                    size = budget.read(name, handle, limits.max_file_bytes, both)
-            else:
-                size = budget.read(name, handle, limits.max_file_bytes, sink)
-        files[name] = BundleFile(
-            name, where, size, digest.hexdigest(),
-            staged=staging / name if staging is not None else None,
-            data=b"".join(kept) if where.kind == "fact" else None,
-        )
+        files[name] = _read_member(member, where, budget, staging)
         progress(number + 1, name)
     if manifest_bytes is None:
         raise BundleRefused("the bundle has no manifest.json")

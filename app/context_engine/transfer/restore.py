@@ -34,7 +34,7 @@ from ..facts.model import Fact, Scope, utc_now
 from ..facts.placement import StagedFile, place_files
 from ..facts.store import INDEX_NAME, Store
 from ..paths import EnginePaths
-from .bundle_format import SCOPE_NAMES, Limits
+from .bundle_format import DEFAULT_LIMITS, SCOPE_NAMES, Limits
 from .bundle_read import Bundle, BundleFile, read_bundle
 from .progress import ProgressFn, no_progress
 from .store_files import is_empty_store
@@ -101,7 +101,8 @@ def _parse(item: BundleFile, scope: str) -> Fact:
 def _plan_merge(plan: ScopePlan, bundle: Bundle, paths: EnginePaths, fs: FS,
                 on_conflict: OnConflict) -> None:
     root = paths.store_dir(plan.scope)
-    here = [f for s in SCOPE_NAMES for f in Store(paths.store_dir(s), s, fs).snapshot().facts]  # type: ignore[arg-type]
+    stores = [Store(paths.store_dir(s), s, fs) for s in ("project", "global")]
+    here = [f for store in stores for f in store.snapshot().facts]
     by_id = {f.id: f for f in here}
     by_name = {f.name: f for f in here if f.scope == plan.scope}
     files = bundle.of_scope(plan.scope)
@@ -252,7 +253,7 @@ def restore_bundle(
     *,
     write: bool,
     on_conflict: OnConflict = "skip",
-    limits: Limits = Limits(),
+    limits: Limits = DEFAULT_LIMITS,
     progress: ProgressFn = no_progress,
     check: Callable[[], None] = lambda: None,
 ) -> RestoreReport:

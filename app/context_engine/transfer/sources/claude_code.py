@@ -31,7 +31,9 @@ from .text import (
 
 INDEX = "MEMORY.md"
 SANITIZED_MAX = 200  # longer names get "-<hash>" appended (transcripts.md §4.1)
-_LINK = re.compile(r"^\[(?P<title>[^\]]+)\]\((?P<file>[^)\s]+\.md)\)\s*(?:[—–:-]+\s*(?P<hook>.*))?$")
+_LINK = re.compile(
+    r"^\[(?P<title>[^\]]+)\]\((?P<file>[^)\s]+\.md)\)\s*(?:[—–:-]+\s*(?P<hook>.*))?$"
+)
 
 
 def memory_dirs(root: Path, paths: EnginePaths) -> list[Path]:
@@ -58,7 +60,10 @@ def memory_dirs(root: Path, paths: EnginePaths) -> list[Path]:
     return found
 
 
-def _index_entries(memory: Path) -> tuple[dict[str, tuple[str, str]], list[Candidate], list[Path]]:
+IndexEntries = tuple[dict[str, tuple[str, str]], list[Candidate], list[Path]]
+
+
+def _index_entries(memory: Path) -> IndexEntries:
     """Titles and hooks the index gives each linked file, and its own one-line memories."""
     index = memory / INDEX
     linked: dict[str, tuple[str, str]] = {}
@@ -69,7 +74,8 @@ def _index_entries(memory: Path) -> tuple[dict[str, tuple[str, str]], list[Candi
     for number, item in bullets(text.split("\n"), 1):
         match = _LINK.match(item)
         if match:
-            linked[match.group("file")] = (one_line(match.group("title")), match.group("hook") or "")
+            title, hook = one_line(match.group("title")), match.group("hook") or ""
+            linked[match.group("file")] = (title, hook)
             continue
         name = name_from(item)
         if name:

@@ -37,7 +37,9 @@ PROJECT_INDEX = "MEMORY.md"
 MAX_REGISTRY_BYTES = 4 * 1024 * 1024
 
 
-def _fact(text: str, fact_type: FactType, scope: Scope, source: Path, line: int) -> Candidate | None:
+def _fact(
+    text: str, fact_type: FactType, scope: Scope, source: Path, line: int
+) -> Candidate | None:
     name = name_from(text)
     if not name:
         return None
@@ -81,7 +83,7 @@ def project_ids(root: Path, paths: EnginePaths) -> list[str]:
         if registry.is_file() and registry.stat().st_size <= MAX_REGISTRY_BYTES:
             projects = json.loads(registry.read_text(encoding="utf-8")).get("projects", {})
             if isinstance(projects, dict):
-                ids.extend(str(v) for k, v in projects.items() if k in wanted and isinstance(v, str))
+                ids.extend(v for k, v in projects.items() if k in wanted and isinstance(v, str))
     except (OSError, ValueError, AttributeError):
         pass
     tmp = root / "tmp"

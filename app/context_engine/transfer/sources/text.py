@@ -6,13 +6,12 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...errors import FactFormatError
+from ...errors import FactFormatError, InvalidName
 from ...facts.codec import split_frontmatter
 from ...facts.decoding import MAX_FACT_BYTES, decode_fact
 from ...facts.model import FACT_TYPES, Diagnostic, FactType, one_line
 from ...facts.yaml_strict import YamlError, YamlMapping, compose, construct
 from ...paths import slugify
-from ...errors import InvalidName
 
 NAME_WORDS = 8
 NAME_CHARS = 60
