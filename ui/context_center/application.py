@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 
 from .presenters.archive import ArchivePresenter
 from .presenters.facts import FactsPresenter
+from .presenters.importing import ImportPresenter
 from .presenters.instructions import InstructionsPresenter
 from .presenters.recall import RecallPresenter
 from .presenters.suggestions import SuggestionsPresenter
@@ -86,6 +87,7 @@ class Application(QObject):
         self.archive = ArchivePresenter(self.archive_tab, *args, self.writes)
         self.suggestions = SuggestionsPresenter(self.suggestions_tab, self.window, *args)
         self.recall = RecallPresenter(self.recall_tab, *args)
+        self.importing = ImportPresenter(self.window, self.backend, self.tasks)
         targets = watch_targets(paths) if backend is None and paths is not None else WatchTargets(
             [], [], [])
         self.watcher = FileWatcher(targets, self)
@@ -100,6 +102,9 @@ class Application(QObject):
         w = self.window
         w.refresh_requested.connect(self.refresh)
         w.new_fact_requested.connect(self.writes.new_fact)
+        w.import_requested.connect(self.importing.open)
+        self.importing.imported.connect(lambda _report: self.refresh())
+        w.import_action.setEnabled(self.paths is not None and isinstance(self.backend, Backend))
         w.save_requested.connect(self.writes.save_editor)
         w.find_requested.connect(self._on_find)
         w.forget_requested.connect(self._on_forget_selected)

@@ -14,8 +14,8 @@ from context_engine.facts.memory import Memory
 from context_engine.paths import EnginePaths
 from context_engine.suggestions.roots import SourceRoots
 from context_engine.transfer.sources import scan_agent
-from import_fixtures import setup
-from store_helpers import tree
+from support.imports import setup
+from support.store import tree
 
 # (status, scope, type, name) of every candidate each fixture set gives, in order.
 EXPECTED = {

@@ -14,12 +14,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from bundle_helpers import paths_for, workspace
 from click.testing import CliRunner
 from context_engine.cli.main import cli
 from context_engine.transfer.bundle_format import FORMAT, Limits
 from context_engine.transfer.bundle_read import BundleRefused
 from context_engine.transfer.restore import restore_bundle
+from support.bundles import paths_for, workspace
 
 FACT = b"---\nname: a\ndescription: d\nmetadata:\n  type: project\n  scope: project\n---\n\nbody\n"
 Entry = tuple[str, str, bytes]  # name, kind (file|symlink|hardlink|chr|blk|fifo|dir), data

@@ -11,9 +11,10 @@ import shutil
 from pathlib import Path
 
 from context_engine.suggestions.readers.claude_code import sanitize
-from secret_samples import POSITIVES
 
-DATA = Path(__file__).parent / "data" / "imports"
+from support.secrets import POSITIVES
+
+DATA = Path(__file__).resolve().parents[1] / "engine" / "data" / "imports"
 GEMINI_ID = "ws-project"
 AGENT_DIRS = {"claude-code": "claude", "codex": "codex", "gemini": "gemini"}
 

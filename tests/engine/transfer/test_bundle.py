@@ -8,15 +8,15 @@ import tarfile
 from pathlib import Path
 
 import pytest
-from bundle_helpers import files_of, paths_for, populate, store_files_of, workspace
 from click.testing import CliRunner
 from context_engine.cli.main import cli
 from context_engine.facts.memory import Memory
 from context_engine.transfer.export import export_bundle
 from context_engine.transfer.progress import Cancelled, CancelToken
 from context_engine.transfer.restore import restore_bundle
+from support.bundles import files_of, paths_for, populate, store_files_of, workspace
 
-ORACLE = Path(__file__).resolve().parents[2] / ".." / "shared" / "reasonix-oracle" / "rxharness"
+ORACLE = Path(__file__).resolve().parents[3] / ".." / "shared" / "reasonix-oracle" / "rxharness"
 
 
 def cli_json(home: Path, ws: Path, *args: str) -> dict[str, object]:
