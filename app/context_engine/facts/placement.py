@@ -41,11 +41,17 @@ def place_files(
     """Place ``files`` into ``store_root`` (caller holds its lock); returns the new paths."""
     placed: list[Path] = []
     made_dirs: list[Path] = []
+    checked: set[str] = set()  # directories already proven to be inside the store
     try:
         fs.mkdir(store_root)
         for number, staged in enumerate(files):
             check()
-            target = safe_join(store_root, staged.relative)
+            folder, _, name = staged.relative.rpartition("/")
+            simple = name not in ("", ".", "..") and not set(name) & {"/", "\\", "\0"}
+            target = store_root / folder / name if folder in checked and simple else None
+            if target is None:
+                target = safe_join(store_root, staged.relative)
+                checked.add(folder)
             _make_parents(store_root, target.parent, made_dirs)
             _place(fs, staged.source, target)
             placed.append(target)
