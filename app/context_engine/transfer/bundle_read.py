@@ -180,25 +180,27 @@ class _Budget:
             sink(chunk)
 
 
-def _stage_file(staging: Path, name: str) -> IO[bytes]:
-    target = staging / name
-    current = staging
-    for part in target.relative_to(staging).parts[:-1]:
-        current = current / part
-        if not current.is_dir():
-            os.mkdir(current, 0o700)
-    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
-                 0o600)
+def _stage_file(staging: Path, name: str, made: set[str]) -> IO[bytes]:
+    folder = name.rpartition("/")[0]
+    if folder not in made:
+        current = staging
+        for part in folder.split("/"):
+            current = current / part
+            if not current.is_dir():
+                os.mkdir(current, 0o700)
+        made.add(folder)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open(staging / name, flags, 0o600)
     return os.fdopen(fd, "wb")
 
 
-def _read_member(member: _Member, where: MemberPath, budget: _Budget, staging: Path | None
-                 ) -> BundleFile:
+def _read_member(member: _Member, where: MemberPath, budget: _Budget, staging: Path | None,
+                 made: set[str]) -> BundleFile:
     """Hash (and stage) one file; an active fact's bytes are kept for the merge."""
     digest = hashlib.sha256()
     kept: list[bytes] = []
     keep = where.kind == "fact"
-    out = _stage_file(staging, member.name) if staging is not None else None
+    out = _stage_file(staging, member.name, made) if staging is not None else None
 
     def sink(chunk: bytes) -> None:
         digest.update(chunk)
@@ -231,6 +233,7 @@ def read_bundle(
     seen: set[str] = set()
     files: dict[str, BundleFile] = {}
     manifest_bytes: bytes | None = None
+    made: set[str] = set()  # staging folders already created
     for number, member in enumerate(_members(path, limits)):
         check()
         name = member.name
@@ -252,7 +255,7 @@ def read_bundle(
         where = classify(name)
         if where is None:
             raise BundleRefused(f"{name!r}: not a path of the bundle layout")
-        files[name] = _read_member(member, where, budget, staging)
+        files[name] = _read_member(member, where, budget, staging, made)
         progress(number + 1, name)
     if manifest_bytes is None:
         raise BundleRefused("the bundle has no manifest.json")

@@ -1,10 +1,9 @@
 """``context-engine export``: both stores (facts, revisions, archive) as one tar.gz bundle.
 
-The stores are read under their locks, so no write of ours lands halfway through; each file is
-hashed on a first pass and checked again while it is added, so a file changed by hand during
-the export fails it instead of giving a bundle that disagrees with its manifest. The bundle is
-written to a temp file beside ``out`` and renamed at the end: a cancelled or failed export
-leaves nothing behind.
+The stores are read under their locks, so no write of ours lands halfway through. Each file is
+read once: its bytes are hashed as they go into the tar, and ``manifest.json`` (sizes, sha256,
+mtimes, counts) is the last member. The bundle is written to a temp file beside ``out`` and
+renamed at the end: a cancelled or failed export leaves nothing behind.
 """
 
 from __future__ import annotations
@@ -21,18 +20,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from ..errors import ContextEngineError
 from ..facts.fs import FS, read_file, store_lock
 from ..paths import EnginePaths
 from .bundle_format import FORMAT, FORMAT_VERSION, MANIFEST, STORE_FORMAT
 from .progress import ProgressFn, no_progress
 from .store_files import KINDS, StoreFile, store_files
-
-
-class ExportError(ContextEngineError):
-    """The export could not be completed; no bundle was written."""
-
-    code = "export_failed"
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,29 +104,26 @@ def export_bundle(
                      for f in store_files(root, scope)]
             entries: list[dict[str, object]] = []
             total = len(files)
-            for number, item in enumerate(files):
-                check()
-                data, st = read_file(fs, item.path)
-                entries.append({"path": f"{item.scope}/{item.relative}", "size": len(data),
-                                "sha256": hashlib.sha256(data).hexdigest(),
-                                "mtime_ns": st.st_mtime_ns})
-                progress(number, total * 2, item.relative)
-            manifest, counts = _manifest(entries, files, scopes)
             size = 0
             fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-            with os.fdopen(fd, "wb") as raw, tarfile.open(fileobj=raw, mode="w:gz",
-                                                          format=tarfile.PAX_FORMAT) as tar:
-                tar.addfile(_info(MANIFEST, len(manifest), datetime.now(UTC).timestamp()),
-                            io.BytesIO(manifest))
-                for number, (item, entry) in enumerate(zip(files, entries, strict=True)):
+            with os.fdopen(fd, "wb") as raw, tarfile.open(
+                fileobj=raw, mode="w:gz", format=tarfile.PAX_FORMAT, compresslevel=6
+            ) as tar:
+                for number, item in enumerate(files):
                     check()
                     data, st = read_file(fs, item.path)
-                    if hashlib.sha256(data).hexdigest() != entry["sha256"]:
-                        raise ExportError(f"{item.relative} changed during the export; try again")
-                    tar.addfile(_info(str(entry["path"]), len(data), st.st_mtime),
-                                io.BytesIO(data))
+                    name = f"{item.scope}/{item.relative}"
+                    entries.append({"path": name, "size": len(data),
+                                    "sha256": hashlib.sha256(data).hexdigest(),
+                                    "mtime_ns": st.st_mtime_ns})
+                    tar.addfile(_info(name, len(data), st.st_mtime), io.BytesIO(data))
                     size += len(data)
-                    progress(total + number, total * 2, item.relative)
+                    progress(number, total, item.relative)
+                check()
+                manifest, counts = _manifest(entries, files, scopes)
+                # Last, so each file is read once; a reader checks every file against it.
+                tar.addfile(_info(MANIFEST, len(manifest), datetime.now(UTC).timestamp()),
+                            io.BytesIO(manifest))
                 tar.close()
                 raw.flush()
                 os.fsync(raw.fileno())
@@ -143,5 +132,5 @@ def export_bundle(
         with suppress(OSError):
             os.unlink(temp)
         raise
-    progress(total * 2, total * 2, "")
+    progress(total, total, "")
     return ExportReport(out, counts, len(files), size)

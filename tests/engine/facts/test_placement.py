@@ -66,3 +66,19 @@ def test_a_path_outside_the_store_is_refused(tmp_path: Path) -> None:
     with pytest.raises(PathEscape):
         place_files(FS(), tmp_path / "store", [staged(tmp_path, "../escape.md", b"x")])
     assert not (tmp_path / "escape.md").exists()
+
+
+def test_a_bulk_restore_places_everything_and_undoes_everything(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    files = [staged(tmp_path, f".revisions/mem-{i % 7}/{i:09d}.md", b"r%d" % i)
+             for i in range(100)]  # above BULK_FILES: one sync() instead of fsyncs
+    placed = place_files(FS(), store, files)
+    assert len(placed) == 100
+    assert (store / ".revisions/mem-3/000000010.md").read_bytes() == b"r10"
+    again = tmp_path / "again"
+    (again / ".revisions" / "mem-6").mkdir(parents=True)
+    (again / ".revisions" / "mem-6" / f"{97:09d}.md").write_bytes(b"here")
+    with pytest.raises(AlreadyExists):
+        place_files(FS(), again, files)
+    assert [p.relative_to(again).as_posix() for p in again.rglob("*")] == [
+        ".revisions", ".revisions/mem-6", f".revisions/mem-6/{97:09d}.md"]

@@ -177,7 +177,7 @@ def test_a_cancelled_export_leaves_no_file(exported, tmp_path) -> None:
 
     def check() -> None:
         calls[0] += 1
-        if calls[0] > 15:
+        if calls[0] > 5:  # half way through the 11 files
             token.cancel()
         token.check()
 
@@ -198,7 +198,7 @@ def test_export_reports_progress_and_skips_symlinks(exported, tmp_path) -> None:
     with tarfile.open(out) as tar:
         names = tar.getnames()
     assert "project/linked.md" not in names and report.files == 7
-    assert seen[-1] == (14, 14) and seen == sorted(seen)
+    assert seen[-1] == (7, 7) and seen == sorted(seen)
     assert out.stat().st_mode & 0o777 == 0o600
 
 
@@ -207,7 +207,7 @@ def test_progress_is_shown_on_stderr_with_the_flag(exported, tmp_path) -> None:
     result = CliRunner().invoke(cli, ["--home", str(home), "--workspace", str(ws), "export",
                                       "--out", str(tmp_path / "p.tar.gz"), "--progress"])
     assert result.exit_code == 0
-    assert "export: 22/22" in result.stderr
+    assert "export: 11/11" in result.stderr
     quiet = CliRunner().invoke(cli, ["--home", str(home), "--workspace", str(ws), "export",
                                      "--out", str(tmp_path / "q.tar.gz")])
     assert "export:" not in quiet.stderr
