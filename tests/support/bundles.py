@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from context_engine.facts.memory import Memory
 from context_engine.paths import EnginePaths
+from context_engine.transfer.progress import Cancelled
 
 
 def workspace(tmp: Path) -> Path:
@@ -61,3 +63,15 @@ def files_of(home: Path) -> dict[str, tuple[bytes, int]]:
 def store_files_of(home: Path) -> dict[str, tuple[bytes, int]]:
     """``files_of`` limited to the two stores (our own context-center files left out)."""
     return {k: v for k, v in files_of(home).items() if "/context-center/" not in f"/{k}"}
+
+
+def cancel_after(calls: int) -> Callable[[], None]:
+    """A ``check`` that cancels (raises ``Cancelled``) on its ``calls``-th call."""
+    seen = [0]
+
+    def check() -> None:
+        seen[0] += 1
+        if seen[0] >= calls:
+            raise Cancelled("cancelled")
+
+    return check

@@ -7,6 +7,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..facts.archive import regular_md_files
 from ..facts.ids import is_valid_id
 from ..facts.store import ARCHIVE_DIR, INDEX_NAME, REVISIONS_DIR
 
@@ -24,17 +25,7 @@ class StoreFile:
 
 
 def _regular_md(directory: Path) -> list[tuple[str, Path]]:
-    try:
-        entries = list(os.scandir(directory))
-    except (FileNotFoundError, NotADirectoryError):
-        return []
-    found = []
-    for entry in entries:
-        if not entry.name.endswith(".md") or entry.name.startswith("."):
-            continue
-        if stat.S_ISREG(entry.stat(follow_symlinks=False).st_mode):
-            found.append((entry.name, Path(entry.path)))
-    return sorted(found)
+    return sorted((path.name, path) for path, _st in regular_md_files(directory))
 
 
 def _real_dir(path: Path) -> bool:

@@ -12,9 +12,9 @@ from click.testing import CliRunner
 from context_engine.cli.main import cli
 from context_engine.facts.memory import Memory
 from context_engine.transfer.export import export_bundle
-from context_engine.transfer.progress import Cancelled, CancelToken
+from context_engine.transfer.progress import Cancelled
 from context_engine.transfer.restore import restore_bundle
-from support.bundles import files_of, paths_for, populate, store_files_of, workspace
+from support.bundles import cancel_after, files_of, paths_for, populate, store_files_of, workspace
 
 ORACLE = Path(__file__).resolve().parents[3] / ".." / "shared" / "reasonix-oracle" / "rxharness"
 
@@ -154,15 +154,7 @@ def test_a_cancelled_restore_leaves_the_target_untouched(exported, tmp_path) -> 
     target = tmp_path / "restored"
     paths = paths_for(target, ws)
     for stop_after in (3, 14, 20):  # while reading the bundle, placing project, placing global
-        token, calls = CancelToken(), [0]
-
-        def check(token: CancelToken = token, calls: list[int] = calls,
-                  stop_after: int = stop_after) -> None:
-            calls[0] += 1
-            if calls[0] >= stop_after:
-                token.cancel()
-            token.check()
-
+        check = cancel_after(stop_after)
         with pytest.raises(Cancelled):
             restore_bundle(paths, bundle, write=True, check=check)
         assert store_files_of(target) == {}, stop_after
@@ -172,15 +164,7 @@ def test_a_cancelled_restore_leaves_the_target_untouched(exported, tmp_path) -> 
 def test_a_cancelled_export_leaves_no_file(exported, tmp_path) -> None:
     home, ws, _bundle = exported
     out = tmp_path / "out" / "cancelled.tar.gz"
-    token = CancelToken()
-    calls = [0]
-
-    def check() -> None:
-        calls[0] += 1
-        if calls[0] > 5:  # half way through the 11 files
-            token.cancel()
-        token.check()
-
+    check = cancel_after(6)  # half way through the 11 files
     with pytest.raises(Cancelled):
         export_bundle(paths_for(home, ws), out, check=check)
     assert sorted(p.name for p in out.parent.iterdir()) == ["memories.tar.gz"]

@@ -17,17 +17,7 @@ from ...facts.model import Diagnostic, one_line
 from ...paths import EnginePaths
 from ...suggestions.readers.claude_code import sanitize
 from ..candidate import Candidate, SourceScan
-from .text import (
-    bullets,
-    clip,
-    diagnostic,
-    fact_type,
-    first_line,
-    name_from,
-    read_markdown,
-    read_text,
-    text_field,
-)
+from .text import bullets, clip, diagnostic, name_from, read_text, topic_candidate
 
 INDEX = "MEMORY.md"
 SANITIZED_MAX = 200  # longer names get "-<hash>" appended (transcripts.md §4.1)
@@ -88,22 +78,6 @@ def _index_entries(memory: Path) -> IndexEntries:
     return linked, loose, [index]
 
 
-def _topic(path: Path, hint: tuple[str, str] | None) -> Candidate | None:
-    doc = read_markdown(path)
-    body = doc.body.strip()
-    if not body:
-        return None
-    front_name = text_field(doc.front, "name")
-    hint_title, hint_hook = hint or ("", "")
-    name = name_from(front_name) if front_name else name_from(path.stem.replace("_", " "))
-    title = front_name if front_name and name_from(front_name) != front_name else hint_title
-    description = text_field(doc.front, "description") or clip(hint_hook) or first_line(body)
-    return Candidate(
-        "claude-code", fact_type(doc.front), "project", name or path.stem, title,
-        clip(description), body, path, 1,
-    )
-
-
 def scan(root: Path, paths: EnginePaths) -> SourceScan:
     """Candidates from this workspace's auto-memory folders, index one-liners last."""
     candidates: list[Candidate] = []
@@ -124,7 +98,7 @@ def scan(root: Path, paths: EnginePaths) -> SourceScan:
                 continue
             files.append(path)
             try:
-                found = _topic(path, linked.get(entry))
+                found = topic_candidate("claude-code", path, linked.get(entry, ("", "")))
             except FactFormatError as exc:
                 diagnostics.append(diagnostic(path, exc))
                 continue

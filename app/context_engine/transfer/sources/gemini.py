@@ -19,17 +19,7 @@ from ...errors import FactFormatError
 from ...facts.model import Diagnostic, FactType, Scope
 from ...paths import EnginePaths
 from ..candidate import Candidate, SourceScan
-from .text import (
-    bullets,
-    clip,
-    diagnostic,
-    fact_type,
-    first_line,
-    name_from,
-    read_markdown,
-    read_text,
-    text_field,
-)
+from .text import bullets, clip, diagnostic, name_from, read_text, topic_candidate
 
 SECTION = "## Gemini Added Memories"
 GLOBAL_FILE = "GEMINI.md"
@@ -102,21 +92,6 @@ def project_ids(root: Path, paths: EnginePaths) -> list[str]:
     return [i for i in dict.fromkeys(ids) if i and "/" not in i and i not in (".", "..")]
 
 
-def _sibling(path: Path) -> Candidate | None:
-    doc = read_markdown(path)
-    body = doc.body.strip()
-    if not body:
-        return None
-    front_name = text_field(doc.front, "name")
-    name = name_from(front_name or path.stem.replace("_", " "))
-    description = text_field(doc.front, "description") or first_line(body)
-    if not name:
-        return None
-    title = front_name if front_name and front_name != name else ""
-    return Candidate("gemini", fact_type(doc.front), "project", name, title,
-                     clip(description), body, path, 1)
-
-
 def _project_memories(memory: Path, files: list[Path], diagnostics: list[Diagnostic]
                       ) -> list[Candidate]:
     found: list[Candidate] = []
@@ -132,7 +107,7 @@ def _project_memories(memory: Path, files: list[Path], diagnostics: list[Diagnos
                 found.extend(_bullet_facts(read_text(path).split("\n"), 1, "project", "project",
                                            path))
             else:
-                made = _sibling(path)
+                made = topic_candidate("gemini", path)
                 if made is not None:
                     found.append(made)
         except FactFormatError as exc:

@@ -12,6 +12,7 @@ from ...facts.decoding import MAX_FACT_BYTES, decode_fact
 from ...facts.model import FACT_TYPES, Diagnostic, FactType, one_line
 from ...facts.yaml_strict import YamlError, YamlMapping, compose, construct
 from ...paths import slugify
+from ..candidate import Agent, Candidate
 
 NAME_WORDS = 8
 NAME_CHARS = 60
@@ -56,6 +57,25 @@ def read_markdown(path: Path) -> MarkdownFile:
             raise FactFormatError("frontmatter", "frontmatter is not a mapping", 2)
         front = value
     return MarkdownFile(path, text, front, body, body_line)
+
+
+def topic_candidate(
+    agent: Agent, path: Path, hint: tuple[str, str] = ("", "")
+) -> Candidate | None:
+    """A memory file with optional ``name``/``description``/``type`` frontmatter (Claude Code's
+    topic files, Gemini's project-memory siblings); ``hint`` is an index's (title, hook)."""
+    doc = read_markdown(path)
+    body = doc.body.strip()
+    if not body:
+        return None
+    front_name = text_field(doc.front, "name")
+    name = name_from(front_name or path.stem.replace("_", " "))
+    if not name:
+        return None
+    title = front_name if front_name and front_name != name else hint[0]
+    description = text_field(doc.front, "description") or clip(hint[1]) or first_line(body)
+    return Candidate(agent, fact_type(doc.front), "project", name, title, clip(description),
+                     body, path, 1)
 
 
 def diagnostic(path: Path, exc: FactFormatError) -> Diagnostic:
