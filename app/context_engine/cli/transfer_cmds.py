@@ -38,7 +38,8 @@ class TerminalProgress:
         if not self.enabled:
             return
         now = time.monotonic()
-        if done < total and now - self._last < 0.1:
+        final = total > 0 and done >= total
+        if not final and now - self._last < 0.1:
             return
         self._last = now
         count = f"{done}/{total}" if total else str(done)
