@@ -26,10 +26,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from ..catalog.local import LocalCatalog
 from ..errors import ContextEngineError, FactFormatError
 from ..facts.codec import parse_fact
 from ..facts.fs import FS, atomic_write, store_lock
-from ..facts.memory import Memory
 from ..facts.model import Fact, Scope, utc_now
 from ..facts.placement import StagedFile, place_files
 from ..facts.store import INDEX_NAME, Store
@@ -38,6 +38,7 @@ from .bundle_format import DEFAULT_LIMITS, SCOPE_NAMES, Limits
 from .bundle_read import Bundle, BundleFile, read_bundle
 from .progress import ProgressFn, no_progress
 from .store_files import is_empty_store
+from .writing import save_as_revision
 
 OnConflict = Literal["skip", "revision"]
 Mode = Literal["restore", "merge"]
@@ -229,16 +230,14 @@ def _restore_index(fs: FS, root: Path, items: list[BundleFile]) -> None:
             os.utime(root / INDEX_NAME, ns=(item.mtime_ns, item.mtime_ns))
 
 
-def _revise(plans: list[ScopePlan], memory: Memory) -> list[Fact]:
+def _revise(plans: list[ScopePlan], catalog: LocalCatalog) -> list[Fact]:
     revised = []
     for plan in plans:
         for conflict, fact, target in plan.revise:
-            changes = memory.save(id=target.id, expected_revision=target.revision,
-                                  title=fact.title, description=fact.description,
-                                  body=fact.body, type=fact.type)
-            if changes.fact is not None:
-                revised.append(changes.fact)
-                done = f"revision {changes.fact.revision}"
+            saved = save_as_revision(catalog, fact, target)
+            if saved is not None:
+                revised.append(saved)
+                done = f"revision {saved.revision}"
             else:
                 done = "unchanged"
             plan.conflicts.append(Conflict(conflict.scope, conflict.kind, conflict.path,
@@ -269,10 +268,10 @@ def restore_bundle(
         plans = plan_restore(bundle, paths, on_conflict)
         total = sum(len(p.place) for p in plans)
         placed = _apply(plans, paths, check, lambda n: progress(n, total, "placing"))
-    memory = Memory(paths)
-    revised = _revise(plans, memory)
+    catalog = LocalCatalog(paths)
+    revised = _revise(plans, catalog)
     if any(p.mode == "merge" or not any(i.where.kind == "index" for i in p.place)
            for p in plans):
-        memory.rebuild_indexes()
+        catalog.memory.rebuild_indexes()
     progress(total, total, "")
     return RestoreReport(tuple(plans), placed, tuple(revised), True)

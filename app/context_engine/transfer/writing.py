@@ -1,9 +1,11 @@
-"""The import's one write path: each accepted candidate becomes a fact, create-only.
+"""The transfer package's saves: every fact it creates or revises goes through here.
 
-``write_fact`` is the single place this package creates a fact from a candidate. It goes
-through the catalog the CLI and the app use; a person's explicit import (``--yes``, the
-dialog's Import button) is itself the confirmation (S10.5), and the write is create-only
-(S4.2), so a memory created meanwhile is never overwritten.
+``write_fact`` creates an accepted candidate (create-only, S4.2: a memory created meanwhile is
+never overwritten); ``save_as_revision`` keeps a bundle's differing fact as a new revision of
+the fact here (expected revision checked, S4.2/S4.3). Both go through the catalog the CLI and
+the app use; a person's explicit import (``--yes``, the dialog's Import button) is itself the
+confirmation (S10.5). Exact-bytes placement of a restored bundle is the store's own primitive
+(``facts.placement``), not a save.
 """
 
 from __future__ import annotations
@@ -43,6 +45,19 @@ def write_fact(catalog: LocalCatalog, candidate: Candidate) -> Fact | None:
         )
     except AlreadyExists:
         return None
+    return changes.fact
+
+
+def save_as_revision(catalog: LocalCatalog, incoming: Fact, here: Fact) -> Fact | None:
+    """``incoming``'s content as the next revision of ``here`` (None when nothing changed)."""
+    changes = catalog.memory.save(
+        id=here.id,
+        expected_revision=here.revision,
+        title=incoming.title,
+        description=incoming.description,
+        body=incoming.body,
+        type=incoming.type,
+    )
     return changes.fact
 
 
