@@ -195,3 +195,22 @@ def test_progress_is_shown_on_stderr_with_the_flag(exported, tmp_path) -> None:
     quiet = CliRunner().invoke(cli, ["--home", str(home), "--workspace", str(ws), "export",
                                      "--out", str(tmp_path / "q.tar.gz")])
     assert "export:" not in quiet.stderr
+
+
+@pytest.mark.parametrize("planted", [".archive", ".revisions"])
+def test_a_symlinked_folder_in_the_target_store_is_never_written_through(
+    exported, tmp_path, planted: str
+) -> None:
+    _home, ws, bundle = exported
+    target = tmp_path / "other"
+    store = paths_for(target, ws).global_store
+    store.mkdir(parents=True)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (store / planted).symlink_to(outside, target_is_directory=True)
+    result = CliRunner().invoke(cli, ["--home", str(target), "--workspace", str(ws), "import",
+                                      "bundle", str(bundle), "--yes"])
+    assert result.exit_code == 1
+    assert "escapes store" in result.stderr
+    assert list(outside.iterdir()) == []
+    assert store_files_of(target) == {}  # the project store was rolled back too
