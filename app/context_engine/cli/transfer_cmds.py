@@ -177,16 +177,9 @@ def _restore_json(report: RestoreReport) -> dict[str, Any]:
 
 
 def _restore_text(report: RestoreReport) -> str:
-    lines = []
-    verb = "" if report.written else "would "
-    for p in report.plans:
-        action = "restore" if p.mode == "restore" else "merge"
-        lines.append(f"{p.scope} store: {verb}{action} {len(p.place)} files"
-                     f" ({p.same} already here, {len(p.conflicts) + len(p.revise)} conflicts)")
-        for c in p.conflicts + [r[0] for r in p.revise]:
-            lines.append(f"  conflict {c.kind} {c.path}: {c.detail} — {c.resolution}")
-    if not report.plans:
-        lines.append("the bundle holds no files")
+    from ..transfer.restore import describe
+
+    lines = describe(report)
     if not report.written:
         lines.append("Nothing written — run again with --yes to import"
                      " (conflicts: --on-conflict skip|revision).")

@@ -78,6 +78,27 @@ class RestoreReport:
     written: bool
 
 
+def describe(report: RestoreReport) -> list[str]:
+    """One line per scope and per conflict, as the CLI and the app show a restore's plan."""
+    lines = []
+    verb = "" if report.written else "would "
+    for p in report.plans:
+        action = "restore" if p.mode == "restore" else "merge"
+        lines.append(f"{p.scope} store: {verb}{action} {len(p.place)} files"
+                     f" ({p.same} already here, {len(p.conflicts) + len(p.revise)} conflicts)")
+        for c in p.conflicts + [r[0] for r in p.revise]:
+            lines.append(f"  conflict {c.kind} {c.path}: {c.detail} — {c.resolution}")
+    if not report.plans:
+        lines.append("the bundle holds no files")
+    return lines
+
+
+def has_conflicts(report: RestoreReport) -> bool:
+    """True when some fact here differs from the bundle's (a choice for the person)."""
+    return any(p.revise or any(c.kind in ("changed", "name") for c in p.conflicts)
+               for p in report.plans)
+
+
 def _sha(path: Path) -> str | None:
     try:
         with open(path, "rb") as handle:
