@@ -240,9 +240,11 @@ def export_cmd(ctx: CliContext, out: Path, scope: str, progress_flag: bool) -> N
         f"{s}: {c['fact']} facts, {c['revision']} revisions, {c['archive']} archived"
         for s, c in report.counts.items()
     )
+    note = "".join(f"skipped {name}: a bundle cannot hold this file name\n"
+                   for name in report.skipped)
     ctx.emit({"path": str(report.path), "files": report.files, "bytes": report.bytes,
-              "counts": report.counts},
-             f"Wrote {report.path} ({report.files} files; {summary})\n")
+              "counts": report.counts, "skipped": list(report.skipped)},
+             f"Wrote {report.path} ({report.files} files; {summary})\n{note}")
 
 
 @click.group("import")

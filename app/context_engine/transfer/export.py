@@ -22,7 +22,7 @@ from pathlib import Path
 
 from ..facts.fs import FS, read_file, store_lock
 from ..paths import EnginePaths
-from .bundle_format import FORMAT, FORMAT_VERSION, MANIFEST, STORE_FORMAT
+from .bundle_format import FORMAT, FORMAT_VERSION, MANIFEST, STORE_FORMAT, classify
 from .progress import ProgressFn, no_progress
 from .store_files import KINDS, StoreFile, store_files
 
@@ -35,6 +35,7 @@ class ExportReport:
     counts: dict[str, dict[str, int]]
     files: int
     bytes: int
+    skipped: tuple[str, ...] = ()  # store files a bundle cannot name (the reader refuses them)
 
 
 def engine_version() -> str:
@@ -100,8 +101,10 @@ def export_bundle(
     temp = out.parent / f".{out.name}.{secrets.token_hex(4)}.partial"
     try:
         with locked_stores(fs, roots):
-            files = [f for scope, root in zip(scopes, roots, strict=True)
+            found = [f for scope, root in zip(scopes, roots, strict=True)
                      for f in store_files(root, scope)]
+            files = [f for f in found if classify(f"{f.scope}/{f.relative}") is not None]
+            skipped = tuple(f"{f.scope}/{f.relative}" for f in found if f not in files)
             entries: list[dict[str, object]] = []
             total = len(files)
             size = 0
@@ -133,4 +136,4 @@ def export_bundle(
             os.unlink(temp)
         raise
     progress(total, total, "")
-    return ExportReport(out, counts, len(files), size)
+    return ExportReport(out, counts, len(files), size, skipped)

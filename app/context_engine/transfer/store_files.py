@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,7 +54,7 @@ def store_files(root: Path, scope: str) -> list[StoreFile]:
             if not is_valid_id(fact_id) or not _real_dir(folder):
                 continue
             for name, path in _regular_md(folder):
-                if name[:-3].isdigit():
+                if re.fullmatch(r"[0-9]{1,18}", name[:-3]):
                     relative = f"{REVISIONS_DIR}/{fact_id}/{name}"
                     files.append(StoreFile(scope, "revision", relative, path))
     return files

@@ -214,3 +214,14 @@ def test_a_symlinked_folder_in_the_target_store_is_never_written_through(
     assert "escapes store" in result.stderr
     assert list(outside.iterdir()) == []
     assert store_files_of(target) == {}  # the project store was rolled back too
+
+
+def test_a_file_name_the_bundle_cannot_hold_is_skipped_and_said(exported, tmp_path) -> None:
+    home, ws, _bundle = exported
+    store = paths_for(home, ws).project_store
+    (store / "back\\slash.md").write_bytes((store / "记忆召回.md").read_bytes())
+    out = tmp_path / "out" / "named.tar.gz"
+    payload = cli_json(home, ws, "export", "--out", str(out))
+    assert payload["skipped"] == ["project/back\\slash.md"]
+    restored = cli_json(tmp_path / "r", ws, "import", "bundle", str(out), "--yes")
+    assert restored["written"] is True  # the bundle stays readable by its own reader
