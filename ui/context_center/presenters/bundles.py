@@ -10,14 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from context_engine.transfer.export import ExportReport, export_bundle
-from context_engine.transfer.restore import RestoreReport, describe, has_conflicts, restore_bundle
 from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from ..services.backend import Backend
 from ..services.tasks import CancelToken, Op, TaskManager
+
+if TYPE_CHECKING:  # tarfile and the transfer package load on first use, not at app start
+    from context_engine.transfer.export import ExportReport
+    from context_engine.transfer.restore import RestoreReport
 
 # (parent, plan text, has conflicts) -> "skip" | "revision" | None (back out)
 AskChoice = Callable[[QWidget, str, bool], str | None]
@@ -89,6 +92,8 @@ class BundlePresenter(QObject):
         paths = self.backend.paths
 
         def work(token: CancelToken) -> ExportReport:
+            from context_engine.transfer.export import export_bundle
+
             return export_bundle(paths, Path(path), check=token.check)
 
         self.tasks.write(Op("Exporting bundle", work, self.exported.emit, self._on_failed,
@@ -103,12 +108,16 @@ class BundlePresenter(QObject):
         paths = self.backend.paths
 
         def work(token: CancelToken) -> RestoreReport:
+            from context_engine.transfer.restore import restore_bundle
+
             return restore_bundle(paths, Path(path), write=False, check=token.check)
 
         self.tasks.read(Op("Checking bundle", work, lambda r: self._on_planned(path, r),
                            self._on_failed, long=True))
 
     def _on_planned(self, path: str, plan: RestoreReport) -> None:
+        from context_engine.transfer.restore import describe, has_conflicts, restore_bundle
+
         choice = self._choice(self.window, "\n".join(describe(plan)), has_conflicts(plan))
         if choice is None:
             return

@@ -8,19 +8,25 @@ whole facts.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from context_engine.catalog.local import LocalCatalog
-from context_engine.transfer.candidate import Planned
-from context_engine.transfer.plan import plan
-from context_engine.transfer.sources import scan_agent
-from context_engine.transfer.writing import ImportReport, import_candidates
 from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtWidgets import QWidget
 
 from ..dialogs.import_dialog import ImportDialog
 from ..services.backend import Backend
 from ..services.tasks import CancelToken, Op, TaskManager
+
+if TYPE_CHECKING:  # the engine's transfer package loads on first use, not at app start
+    from context_engine.transfer.candidate import Planned
+    from context_engine.transfer.writing import ImportReport
+
+
+def import_candidates(*args: Any, **kwargs: Any) -> ImportReport:
+    """The engine's import (loaded on first call): the one write path of an import."""
+    from context_engine.transfer.writing import import_candidates as run
+
+    return run(*args, **kwargs)
 
 
 class ImportPresenter(QObject):
@@ -55,6 +61,9 @@ class ImportPresenter(QObject):
     def scan(self, agent: str) -> None:
         """Read ``agent``'s memories and plan them against both stores (never writes)."""
         def work(token: CancelToken) -> tuple[tuple[Planned, ...], tuple[Any, ...]]:
+            from context_engine.transfer.plan import plan
+            from context_engine.transfer.sources import scan_agent
+
             found = scan_agent(agent, self.backend.paths)  # type: ignore[arg-type]
             token.check()
             return plan(found.candidates, self.backend.memory.snapshot().facts), found.diagnostics
@@ -70,9 +79,10 @@ class ImportPresenter(QObject):
         if not candidates:
             self.dialog.status.setText("Nothing is ticked.")
             return
-        catalog = LocalCatalog(self.backend.paths, memory=self.backend.memory)
-
         def work(token: CancelToken) -> ImportReport:
+            from context_engine.catalog.local import LocalCatalog
+
+            catalog = LocalCatalog(self.backend.paths, memory=self.backend.memory)
             return import_candidates(catalog, candidates, allow_flagged=allowed,
                                      progress=lambda d, t, _w: self.progressed.emit(d, t),
                                      check=token.check)
