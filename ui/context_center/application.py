@@ -12,7 +12,9 @@ from PySide6.QtCore import QEvent, QObject, QSettings, QTimer, Slot
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from .presenters.archive import ArchivePresenter
+from .presenters.bundles import BundlePresenter
 from .presenters.facts import FactsPresenter
+from .presenters.importing import ImportPresenter
 from .presenters.instructions import InstructionsPresenter
 from .presenters.recall import RecallPresenter
 from .presenters.suggestions import SuggestionsPresenter
@@ -86,6 +88,8 @@ class Application(QObject):
         self.archive = ArchivePresenter(self.archive_tab, *args, self.writes)
         self.suggestions = SuggestionsPresenter(self.suggestions_tab, self.window, *args)
         self.recall = RecallPresenter(self.recall_tab, *args)
+        self.importing = ImportPresenter(self.window, self.backend, self.tasks)
+        self.bundles = BundlePresenter(self.window, self.backend, self.tasks)
         targets = watch_targets(paths) if backend is None and paths is not None else WatchTargets(
             [], [], [])
         self.watcher = FileWatcher(targets, self)
@@ -100,6 +104,17 @@ class Application(QObject):
         w = self.window
         w.refresh_requested.connect(self.refresh)
         w.new_fact_requested.connect(self.writes.new_fact)
+        w.import_requested.connect(self.importing.open)
+        self.importing.imported.connect(lambda _report: self.refresh())
+        local = self.paths is not None and isinstance(self.backend, Backend)
+        for action in (w.import_action, w.export_bundle_action, w.import_bundle_action):
+            action.setEnabled(local)  # the other agents' files and the stores are local
+        w.export_bundle_requested.connect(self.bundles.export)
+        w.import_bundle_requested.connect(self.bundles.restore)
+        self.bundles.restored.connect(lambda _report: self.refresh())
+        self.bundles.exported.connect(
+            lambda report: w.show_message(f"Exported {report.files} files to {report.path}"))
+        self.bundles.failed.connect(lambda message: w.show_message(message, 10000))
         w.save_requested.connect(self.writes.save_editor)
         w.find_requested.connect(self._on_find)
         w.forget_requested.connect(self._on_forget_selected)

@@ -32,6 +32,8 @@ TOP_LEVEL: dict[str, tuple[str, str]] = {
     "serve": ("serve_cmd", "serve_cmd"),
     "mcp": ("agent_cmds", "mcp"),
     "hook": ("agent_cmds", "hook"),
+    "import": ("transfer_cmds", "import_group"),
+    "export": ("transfer_cmds", "export_cmd"),
 }
 
 # ``memory`` subcommand -> (module whose ``@memory.command`` defines it, attribute)
@@ -71,6 +73,8 @@ SHORT_HELP: dict[str, str] = {
     "serve": "Serve this workspace's catalog over stdin/stdout (e.g. through ssh).",
     "mcp": "Serve the memory, remember and forget tools over MCP on stdin/stdout.",
     "hook": "Answer one agent hook: JSON on stdin, the context to add as JSON on stdout.",
+    "import": "Bring memories in: from Claude Code, Codex, Gemini CLI, or an exported bundle.",
+    "export": "Write both stores (facts, revisions, archive) to a portable bundle.",
 }
 
 # The first line of each ``memory`` subcommand's help.

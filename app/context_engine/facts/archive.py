@@ -91,6 +91,11 @@ def list_entries(store_root: Path) -> list[tuple[Path, os.stat_result]]:
     directory = store_root / ARCHIVE_DIR
     if directory.is_symlink():
         return []
+    return regular_md_files(directory)
+
+
+def regular_md_files(directory: Path) -> list[tuple[Path, os.stat_result]]:
+    """Regular, non-symlink, non-dot ``.md`` files directly in ``directory``, unsorted."""
     try:
         entries = list(os.scandir(directory))
     except (FileNotFoundError, NotADirectoryError):

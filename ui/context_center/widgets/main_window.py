@@ -30,6 +30,9 @@ class MainWindow(QMainWindow):
 
     refresh_requested = Signal()
     new_fact_requested = Signal()
+    import_requested = Signal()
+    export_bundle_requested = Signal()
+    import_bundle_requested = Signal()
     find_requested = Signal()
     save_requested = Signal()
     forget_requested = Signal()
@@ -66,6 +69,14 @@ class MainWindow(QMainWindow):
         self.save_action = self._action("&Save", QKeySequence.StandardKey.Save, self.save_requested)
         file_menu.addAction(self.new_action)
         file_menu.addAction(self.save_action)
+        self.import_action = self._action("&Import…", "", self.import_requested)
+        file_menu.addAction(self.import_action)
+        self.export_bundle_action = self._action("&Export bundle…", "",
+                                                 self.export_bundle_requested)
+        self.import_bundle_action = self._action("Import &bundle…", "",
+                                                 self.import_bundle_requested)
+        file_menu.addAction(self.export_bundle_action)
+        file_menu.addAction(self.import_bundle_action)
         file_menu.addSeparator()
         quit_action = QAction("&Quit", self)
         quit_action.setShortcut(QKeySequence.StandardKey.Quit)

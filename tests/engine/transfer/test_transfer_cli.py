@@ -1,0 +1,71 @@
+"""The ``import``/``export`` command line: light start-up, progress, local only (S12, S15.3)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from click.testing import CliRunner
+from context_engine.cli.main import cli
+from support.bundles import paths_for, populate, workspace
+
+PROBE = """
+import sys
+from context_engine.cli.main import main
+sys.argv = ["context-engine", *{argv!r}]
+try:
+    main()
+except SystemExit:
+    pass
+loaded = sorted(m for m in sys.modules if m.startswith("context_engine.transfer") or m in
+                ("tarfile", "zipfile"))
+sys.stderr.write("\\nLOADED=" + ",".join(loaded) + "\\n")
+"""
+
+
+def loaded_by(argv: list[str]) -> list[str]:
+    """Transfer modules (and tar/zip) a whole ``context-engine`` process imported for argv."""
+    done = subprocess.run([sys.executable, "-c", PROBE.format(argv=argv)], capture_output=True,
+                          text=True, timeout=60)
+    line = [x for x in done.stderr.splitlines() if x.startswith("LOADED=")][-1]
+    return [name for name in line[len("LOADED="):].split(",") if name]
+
+
+def test_help_of_import_and_export_loads_none_of_the_transfer_package() -> None:
+    assert loaded_by(["--help"]) == []
+    assert loaded_by(["import", "--help"]) == []
+    assert loaded_by(["export", "--help"]) == []
+    assert loaded_by(["import", "bundle", "--help"]) == []
+
+
+def test_both_commands_are_listed_in_the_top_level_help() -> None:
+    result = CliRunner().invoke(cli, ["--help"])
+    assert "import" in result.output and "export" in result.output
+
+
+def test_import_bundle_shows_progress_with_the_flag(tmp_path: Path) -> None:
+    ws = workspace(tmp_path)
+    populate(paths_for(tmp_path / "home", ws))
+    bundle = tmp_path / "b.tar.gz"
+    base = ["--home", str(tmp_path / "home"), "--workspace", str(ws)]
+    assert CliRunner().invoke(cli, [*base, "export", "--out", str(bundle)]).exit_code == 0
+    result = CliRunner().invoke(cli, ["--home", str(tmp_path / "new"), "--workspace", str(ws),
+                                      "import", "bundle", str(bundle), "--yes", "--progress"])
+    assert result.exit_code == 0, result.output
+    assert result.stderr.endswith("import bundle: 11/11\n")
+    assert "restore 7 files" in result.output
+
+
+def test_import_needs_local_files_under_remote(tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["--json", "--remote", "ssh nowhere", "import", "codex",
+                                      "--dry-run"])
+    assert result.exit_code == 1
+    assert json.loads(result.output)["error"]["code"]
+
+
+def test_dry_run_and_yes_exclude_each_other(tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["--home", str(tmp_path / "h"), "import", "gemini",
+                                      "--dry-run", "--yes"])
+    assert result.exit_code == 2
