@@ -18,6 +18,7 @@ import tempfile
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "app"), str(ROOT / "ui")]
@@ -182,21 +183,27 @@ def bench_filter(count: int, runs: int) -> None:
     tab.close()
 
 
-def bench_write_to_table(runs: int) -> None:
+def _started_demo(app: Any, tmp: Path) -> tuple[Any, Any]:
+    """The demo workspace under ``tmp`` and its window, shown, started and showing facts."""
     from context_center import application
     from context_center.demo import build_demo
-    from context_engine.facts.memory import Memory
     from PySide6.QtCore import QSettings
+
+    demo = build_demo(tmp / "demo")
+    root = application.build(demo.paths, QSettings(str(tmp / "s.ini"), QSettings.Format.IniFormat))
+    root.window.show()
+    root.start()
+    _pump_until(app, lambda: root.facts_tab.model.rowCount() > 0)
+    return demo, root
+
+
+def bench_write_to_table(runs: int) -> None:
+    from context_engine.facts.memory import Memory
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication([])
     with tempfile.TemporaryDirectory() as tmp:
-        demo = build_demo(Path(tmp) / "demo")
-        root = application.build(demo.paths, QSettings(str(Path(tmp) / "s.ini"),
-                                                       QSettings.Format.IniFormat))
-        root.window.show()
-        root.start()
-        _pump_until(app, lambda: root.facts_tab.model.rowCount() > 0)
+        demo, root = _started_demo(app, Path(tmp))
         _pump_for(app, 0.5)  # let the start-up reads and the watcher settle
         memory = Memory(demo.paths)
         times = []
@@ -217,20 +224,13 @@ def bench_burst(writes: int) -> None:
     """Event-loop latency (10 ms timer) while another thread makes ``writes`` fact changes."""
     import threading
 
-    from context_center import application
-    from context_center.demo import build_demo
     from context_engine.facts.memory import Memory
-    from PySide6.QtCore import QElapsedTimer, QSettings, QTimer
+    from PySide6.QtCore import QElapsedTimer, QTimer
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication([])
     with tempfile.TemporaryDirectory() as tmp:
-        demo = build_demo(Path(tmp) / "demo")
-        root = application.build(demo.paths, QSettings(str(Path(tmp) / "s.ini"),
-                                                       QSettings.Format.IniFormat))
-        root.window.show()
-        root.start()
-        _pump_until(app, lambda: root.facts_tab.model.rowCount() > 0)
+        demo, root = _started_demo(app, Path(tmp))
         memory = Memory(demo.paths)
         done = threading.Event()
 

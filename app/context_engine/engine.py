@@ -13,15 +13,13 @@ diagnostics; facts are named by reference.
 
 from __future__ import annotations
 
-import sys
 import threading
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from .facts.model import Diagnostic, Fact
+from .facts.model import Fact
 from .paths import EnginePaths
 from .policy.confirmation import default_confirmation
 from .session.core import (
@@ -35,37 +33,25 @@ from .session.notes import Baseline
 from .session.privacy import Scrubber
 
 if TYPE_CHECKING:
+    from .catalog.ops import WriteOutcome
     from .facts.memory import Memory
-    from .facts.snapshot_cache import StoreView
     from .policy.confirmation import ConfirmationService
     from .recall import Recaller, TraceLog
-    from .tools.write import ToolOutcome
 
 ControllerName = Literal["interactive", "headless", "subagent"]
 Mode = Literal["ask", "auto", "yolo"]
-RECALL_LIMIT = 4
-RECALL_BUDGET = 2400
 
 
 class ContextEngine:
-    """Instructions, memory and recall for one workspace and home."""
+    """Instructions, memory and recall for one workspace and home, over one local catalog."""
 
     def __init__(self, paths: EnginePaths, *, memory: Memory | None = None) -> None:
+        from .catalog.local import LocalCatalog
+
         self.paths = paths
-        self._memory = memory
-        self._reads_through_memory = memory is not None  # an injected Memory (FS seam) reads too
-        self._facts: tuple[Fact, ...] | None = None
-        self._diagnostics: tuple[Diagnostic, ...] = ()
-        self._listing: object = None
-        self._views: list[StoreView] | None = None
-        self._loaded_ns = 0
-        self._facts_lock = threading.Lock()
+        self.catalog = LocalCatalog(paths, memory=memory)
         self._scrub = Scrubber.for_paths(paths)
-        self._recaller: Recaller | None = None
-        self._indexed: Sequence[Fact] | None = None
         self._lock = threading.Lock()
-        self._recall_lock = threading.Lock()
-        self.trace_error: str | None = None  # last trace write that failed (turn went on, S8.11)
         self.upgrade_notices: list[str] = []  # one-time S5.4 notices, for the host to show
 
     @classmethod
@@ -83,64 +69,19 @@ class ContextEngine:
 
     @property
     def memory(self) -> Memory:
-        """The two stores (upgraded on first use, S5.1)."""
+        """The two stores (upgraded on first use, S5.1), for reading; writes go through apply."""
         with self._lock:  # tool calls may arrive on several threads (MCP server)
-            if self._memory is None:
-                from .facts.memory import Memory
-                from .upgrade.config_key import remove_retired_config_keys
+            self.upgrade_notices.extend(self.catalog.upgrade())
+        return self.catalog.memory
 
-                self._memory = Memory.open(self.paths)
-                # The retired key goes with the store upgrade (S5.4); removing it is what
-                # makes the notice one-time.
-                self.upgrade_notices.extend(remove_retired_config_keys(self.paths))
-            return self._memory
+    @property
+    def trace_error(self) -> str | None:
+        """The last trace write that failed (the turn went on, S8.11)."""
+        return self.catalog.index.trace_error
 
     def active_facts(self) -> Sequence[Fact]:
-        """Every active fact of both stores as they are now.
-
-        The last facts are reused only while both stores list the same files with the same
-        lstat identity (ctime included), all settled before that read began; otherwise they
-        are read again through the persisted snapshot cache (``facts/snapshot_cache.py``).
-        A quiet turn therefore costs one directory scan and hands back the very same tuple.
-        """
-        if self._reads_through_memory:
-            snapshot = self.memory.snapshot()
-            with self._facts_lock:
-                self._facts, self._diagnostics = snapshot.facts, snapshot.diagnostics
-            return snapshot.facts
-        from .facts import snapshot_cache as cache
-
-        with self._facts_lock:  # tool calls and relayed hooks arrive on worker threads
-            # Taken before the scan: every file's read and listing is at or after this moment.
-            started = time.time_ns()
-            listings = (cache.scan(self.paths.project_store), cache.scan(self.paths.global_store))
-            settled = self._loaded_ns - cache.RACY_NS
-            if (
-                self._facts is not None
-                and listings == self._listing
-                and all(max(i[3], i[4]) < settled for files in listings for i in files.values())
-            ):
-                return self._facts
-            if self._views is None:
-                # One scan per turn: the cache validates against the listing just taken.
-                loaded = cache.SnapshotCache(self.paths).load(listings)
-                roots = (self.paths.project_store, self.paths.global_store)
-                if loaded.views is not None:
-                    self._views = list(loaded.views)
-                else:
-                    self._views = cache.views_from(loaded, listings, roots)
-                self._facts, self._diagnostics = loaded.facts, loaded.diagnostics
-            else:
-                # Long-lived: keep what is unchanged in memory, read only what changed.
-                self._views = [
-                    cache.refresh_view(self.paths, scope, view, listing, settled)
-                    for scope, view, listing in zip(
-                        ("project", "global"), self._views, listings, strict=True
-                    )
-                ]
-                self._facts, self._diagnostics = cache.view_items(self._views)
-            self._listing, self._loaded_ns = listings, started
-            return self._facts
+        """Every active fact of both stores as they are now (the one read path, S8)."""
+        return self.catalog.index.active_facts()
 
     def instructions(self) -> InstructionView:
         """The S6.7 block and each document's body by label, resolved now."""
@@ -151,63 +92,17 @@ class ContextEngine:
         return InstructionView(render_provider_block(resolution), documents)
 
     def recaller(self, facts: Sequence[Fact] | None = None) -> Recaller:
-        """The engine's live recall index, brought up to ``facts`` (default: read now)."""
-        current = self.active_facts() if facts is None else facts
-        # Unreadable files of that snapshot are reported in the trace (S8.11).
-        diagnostics = self._diagnostics if current is self._facts else ()
-        with self._recall_lock:
-            if self._recaller is None:
-                self._recaller = self._first_recaller(current, diagnostics)
-            elif current is not self._indexed:  # the very same snapshot needs no diff
-                self._recaller.sync(current, diagnostics)
-            self._indexed = current
-            return self._recaller
-
-    def _first_recaller(
-        self, current: Sequence[Fact], diagnostics: Sequence[Diagnostic]
-    ) -> Recaller:
-        """The index from the persisted copy when the facts came from the stores' files.
-
-        Only facts this engine read itself have a known lstat identity; any other fact list
-        (an injected ``Memory``, facts handed in by the host) is indexed from scratch.
-        """
-        from .facts.snapshot_cache import RACY_NS
-        from .recall import Recaller
-        from .recall.persist import RecallCache, recall_cache_path
-
-        with self._facts_lock:  # the views, facts and read time of one and the same read
-            views, facts, loaded_ns = self._views, self._facts, self._loaded_ns
-        if views is None or current is not facts:
-            return Recaller(current, diagnostics=diagnostics)
-        known = {id(item): ident for view in views for ident, item in view.values()}
-        cache = RecallCache(recall_cache_path(self.paths))
-        return cache.open(
-            current,
-            diagnostics,
-            identity_of=lambda fact: known.get(id(fact)),
-            settled_before=loaded_ns - RACY_NS,
-        )
+        """The live recall index, brought up to ``facts`` (default: read now)."""
+        return self.catalog.index.recaller(facts)
 
     def recall(self, message: str, facts: Sequence[Fact]) -> RecallOutcome:
         """S8 over ``facts`` (the index is kept and updated incrementally); records the trace."""
-        recaller = self.recaller(facts)
-        with self._recall_lock:
-            result = recaller.recall(
-                message, limit=RECALL_LIMIT, budget=RECALL_BUDGET, clean=self.scrub
-            )
-        try:
-            self.record_trace(result.trace)
-        except OSError as exc:  # a read-only or full state dir must not fail the turn (S8.11)
-            self.trace_error = f"recall trace not recorded: {exc.strerror or exc}"
-            sys.stderr.write(f"context-engine: {self.trace_error}\n")
+        result = self.catalog.index.recall(message, facts, clean=self.scrub)
         return RecallOutcome(result.block, result.trace)
 
     def trace_log(self) -> TraceLog:
         """The workspace's recall traces, where ``recall`` and ``/memory recall`` keep them."""
-        from .recall import TraceLog
-
-        stores = (self.paths.project_store, self.paths.global_store)
-        return TraceLog(self.paths.workspace_data / "recall", stores=stores)
+        return self.catalog.index.trace_log()
 
     def record_trace(self, trace: object) -> None:
         """Persist a recall trace for ``/memory recall``, the CLI and the app (S8.10)."""
@@ -246,35 +141,42 @@ class ContextEngine:
         confirmation: ConfirmationService | None = None,
         mode: Mode = "ask",
         owns_project_store: bool = True,
-    ) -> ToolOutcome:
-        """Run ``memory``, ``remember`` or ``forget`` as ``controller`` (S9, S10)."""
-        from .policy.write_policy import Controller
-        from .tools.write import run_agent_tool
+    ) -> WriteOutcome:
+        """Run ``memory``, ``remember`` or ``forget`` as ``controller`` (S9, S10).
 
+        ``memory`` reads the live index (never rebuilt per call); the write tools are an op for
+        the catalog's one door with an ``Agent`` actor. ``confirmation`` defaults to a terminal
+        prompt for a person at a TTY, else fail closed (``default_confirmation``).
+        """
         if name == "memory":
             outcome = self._search_tool(args)
         else:
-            who = Controller(controller, owns_project_store=owns_project_store)
+            from .catalog.ops import Agent
+            from .tools.write import run_write_tool
+
             service = confirmation if confirmation is not None else default_confirmation(controller)
-            outcome = run_agent_tool(self.memory, name, dict(args), who, mode, service)
+            self.memory  # noqa: B018 - the stores are upgraded before the first write (S5.1)
+            agent = Agent(controller, mode, owns_project_store)
+            outcome = run_write_tool(self.catalog.using(service), name, dict(args), agent)
         clean = self.scrub
         return replace(outcome, result=clean(outcome.result), reason=clean(outcome.reason))
 
-
-    def _search_tool(self, args: Mapping[str, Any]) -> ToolOutcome:
+    def _search_tool(self, args: Mapping[str, Any]) -> WriteOutcome:
         """The read-only ``memory`` tool over the live index (no rebuild per call)."""
-        from .errors import ContextEngineError
+        from .catalog.ops import WriteOutcome
+        from .errors import ContextEngineError, public_message
         from .tools.memory import run_memory_tool
-        from .tools.write import READ_ONLY_REASON, ToolOutcome, public_message
+        from .tools.write import READ_ONLY_REASON
 
-        recaller = self.recaller()
+        index = self.catalog.index
+        recaller = index.recaller()
         try:
-            with self._recall_lock:
+            with index.lock:
                 answer = run_memory_tool(recaller, dict(args), clean=self.scrub)
         except ContextEngineError as exc:
             error = f"Error: {public_message(exc)}"
-            return ToolOutcome("auto", READ_ONLY_REASON, False, error, False)
-        return ToolOutcome("auto", READ_ONLY_REASON, False, answer, True)
+            return WriteOutcome("auto", READ_ONLY_REASON, False, error, False)
+        return WriteOutcome("auto", READ_ONLY_REASON, False, answer, True)
 
 
 class Session:
@@ -307,7 +209,7 @@ class Session:
             result, self._baseline = run_turn(self.engine, self._baseline, text)
         return result
 
-    def call_tool(self, name: str, args: Mapping[str, Any]) -> ToolOutcome:
+    def call_tool(self, name: str, args: Mapping[str, Any]) -> WriteOutcome:
         """Run an agent tool as this session's controller; results name facts by reference."""
         return self.engine.run_tool(
             name,

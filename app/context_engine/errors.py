@@ -19,6 +19,10 @@ ContextEngineError                 base; ``code`` is the stable machine-readable
 
 from __future__ import annotations
 
+import re
+
+_ABSOLUTE_PATH = re.compile(r"(?<![\w.])(?:[A-Za-z]:[\\/]|/)[^\s\"'()]+")
+
 
 class ContextEngineError(Exception):
     """Base of every error the engine raises on purpose."""
@@ -130,3 +134,12 @@ class PolicyRefused(ContextEngineError):
     """The write policy refused the operation."""
 
     code = "refused"
+
+
+def public_message(exc: ContextEngineError) -> str:
+    """An error message safe for the provider: store I/O details and paths are dropped."""
+    if isinstance(exc, StoreIOError | LockTimeout):
+        return "the memory store could not be written right now"
+    if isinstance(exc, FactFormatError):
+        return "an existing memory file could not be read"
+    return _ABSOLUTE_PATH.sub("<path>", exc.message).rstrip(".")

@@ -13,3 +13,11 @@ APP_DIR = ROOT / "app"
 UI_DIR = ROOT / "ui"
 TESTS_DIR = ROOT / "tests"
 DATA = TESTS_DIR / "engine" / "data"
+
+# A low-risk project fact (S10.1: written without asking), used by tool and CLI tests.
+RELEASE = {
+    "name": "release-target",
+    "description": "Release target for this project",
+    "type": "project",
+    "body": "Release artifacts are published from main-v2.",
+}

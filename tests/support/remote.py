@@ -114,35 +114,20 @@ def make_served(base: Path) -> Served:
         encoding="utf-8",
     )
     memory = Memory(home.paths)
-    memory.save(
-        name="release-target",
-        description="Release builds target arm64",
-        body="The release build targets arm64 and runs make release.",
-        type="project",
-    )
-    memory.save(
-        name="global/release-target",
-        description="Global release default",
-        body="Default is x86.",
-        type="reference",
-    )
-    memory.save(
-        name="editor",
-        description="Preferred editor",
-        body="Use vim keybindings.",
-        type="user",
-        scope="global",
-    )
+    memory.save(name="release-target", description="Release builds target arm64",
+                body="The release build targets arm64 and runs make release.", type="project")
+    memory.save(name="global/release-target", description="Global release default",
+                body="Default is x86.", type="reference")
+    memory.save(name="editor", description="Preferred editor", body="Use vim keybindings.",
+                type="user", scope="global")
     doomed = memory.save(
         name="old-note", description="An old note", body="Obsolete deploy notes.", type="project"
     )
     assert doomed.fact is not None
     memory.forget(doomed.fact.id)
-    changed = memory.save(
-        name="project/release-target",
-        description="Release builds target arm64 only",
-        body="The release build targets arm64 only.",
-    )
+    changed = memory.save(name="project/release-target",
+                          description="Release builds target arm64 only",
+                          body="The release build targets arm64 only.")
     assert changed.fact is not None and changed.fact.revision == 2
     return Served(home, base)
 
@@ -181,3 +166,4 @@ def wait_for(predicate: Callable[[], bool], timeout: float = 10.0) -> bool:
             return True
         time.sleep(0.02)
     return predicate()
+

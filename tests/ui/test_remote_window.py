@@ -16,29 +16,18 @@ from pathlib import Path
 import pytest
 from context_center.remote_workspace import RemoteWorkspace, install
 from PySide6.QtCore import QSettings
-from support.remote import (
-    Served,
-    audit_opens,
-    make_client_home,
-    make_served,
-    touched_under,
-)
+from support.fixtures import client_home_fixture, served_fixture  # noqa: F401 - pytest fixtures
+from support.remote import Served, audit_opens, touched_under
 
 pytestmark = pytest.mark.timeout(60)
 
 
-@pytest.fixture
-def served(tmp_path: Path) -> Served:
-    return make_served(tmp_path / "server")
-
-
-@pytest.fixture
-def client_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    paths = make_client_home(tmp_path / "client")
-    monkeypatch.setenv("HOME", str(tmp_path / "client"))
-    monkeypatch.setenv("REASONIX_HOME", str(paths.home))
-    monkeypatch.chdir(paths.root)
-    return tmp_path / "client"
+def _row(qtbot, root, reference: str):
+    """The Facts-tab row of ``reference`` once the first snapshot has arrived."""
+    model = root.facts_tab.model
+    qtbot.waitUntil(lambda: model.rowCount() > 0, timeout=10000)
+    rows = (model.row_at(i) for i in range(model.rowCount()))
+    return next(r for r in rows if r.fact.reference == reference)
 
 
 @contextmanager
@@ -142,13 +131,7 @@ def test_a_remote_forget_asks_in_this_window_and_writes_on_the_server(
     with _open(qtbot, served, settings, "--no-watch") as remote:
         root = remote.root
         flows = root.writes
-        model = root.facts_tab.model
-        qtbot.waitUntil(lambda: model.rowCount() > 0, timeout=10000)
-        row = next(
-            model.row_at(i)
-            for i in range(model.rowCount())
-            if model.row_at(i).fact.reference == "global/editor.md"
-        )
+        row = _row(qtbot, root, "global/editor.md")
         with qtbot.waitSignal(flows.confirmation.shown, timeout=10000) as shown:
             flows.forget(row)
         assert shown.args[0].tool == "forget" and shown.args[0].reference == "global/editor.md"
@@ -190,13 +173,7 @@ def test_a_stale_remote_edit_opens_the_conflict_dialog_and_writes_nothing(
     with _open(qtbot, served, settings, "--no-watch") as remote:
         root = remote.root
         flows = root.writes
-        model = root.facts_tab.model
-        qtbot.waitUntil(lambda: model.rowCount() > 0, timeout=10000)
-        row = next(
-            model.row_at(i)
-            for i in range(model.rowCount())
-            if model.row_at(i).fact.reference == "project/release-target.md"
-        )
+        row = _row(qtbot, root, "project/release-target.md")
         flows.edit(row)
         qtbot.waitUntil(flows.editor.isVisible, timeout=10000)
         Memory(served.paths).save(name="project/release-target", body="Changed on the server.")
@@ -205,23 +182,3 @@ def test_a_stale_remote_edit_opens_the_conflict_dialog_and_writes_nothing(
             flows.editor.buttons.accepted.emit()
         fact = served.local().read("project/release-target.md").fact
         assert fact.body.strip() == "Changed on the server." and fact.revision == 3
-
-
-def test_the_catalog_backend_offers_every_backend_method() -> None:
-    """Presenters call Backend methods; a remote window's backend must have each of them."""
-    import inspect
-
-    from context_center.services.backend import Backend
-    from context_center.services.catalog_backend import CatalogBackend
-
-    local_only = {"workspace_recall", "traces"}  # the local trace log and recall adapter
-    methods = {
-        name
-        for name, value in inspect.getmembers(Backend)
-        if not name.startswith("_") and name not in local_only
-    }
-    assert methods <= set(dir(CatalogBackend)), methods - set(dir(CatalogBackend))
-    for name in methods:  # and they take the same arguments
-        wanted = list(inspect.signature(getattr(Backend, name)).parameters)
-        offered = list(inspect.signature(getattr(CatalogBackend, name)).parameters)
-        assert offered == wanted, name

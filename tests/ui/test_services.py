@@ -110,14 +110,20 @@ def test_classify(tmp_path: Path):
     assert targets.classify(str(tmp_path / "ws" / "notes.md")) is None
 
 
-@pytest.mark.slow
-def test_watcher_debounces_atomic_replace_into_one_change(qtbot, tmp_path: Path):
+def _watching(tmp_path: Path) -> tuple[Path, FileWatcher, list[ChangeSet]]:
+    """A started watcher on a fresh store under ``tmp_path`` and the changes it delivers."""
     store = tmp_path / "memory"
     store.mkdir()
     watcher = FileWatcher(WatchTargets([store], [], [], boundaries=[tmp_path]))
     received: list[ChangeSet] = []
     watcher.changed.connect(received.append)
     watcher.start()
+    return store, watcher, received
+
+
+@pytest.mark.slow
+def test_watcher_debounces_atomic_replace_into_one_change(qtbot, tmp_path: Path):
+    store, watcher, received = _watching(tmp_path)
     try:
         time.sleep(0.2)  # let inotify arm
         for i in range(5):  # five atomic saves in a burst: temp file then os.replace
@@ -135,12 +141,7 @@ def test_watcher_debounces_atomic_replace_into_one_change(qtbot, tmp_path: Path)
 
 @pytest.mark.slow
 def test_watcher_ignores_temp_and_lock_only_bursts(qtbot, tmp_path: Path):
-    store = tmp_path / "memory"
-    store.mkdir()
-    watcher = FileWatcher(WatchTargets([store], [], [], boundaries=[tmp_path]))
-    received: list[ChangeSet] = []
-    watcher.changed.connect(received.append)
-    watcher.start()
+    store, watcher, received = _watching(tmp_path)
     try:
         time.sleep(0.2)
         (store / ".tmp-x.partial").write_text("x")
@@ -173,3 +174,20 @@ def test_failure_without_callback_is_reported(qtbot, tasks):
         tasks.read(Op("Reading", work))
     assert blocker.args[0].label == "Reading"
     assert isinstance(blocker.args[1], OSError)
+
+
+def test_the_app_and_the_server_classify_every_path_alike(tmp_path):
+    """One classifier for the server's watcher and the app's bridge (context_engine/areas.py)."""
+    from context_center.application import watch_targets
+    from context_engine.paths import EnginePaths
+    from context_engine.remote.watcher import ServerWatcher
+
+    root = tmp_path / "proj"
+    (root / ".git").mkdir(parents=True)
+    paths = EnginePaths(home=tmp_path / "home", state=tmp_path / "home", workspace=root, root=root)
+    app, server = watch_targets(paths), ServerWatcher(paths, lambda areas: None).areas
+    store = paths.project_store
+    for path in (store / "x.md", store / "x.md.partial", store / "notes.txt", store / "sub/x.md",
+                 store / ".archive" / "x.md", paths.sessions_dir / "s.jsonl", root / "AGENTS.md",
+                 paths.workspace_data / "recall" / "last.json", root / "src" / "main.py"):
+        assert app.classify(path) == server.classify(path), path

@@ -54,7 +54,8 @@ def _run(args: argparse.Namespace, workspace: str | None, home: str | None) -> i
     from . import application, theme
     from .lifecycle import QuitAfterFirstPaint, SignalQuit
 
-    app = QApplication.instance() or QApplication(sys.argv[:1])
+    existing = QApplication.instance()
+    app = existing if isinstance(existing, QApplication) else QApplication(sys.argv[:1])
     app.setApplicationName("Context Center")
     app.setOrganizationName("ContextCenter")
     theme.install(app)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from context_engine.catalog.local import LocalCatalog
 from context_engine.paths import EnginePaths
 from context_engine.suggestions.readers.claude_code import sanitize
 from context_engine.suggestions.roots import SourceRoots
@@ -34,25 +35,11 @@ from .widgets.suggestions_tab import SuggestionsTab
 
 def watch_targets(paths: EnginePaths) -> WatchTargets:
     """Both stores, the instruction directories, the session folders and our trace folder."""
-    chain = [paths.root]
-    try:
-        rel = paths.workspace.relative_to(paths.root)
-    except ValueError:
-        rel = None
-    if rel is not None:
-        current = paths.root
-        for part in rel.parts:
-            current = current / part
-            chain.append(current)
     claude = SourceRoots.from_env().claude
-    return WatchTargets(
-        stores=[paths.project_store, paths.global_store],
-        instruction_dirs=[paths.home, *chain],
-        # Reasonix sessions, and this workspace's Claude Code transcripts (suggestion sources).
-        session_dirs=[paths.sessions_dir, claude / "projects" / sanitize(str(paths.root))],
-        trace_dirs=[paths.workspace_data],
-        boundaries=[paths.state, paths.home, paths.root, claude],
-    )
+    # Reasonix sessions, and this workspace's Claude Code transcripts (suggestion sources).
+    targets = WatchTargets.of(paths, [claude / "projects" / sanitize(str(paths.root))])
+    targets.boundaries = (*targets.boundaries, claude)
+    return targets
 
 
 class Application(QObject):
@@ -62,9 +49,13 @@ class Application(QObject):
                  backend: Backend | None = None) -> None:
         super().__init__()
         self.paths = paths
-        # A given backend (a remote workspace's CatalogBackend) is the only data source: no
-        # local paths are watched or shown for it (S13.6).
-        self.backend = backend if backend is not None else Backend(paths)  # type: ignore[arg-type]
+        # A given backend (a remote workspace's) is the only data source: no local paths are
+        # watched or shown for it (S13.6).
+        if backend is None:
+            if paths is None:
+                raise ValueError("a window needs the workspace's paths or a backend")
+            backend = Backend(LocalCatalog(paths))
+        self.backend = backend
         self.tasks = TaskManager(parent=self)
         self.hub = Hub(self)
         self.window = MainWindow(settings)
@@ -83,6 +74,7 @@ class Application(QObject):
             self.window.add_tab(tab, title)
         args = (self.backend, self.tasks, self.hub)
         self.writes = WriteFlows(self.window, *args)
+        self.backend.confirm_with(self.writes.confirmation)  # the policy asks in this window
         self.facts = FactsPresenter(self.facts_tab, *args)
         self.instructions = InstructionsPresenter(self.instructions_tab, *args)
         self.archive = ArchivePresenter(self.archive_tab, *args, self.writes)
@@ -90,13 +82,13 @@ class Application(QObject):
         self.recall = RecallPresenter(self.recall_tab, *args)
         self.importing = ImportPresenter(self.window, self.backend, self.tasks)
         self.bundles = BundlePresenter(self.window, self.backend, self.tasks)
-        targets = watch_targets(paths) if backend is None and paths is not None else WatchTargets(
-            [], [], [])
+        local = self.backend.local and paths is not None
+        targets = watch_targets(paths) if local and paths is not None else WatchTargets([], [], [])
         self.watcher = FileWatcher(targets, self)
         self._first_paint: _FirstPaint | None = None
         self._counts: dict[str, object] = {}
         self._wire()
-        if backend is None and paths is not None:
+        if local and paths is not None:
             self.window.show_paths(str(paths.project_store), str(paths.global_store))
             self.window.setWindowTitle(f"{paths.root.name} — Context Center")
 
@@ -238,7 +230,7 @@ class Application(QObject):
 
     @Slot(list, list)
     def _on_instruction_files(self, files: list[Path], folders: list[Path]) -> None:
-        if isinstance(self.backend, Backend):  # a remote window never watches local folders
+        if self.backend.local:  # a remote window never watches local folders
             self.watcher.watch_files("instructions", files, folders)
 
     @Slot(object)

@@ -14,8 +14,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import cast
 
-from context_engine.facts.changes import Changes
-from context_engine.facts.memory import Memory
+from context_engine.catalog.local import LocalCatalog
+from context_engine.catalog.ops import Forget, Person, Save, WriteOutcome
 from context_engine.facts.model import FactType, Scope
 from context_engine.paths import EnginePaths
 
@@ -87,14 +87,9 @@ class FactSpec:
 
 
 def _spec(**fields: str) -> FactSpec:
-    return FactSpec(
-        name=fields["name"],
-        title=fields["title"],
-        type=cast(FactType, fields["type"]),
-        scope=cast(Scope, fields["scope"]),
-        description=fields["description"],
-        body=fields["body"],
-    )
+    return FactSpec(name=fields["name"], title=fields["title"], type=cast(FactType, fields["type"]),
+                    scope=cast(Scope, fields["scope"]), description=fields["description"],
+                    body=fields["body"])
 
 
 FACTS: tuple[FactSpec, ...] = (
@@ -167,6 +162,9 @@ def _write(path: Path, text: str) -> None:
     path.write_text(text, encoding="utf-8")
 
 
+PERSON = Person("app")  # the sample data is written as a person's own edits
+
+
 def _instructions(home: Path, root: Path) -> None:
     _write(home / "AGENTS.md", USER_AGENTS)
     _write(root / "AGENTS.md", PROJECT_AGENTS)
@@ -176,16 +174,11 @@ def _instructions(home: Path, root: Path) -> None:
     _write(root / "admin" / "CLAUDE.md", "# Admin UI\n\n- Components live in `src/components`.\n")
 
 
-def _save(memory: Memory, spec: FactSpec) -> Changes:
+def _save(catalog: LocalCatalog, spec: FactSpec) -> WriteOutcome:
     """Save ``spec`` named by reference, so a same-named fact in the other scope is kept."""
-    return memory.save(
-        name=f"{spec.scope}/{spec.name}.md",
-        title=spec.title,
-        description=spec.description,
-        body=spec.body,
-        type=spec.type,
-        scope=spec.scope,
-    )
+    save = Save(name=f"{spec.scope}/{spec.name}.md", title=spec.title, description=spec.description,
+                body=spec.body, type=spec.type, scope=spec.scope)
+    return catalog.apply(save, PERSON)
 
 
 def _fixed(moment: datetime) -> Callable[[], datetime]:
@@ -195,23 +188,24 @@ def _fixed(moment: datetime) -> Callable[[], datetime]:
 
 def _facts(paths: EnginePaths) -> None:
     past = NOW - timedelta(days=400)
-    _save(Memory(paths, clock=lambda: past), STALE)
+    _save(LocalCatalog(paths, clock=lambda: past), STALE)
     for number, spec in enumerate(FACTS):
         moment = NOW - timedelta(days=3 * number, hours=number)
-        _save(Memory(paths, clock=_fixed(moment)), spec)
-    memory = Memory(paths)
-    fact = memory.resolve("project/release-target.md")
-    memory.save(id=fact.id, body="Release artifacts are published from `main-v2`.\n\n"
-                "Tag with `vX.Y.Z` first and push the tag.", expected_revision=fact.revision)
-    fact = memory.resolve("project/release-target.md")
-    memory.save(id=fact.id, description="Release branch and tagging for this project",
-                body="Release artifacts are published from `release/2.x`.\n\n"
-                "Tag with `vX.Y.Z` first, push the tag, then open the release PR.",
-                expected_revision=fact.revision)
+        _save(LocalCatalog(paths, clock=_fixed(moment)), spec)
+    catalog = LocalCatalog(paths)
+    fact = catalog.read("project/release-target.md").fact
+    catalog.apply(Save(id=fact.id, body="Release artifacts are published from `main-v2`.\n\n"
+                       "Tag with `vX.Y.Z` first and push the tag.",
+                       expected_revision=fact.revision), PERSON)
+    fact = catalog.read("project/release-target.md").fact
+    catalog.apply(Save(id=fact.id, description="Release branch and tagging for this project",
+                       body="Release artifacts are published from `release/2.x`.\n\n"
+                       "Tag with `vX.Y.Z` first, push the tag, then open the release PR.",
+                       expected_revision=fact.revision), PERSON)
     for spec in FORGOTTEN:
-        saved = _save(memory, spec)
+        saved = _save(catalog, spec)
         if saved.fact is not None:
-            memory.forget(saved.fact.id)
+            catalog.apply(Forget(saved.fact.id), Person("cli"))  # the demo forgets, nobody asks
 
 
 def _sessions(paths: EnginePaths, claude_root: Path) -> None:
@@ -261,5 +255,5 @@ def _record_trace(paths: EnginePaths) -> None:
     """Run recall once so the Recall tab has a last trace to show."""
     from context_engine.engine import ContextEngine
 
-    engine = ContextEngine(paths, memory=Memory(paths))
+    engine = ContextEngine(paths)
     engine.recall("which release branch do we publish from?", engine.active_facts())

@@ -1,6 +1,6 @@
 """Remote workspaces in the app (S13.6): File → Open remote workspace…, one window per remote.
 
-The window is a normal :class:`Application` whose backend is a :class:`CatalogBackend` over a
+The window is a normal :class:`Application` whose :class:`Backend` is over a
 :class:`RemoteCatalog`: no local path is watched, shown or read for it. The title and the
 status bar name the remote; the status bar shows the connection state and offers Reconnect
 when it drops (the views then show "disconnected" through their failure paths, never local
@@ -30,7 +30,6 @@ from PySide6.QtWidgets import (
 
 from .application import Application, build
 from .services.backend import Backend
-from .services.catalog_backend import CatalogBackend
 from .services.hub import ChangeSet
 from .services.tasks import Op
 
@@ -62,8 +61,8 @@ class RefCompleter(QObject):
         self._root.tasks.read(Op("Completing", lambda t: self._complete(self._kind, ""),
                                  self._apply, lambda exc: None))
 
-    def _apply(self, items: object) -> None:
-        self.model.setStringList(list(items))  # type: ignore[call-overload]
+    def _apply(self, items: tuple[str, ...]) -> None:
+        self.model.setStringList(list(items))
 
     @Slot(object)
     def _on_changes(self, changes: ChangeSet) -> None:
@@ -91,11 +90,10 @@ class RemoteWorkspace(QObject):
             on_state=self.state_arrived.emit,
             connect=False,
         )
-        self.backend = CatalogBackend(self.catalog)
-        # CatalogBackend has Backend's methods and return types (a duck-typed twin).
-        self.root = build(None, settings, cast(Backend, self.backend))
-        # The server's confirmation requests open this window's dialog (S10.6).
-        self.catalog.client.confirmation = self.root.writes.confirmation
+        self.backend = Backend(self.catalog, local=False)
+        # The server's confirmation requests open this window's dialog (S10.6): the application
+        # hands its dialog to the catalog, as it does for a local one.
+        self.root = build(None, settings, self.backend)
         window = self.root.window
         self.state_label = QLabel()
         self.reconnect_button = QPushButton("Reconnect")
@@ -186,7 +184,10 @@ def install(root: Application, settings: QSettings | None = None) -> QAction:
     action = QAction(OPEN_REMOTE_TEXT, window)
     file_menu = cast(QMenu, window.menuBar().actions()[0].menu())
     actions = file_menu.actions()
-    file_menu.insertAction(actions[0] if actions else None, action)  # type: ignore[arg-type]
+    if actions:
+        file_menu.insertAction(actions[0], action)
+    else:
+        file_menu.addAction(action)
 
     def ask() -> None:
         dialog = QInputDialog(window)

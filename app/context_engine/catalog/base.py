@@ -1,25 +1,30 @@
 """One catalog interface over a workspace's context, local or remote (issue 8, S11.6, S13.6).
 
-The CLI and the app talk to a ``Catalog``; ``LocalCatalog`` wraps the in-process engine and
-``RemoteCatalog`` asks a ``context-engine serve --stdio`` process. Every value here is plain,
+The CLI, the app, the MCP server, hooks and ``serve`` talk to a ``Catalog``; ``LocalCatalog``
+is the in-process one (and the only code that writes), ``RemoteCatalog`` asks a
+``context-engine serve --stdio`` process, whose server calls the same ``LocalCatalog.apply``.
+Every write is ``apply(op, actor)`` (``ops.py``). Every value here is plain,
 immutable and made of engine types (``Fact``, ``ArchivedEntry``, ``RecallTrace``,
 ``Resolution``, ``Suggestions``), so both implementations return equal values for equal stores.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
+
+from ..defaults import RECALL_BUDGET as DEFAULT_BUDGET
+from ..defaults import RECALL_LIMIT as DEFAULT_LIMIT
 
 if TYPE_CHECKING:  # the CLI imports this module on every start: keep it free of heavy parts
     from ..facts.archive import ArchivedEntry
     from ..facts.memory import MemorySnapshot
     from ..facts.model import Fact
     from ..instructions import Resolution
+    from ..policy.confirmation import ConfirmationService
     from ..recall.trace import RecallTrace
-    from ..suggestions.accept import Edits
     from ..suggestions.model import Suggestions
+    from .ops import Actor, Op, WriteOutcome
 
 # What a catalog can do; a server may be started without some (``--without``).
 FACTS = "facts"
@@ -43,7 +48,6 @@ CAPABILITIES: tuple[str, ...] = (
 
 CompletionKind = Literal["refs", "archives"]
 COMPLETION_KINDS: tuple[CompletionKind, ...] = ("refs", "archives")
-WriteDecision = Literal["auto", "confirm", "denied", "explicit"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,33 +89,6 @@ class RecallRun:
 
     block: str
     trace: RecallTrace
-
-
-@dataclass(frozen=True, slots=True)
-class WriteOutcome:
-    """What one write did: the policy's decision, whether it wrote, the fact and archives.
-
-    ``explicit`` is a person's own restore or recover (S10.5: the action is the confirmation).
-    ``ran`` is False when the operation was refused or failed (CLI exit 1). ``warnings`` are
-    what ``Changes.warnings`` reported in process; they are not sent over the wire.
-    """
-
-    decision: WriteDecision
-    reason: str
-    written: bool
-    result: str
-    fact: Fact | None = None
-    archived: tuple[str, ...] = ()
-    ran: bool = True
-    warnings: tuple[str, ...] = ()  # post-commit problems (a MEMORY.md not rewritten), local only
-
-
-@dataclass(frozen=True, slots=True)
-class Accepted:
-    """An accepted suggestion: the saved fact, or the path of the new SKILL.md."""
-
-    fact: Fact | None = None
-    path: str | None = None
 
 
 class Catalog(Protocol):
@@ -160,7 +137,9 @@ class Catalog(Protocol):
         """Recent recall traces, newest first."""
         ...
 
-    def recall(self, message: str, *, limit: int = 4, budget: int = 2400) -> RecallRun:
+    def recall(
+        self, message: str, *, limit: int = DEFAULT_LIMIT, budget: int = DEFAULT_BUDGET
+    ) -> RecallRun:
         """Run S8 recall on ``message`` and record the trace."""
         ...
 
@@ -168,30 +147,16 @@ class Catalog(Protocol):
         """Scan the workspace's recent sessions for candidates (never writes)."""
         ...
 
-    def accept(self, candidate_id: str, edits: Edits | None = None) -> Accepted:
-        """Accept one candidate of a fresh scan (an explicit user action, S11.5)."""
-        ...
-
-    def save(self, args: Mapping[str, object]) -> WriteOutcome:
-        """``remember`` through the write policy; a person confirms what it requires (S10)."""
-        ...
-
-    def forget(self, ref: str) -> WriteOutcome:
-        """``forget`` through the write policy: every forget asks a person (S10.4)."""
-        ...
-
-    def restore(
-        self, ref: str, revision: int, expected_revision: int | None = None
-    ) -> WriteOutcome:
-        """Make an earlier revision the newest one (a person's own action, S10.5)."""
-        ...
-
-    def recover(self, archive_path: str) -> WriteOutcome:
-        """Bring an archive entry back at a new revision (a person's own action, S10.5)."""
+    def apply(self, op: Op, actor: Actor) -> WriteOutcome:
+        """The one write door: policy → confirmation when asked → store → ``Changes``."""
         ...
 
     def complete(self, kind: CompletionKind, prefix: str = "") -> tuple[str, ...]:
         """Completion candidates: refs (ids, then names) or archive paths."""
+        ...
+
+    def confirm_with(self, confirmation: ConfirmationService) -> None:
+        """Who answers from now on when the policy asks a person (a window's dialog)."""
         ...
 
     def close(self) -> None:

@@ -1,47 +1,72 @@
-"""``LocalCatalog``: the ``Catalog`` interface over the in-process engine, no logic of its own.
+"""``LocalCatalog``: the ``Catalog`` of one workspace read and written in this process.
 
-Each method is one call into the module the CLI uses for the same command: ``Memory`` for
-facts and archives, ``WorkspaceRecall`` for search, recall and traces, the instruction resolver,
-the suggestion scanner and ``accept``, and ``run_write_tool`` for ``save``/``forget`` (the S10
-policy with this catalog's confirmation service). The server wraps exactly this class.
+It is the only place the stores are opened (``Memory``) and the only code that writes them:
+``apply(op, actor)`` runs ``door.apply`` (policy → confirmation → store → ``Changes``). Reads
+are one call each into the module the engine uses for the same thing: the store for facts and
+archives, the one ``RecallService`` for search, recall and traces (shared with the engine's
+turns and tools), the instruction resolver and the suggestion scanner. The server wraps
+exactly this class. Heavy modules load on first use: hooks and the CLI start with this class.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..facts.archive import ArchivedEntry
-from ..facts.changes import Changes
-from ..facts.memory import Memory, MemorySnapshot
+from ..defaults import RECALL_BUDGET as DEFAULT_BUDGET
+from ..defaults import RECALL_LIMIT as DEFAULT_LIMIT
+from ..facts.model import utc_now
 from ..paths import EnginePaths
-from ..policy.confirmation import ConfirmationService, FailClosedConfirmation
-from ..policy.write_policy import Controller
-from .base import (
-    CAPABILITIES,
-    Accepted,
-    CompletionKind,
-    History,
-    InstructionsView,
-    LoadedFact,
-    RecallRun,
-    SearchHit,
-    WriteOutcome,
-)
-from .completion import complete_archives, complete_refs
+from .base import CAPABILITIES, CompletionKind, History, InstructionsView, LoadedFact, RecallRun
+from .base import SearchHit as Hit
 from .errors import Unavailable
+from .ops import Accept, Actor, Op, WriteOutcome
 
 if TYPE_CHECKING:
-    # Recall (numpy), suggestions and the agent tools load only in the methods that use them,
-    # so a command that lists or reads facts starts without them (S12 start-up).
-    from ..recall.source import WorkspaceRecall
+    from ..facts.archive import ArchivedEntry
+    from ..facts.fs import FS
+    from ..facts.memory import Memory, MemorySnapshot
+    from ..policy.confirmation import ConfirmationService
+    from ..recall.service import RecallService
     from ..recall.trace import RecallTrace
-    from ..suggestions.accept import Edits
     from ..suggestions.model import Suggestions
-    from ..tools.write import ToolOutcome
 
-EXPLICIT_REASON = "a person's own action is the confirmation (S10.5)"
+
+@dataclass(slots=True)
+class _Shared:
+    """What every view of one catalog shares: the stores (opened on first use), the index."""
+
+    paths: EnginePaths
+    clock: Callable[[], datetime]
+    fs: FS | None = None
+    store: Memory | None = None
+    through_memory: bool = False
+    service: RecallService | None = None
+    upgraded: bool = False
+    notices: list[str] = field(default_factory=list)
+
+    @property
+    def memory(self) -> Memory:
+        """The two stores, constructed here and nowhere else."""
+        if self.store is None:
+            from ..facts.memory import Memory
+
+            self.store = Memory(self.paths, clock=self.clock, fs=self.fs)
+        return self.store
+
+    @property
+    def index(self) -> RecallService:
+        """The one recall index service, started on first use (recall loads only then)."""
+        if self.service is None:
+            from ..recall.service import RecallService
+
+            self.service = RecallService(
+                self.paths, lambda: self.memory, through_memory=self.through_memory
+            )
+        return self.service
 
 
 class LocalCatalog:
@@ -54,21 +79,65 @@ class LocalCatalog:
         confirmation: ConfirmationService | None = None,
         memory: Memory | None = None,
         without: Iterable[str] = (),
+        clock: Callable[[], datetime] = utc_now,
+        fs: FS | None = None,
+        _shared: _Shared | None = None,
     ) -> None:
         self.paths = paths
-        self.memory = memory or Memory(paths)
-        self.confirmation: ConfirmationService = confirmation or FailClosedConfirmation()
-        self._recall: WorkspaceRecall | None = None
+        # An injected Memory (an FS seam in tests) is also what every read goes through.
+        self._shared = _shared or _Shared(paths, clock, fs, memory, memory is not None)
+        self._confirmation = confirmation
         self._capabilities = frozenset(CAPABILITIES) - frozenset(without)
 
     @property
-    def _workspace(self) -> WorkspaceRecall:
-        """Search, recall and traces of this workspace, built on first use."""
-        if self._recall is None:
-            from ..recall.source import WorkspaceRecall
+    def memory(self) -> Memory:
+        """The two stores (the catalog's own; read through it, write through ``apply``)."""
+        return self._shared.memory
 
-            self._recall = WorkspaceRecall(self.paths, self.memory)
-        return self._recall
+    @property
+    def index(self) -> RecallService:
+        """The one recall index service of this workspace."""
+        return self._shared.index
+
+    @property
+    def confirmation(self) -> ConfirmationService:
+        """Who answers when the policy asks a person (default: fail closed, S10.6)."""
+        if self._confirmation is None:
+            from ..policy.confirmation import FailClosedConfirmation
+
+            self._confirmation = FailClosedConfirmation()
+        return self._confirmation
+
+    def confirm_with(self, confirmation: ConfirmationService) -> None:
+        """Who answers from now on when the policy asks a person."""
+        self._confirmation = confirmation
+
+    def using(self, confirmation: ConfirmationService) -> LocalCatalog:
+        """The same catalog (stores, index) whose confirmations ``confirmation`` answers."""
+        view = LocalCatalog(self.paths, confirmation=confirmation, _shared=self._shared)
+        view._capabilities = self._capabilities
+        return view
+
+    def upgrade(self) -> list[str]:
+        """Upgrade both stores and retired config keys once (S5.1, S5.4); the new notices."""
+        if self._shared.upgraded:
+            return []
+        from ..upgrade.config_key import remove_retired_config_keys
+
+        self.memory.migrate()
+        self._shared.upgraded = True
+        # The retired key goes with the store upgrade (S5.4): removing it makes it one-time.
+        notices = remove_retired_config_keys(self.paths)
+        self._shared.notices.extend(notices)
+        return notices
+
+    def rebuild_indexes(self) -> None:
+        """Rewrite both MEMORY.md files' managed lines from the fact files (S4.9)."""
+        self.memory.rebuild_indexes()
+
+    def migrate(self) -> int:
+        """Upgrade legacy fact files of both stores (S5.1); how many were rewritten."""
+        return self.memory.migrate()
 
     @property
     def name(self) -> str:
@@ -87,57 +156,48 @@ class LocalCatalog:
     # -- reads ---------------------------------------------------------------------------------
 
     def list_facts(self) -> MemorySnapshot:
-        """``Memory.snapshot()``."""
+        """Active facts of both stores, sorted by (name, scope, id), with diagnostics."""
         self.require("facts")
         return self.memory.snapshot()
 
     def read(self, ref: str) -> LoadedFact:
-        """``Memory.load(ref)``: the fact and the digest of its bytes."""
+        """The fact ``ref`` resolves to (``facts/refs.py``) and the digest of its bytes."""
         self.require("facts")
         loaded = self.memory.load(ref)
         return LoadedFact(loaded.fact, loaded.digest)
 
     def search(
         self, query: str, *, fact_type: str | None = None, scope: str | None = None, limit: int = 5
-    ) -> tuple[SearchHit, ...]:
-        """``Recaller.search`` over a refreshed index, with the memory tool's snippets."""
-        from ..recall.snippet import make_snippet
-        from ..recall.tokenize import tokens
-        from ..tools.memory import TOOL_SNIPPET
+    ) -> tuple[Hit, ...]:
+        """BM25 search over the live index, with the memory tool's snippets (S9.1)."""
+        from ..tools.memory import search_hits
 
         self.require("facts")
-        self._workspace.refresh()
-        hits = self._workspace.recaller.search(
-            query, fact_type=fact_type, scope=scope, limit=max(1, min(limit, 20))
-        )
-        terms = list(dict.fromkeys(tokens(query)))
-        return tuple(
-            SearchHit(
-                h.fact,
-                h.score,
-                make_snippet(
-                    "\n".join(p for p in (h.fact.description, h.fact.body) if p.strip()),
-                    query,
-                    terms,
-                    TOOL_SNIPPET,
-                ),
-            )
-            for h in hits
-        )
+        recaller = self.index.recaller()
+        with self.index.lock:
+            hits = search_hits(recaller, query, fact_type=fact_type, scope=scope, limit=limit)
+        return tuple(Hit(fact, score, snippet) for fact, score, snippet in hits)
 
     def revisions(self, ref: str) -> History:
-        """``Memory.resolve`` then ``Memory.revisions`` by id."""
+        """The fact ``ref`` names and its earlier revisions, newest first."""
         self.require("facts")
         active = self.memory.resolve(ref)
         return History(active, self.memory.revisions(active.id))
 
     def archived(self) -> tuple[ArchivedEntry, ...]:
-        """``Memory.list_archived()``."""
+        """Archive entries of both stores, newest first."""
         self.require("archive")
         return self.memory.list_archived()
 
+    def archive_count(self) -> int:
+        """How many archive entries both stores hold (counted, not parsed)."""
+        from ..facts.archive import list_entries
+
+        self.require("archive")
+        return sum(len(list_entries(store.root)) for store in self.memory.stores.all())
+
     def instructions(self, target: str | None = None) -> InstructionsView:
-        """``resolve_instructions`` for ``target`` (relative to the workspace root), the block."""
+        """The resolution for ``target`` (relative to the workspace root) and the block."""
         from ..instructions import render_provider_block, resolve_instructions
 
         self.require("instructions")
@@ -150,108 +210,48 @@ class LocalCatalog:
     def last_trace(self) -> RecallTrace | None:
         """The workspace's last recorded trace."""
         self.require("recall")
-        return self._workspace.traces.last()
+        return self.index.trace_log().last()
 
     def recent_traces(self, limit: int = 20) -> tuple[RecallTrace, ...]:
         """Recorded traces, newest first."""
         self.require("recall")
-        history = self._workspace.traces.history()
+        history = self.index.trace_log().history()
         return tuple(reversed(history[-limit:] if limit > 0 else []))
 
-    def recall(self, message: str, *, limit: int = 4, budget: int = 2400) -> RecallRun:
-        """S8 over a refreshed index; the trace is recorded like ``context-engine recall``."""
+    def recall(
+        self, message: str, *, limit: int = DEFAULT_LIMIT, budget: int = DEFAULT_BUDGET
+    ) -> RecallRun:
+        """S8 over the live index; the trace is recorded (best effort, S8.11)."""
         self.require("recall")
-        self._workspace.refresh()
-        result = self._workspace.recaller.recall(message, limit=limit, budget=budget)
-        self._workspace.traces.record(result.trace)
+        result = self.index.recall(message, limit=limit, budget=budget)
         return RecallRun(result.block, result.trace)
 
     def suggestions(self) -> Suggestions:
-        """``scan(paths)``: the 12 most recent sessions, never writing."""
+        """Scan the 12 most recent sessions for candidates, never writing (S11.1)."""
         from ..suggestions.scanner import scan
 
         self.require("suggestions")
         return scan(self.paths)
 
-    def accept(self, candidate_id: str, edits: Edits | None = None) -> Accepted:
-        """Accept a candidate of a fresh scan: a fact, or a project SKILL.md (S11.5)."""
-        from ..suggestions.accept import Edits, accept_memory, accept_skill, find_candidate
-        from ..suggestions.model import MemoryCandidate
-        from ..suggestions.scanner import scan
-
-        self.require("suggestions")
-        self.require("writes")
-        candidate = find_candidate(scan(self.paths), candidate_id)
-        edits = edits or Edits()
-        if isinstance(candidate, MemoryCandidate):
-            return Accepted(fact=accept_memory(self.memory, candidate, edits))
-        return Accepted(path=str(accept_skill(self.paths, candidate, edits)))
-
     def complete(self, kind: CompletionKind, prefix: str = "") -> tuple[str, ...]:
         """Refs (ids, then names) or archive paths starting with ``prefix``."""
+        from .completion import complete_archives, complete_refs
+
         self.require("completion")
         if kind == "archives":
             return complete_archives(self.memory.list_archived(), prefix)
         return complete_refs(self.memory.snapshot().facts, prefix)
 
-    # -- writes --------------------------------------------------------------------------------
+    # -- the one write door --------------------------------------------------------------------
 
-    def save(self, args: Mapping[str, object]) -> WriteOutcome:
-        """The ``remember`` tool as an interactive controller in ``ask`` mode (S10)."""
-        self.require("writes")
-        return _from_tool(self._tool("remember", args))
+    def apply(self, op: Op, actor: Actor) -> WriteOutcome:
+        """Policy → confirmation when asked → store → ``Changes``, as one ``WriteOutcome``."""
+        from .door import apply
 
-    def forget(self, ref: str) -> WriteOutcome:
-        """The ``forget`` tool: every forget asks this catalog's confirmation service."""
         self.require("writes")
-        return _from_tool(self._tool("forget", {"name": ref}))
-
-    def restore(
-        self, ref: str, revision: int, expected_revision: int | None = None
-    ) -> WriteOutcome:
-        """``Memory.restore`` (S4.6)."""
-        self.require("writes")
-        changes = self.memory.restore(ref, revision, expected_revision=expected_revision)
-        verb = "Restored" if changes.changed else "Already at"
-        return _explicit(changes, verb)
-
-    def recover(self, archive_path: str) -> WriteOutcome:
-        """``Memory.recover`` (S4.8)."""
-        self.require("writes")
-        return _explicit(self.memory.recover(archive_path), "Recovered")
+        if isinstance(op, Accept):
+            self.require("suggestions")
+        return apply(self.memory, self.paths, op, actor, self.confirmation)
 
     def close(self) -> None:
         """Nothing to release in process."""
-
-    def _tool(self, tool: str, args: Mapping[str, object]) -> ToolOutcome:
-        from ..tools.write import run_write_tool
-
-        who = Controller("interactive")
-        return run_write_tool(self.memory, tool, args, who, "ask", self.confirmation)
-
-
-def _from_tool(outcome: ToolOutcome) -> WriteOutcome:
-    changes = outcome.changes
-    return WriteOutcome(
-        decision=outcome.decision,
-        reason=outcome.reason,
-        written=outcome.written,
-        result=outcome.result,
-        fact=changes.fact if changes is not None else None,
-        archived=tuple(str(p) for p in changes.archived) if changes is not None else (),
-        ran=outcome.ran,
-    )
-
-
-def _explicit(changes: Changes, verb: str) -> WriteOutcome:
-    fact = changes.fact
-    what = f" {fact.reference} (revision {fact.revision})" if fact is not None else ""
-    return WriteOutcome(
-        decision="explicit",
-        reason=EXPLICIT_REASON,
-        written=changes.changed,
-        result=f"{verb}{what}.",
-        fact=fact,
-        archived=tuple(str(p) for p in changes.archived),
-        warnings=tuple(changes.warnings),
-    )

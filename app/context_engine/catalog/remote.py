@@ -9,28 +9,30 @@ sessions or instructions (S11.6, S13.6). ``reconnect()`` starts the command agai
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..defaults import RECALL_BUDGET as DEFAULT_BUDGET
+from ..defaults import RECALL_LIMIT as DEFAULT_LIMIT
 from ..facts.archive import ArchivedEntry
 from ..facts.memory import MemorySnapshot
 from ..policy.confirmation import ConfirmationService
 from ..recall.trace import RecallTrace
 from ..remote.client import RpcClient, State
-from ..suggestions.accept import Edits
 from ..suggestions.model import Suggestions
 from . import wire
 from .base import (
-    Accepted,
+    SUGGESTIONS,
+    WRITES,
     CompletionKind,
     History,
     InstructionsView,
     LoadedFact,
     RecallRun,
     SearchHit,
-    WriteOutcome,
 )
 from .errors import Disconnected, Unavailable
+from .ops import Accept, Actor, Op, WriteOutcome
 
 
 class RemoteCatalog:
@@ -47,13 +49,8 @@ class RemoteCatalog:
         connect: bool = True,
     ) -> None:
         self.command = command
-        self.client = RpcClient(
-            command,
-            confirmation=confirmation,
-            on_changes=on_changes,
-            on_state=on_state,
-            timeout=timeout,
-        )
+        self.client = RpcClient(command, confirmation=confirmation, on_changes=on_changes,
+                                on_state=on_state, timeout=timeout)
         self._capabilities: frozenset[str] = frozenset()
         self._name = command if isinstance(command, str) else " ".join(command)
         if connect:
@@ -79,6 +76,10 @@ class RemoteCatalog:
         if isinstance(workspace, dict) and workspace.get("name"):
             self._name = str(workspace["name"])
 
+    def confirm_with(self, confirmation: ConfirmationService) -> None:
+        """Who answers the confirmations the server's policy sends back (S10.6)."""
+        self.client.confirmation = confirmation
+
     def close(self) -> None:
         """Close the connection (the server exits at end of input)."""
         self.client.close()
@@ -93,7 +94,7 @@ class RemoteCatalog:
         if capability not in self._capabilities:
             raise Unavailable(capability)
         # Writes may wait for a person's answer: no time limit while the connection lives.
-        patient = method.startswith("write/") or method == "suggestions/accept"
+        patient = method.startswith("write/")
         return self.client.call(method, params or {}, patient=patient)
 
     # -- reads ---------------------------------------------------------------------------------
@@ -135,7 +136,9 @@ class RemoteCatalog:
         data = self._call("recall", "recall/recent", {"limit": limit})
         return tuple(RecallTrace.from_dict(t) for t in data["traces"])
 
-    def recall(self, message: str, *, limit: int = 4, budget: int = 2400) -> RecallRun:
+    def recall(
+        self, message: str, *, limit: int = DEFAULT_LIMIT, budget: int = DEFAULT_BUDGET
+    ) -> RecallRun:
         """``recall/run`` (the server records the trace)."""
         params = {"message": message, "limit": limit, "budget": budget}
         return wire.decode_run(self._call("recall", "recall/run", params))
@@ -144,33 +147,19 @@ class RemoteCatalog:
         """``suggestions/scan`` — ``Unavailable`` when the server lacks the capability."""
         return wire.decode_suggestions(self._call("suggestions", "suggestions/scan"))
 
-    def accept(self, candidate_id: str, edits: Edits | None = None) -> Accepted:
-        """``suggestions/accept``."""
-        params = {"id": candidate_id, "edits": wire.encode_edits(edits or Edits())}
-        return wire.decode_accepted(self._call("suggestions", "suggestions/accept", params))
-
     def complete(self, kind: CompletionKind, prefix: str = "") -> tuple[str, ...]:
         """``complete``: the server runs the same completion function as a local catalog."""
         data = self._call("completion", "complete", {"kind": kind, "prefix": prefix})
         return tuple(str(item) for item in data["items"])
 
-    # -- writes (the server's policy; confirmations come back to our service) -----------------
+    # -- the one write door: the server's ``LocalCatalog.apply`` decides and writes ----------
 
-    def save(self, args: Mapping[str, object]) -> WriteOutcome:
-        """``write/save``."""
-        return wire.decode_outcome(self._call("writes", "write/save", {"args": dict(args)}))
+    def apply(self, op: Op, actor: Actor) -> WriteOutcome:
+        """``write/apply``: the op and the actor go over the wire, the server calls ``apply``.
 
-    def forget(self, ref: str) -> WriteOutcome:
-        """``write/forget``."""
-        return wire.decode_outcome(self._call("writes", "write/forget", {"ref": ref}))
-
-    def restore(
-        self, ref: str, revision: int, expected_revision: int | None = None
-    ) -> WriteOutcome:
-        """``write/restore``."""
-        params = {"ref": ref, "revision": revision, "expected_revision": expected_revision}
-        return wire.decode_outcome(self._call("writes", "write/restore", params))
-
-    def recover(self, archive_path: str) -> WriteOutcome:
-        """``write/recover`` (the path is the server's archive path)."""
-        return wire.decode_outcome(self._call("writes", "write/recover", {"path": archive_path}))
+        Confirmations the server's policy asks for come back to this catalog's service.
+        """
+        if isinstance(op, Accept) and SUGGESTIONS not in self._capabilities:
+            raise Unavailable(SUGGESTIONS)
+        params = {"op": wire.encode_op(op), "actor": wire.encode_actor(actor)}
+        return wire.decode_outcome(self._call(WRITES, "write/apply", params))

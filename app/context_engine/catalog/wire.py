@@ -10,29 +10,45 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from ..facts.archive import ArchivedEntry
 from ..facts.memory import MemorySnapshot
 from ..facts.model import Diagnostic, Fact, FactType, Scope
 from ..instructions import ImportRecord, InstructionDiagnostic, InstructionDocument, Resolution
 from ..instructions.model import InstructionScope
+from ..instructions.report import document_payload
 from ..recall.trace import RecallTrace
 from ..suggestions.accept import Edits
 from ..suggestions.model import MemoryCandidate, ScanDiagnostic, SkillCandidate, Suggestions
 from ..suggestions.payload import suggestions_json
-from .base import (
-    Accepted,
-    History,
-    InstructionsView,
-    LoadedFact,
-    RecallRun,
-    SearchHit,
+from .base import History, InstructionsView, LoadedFact, RecallRun, SearchHit
+from .errors import ProtocolError
+from .ops import (
+    SAVE_FIELDS,
+    SURFACES,
+    Accept,
+    Actor,
+    Agent,
+    ControllerName,
+    Forget,
+    ModeName,
+    Op,
+    Person,
+    Recover,
+    Restore,
+    Save,
     WriteDecision,
     WriteOutcome,
 )
 
 Json = dict[str, Any]
+_T = TypeVar("_T")
+_SAVE_KEYS = (*SAVE_FIELDS, "expected_digest", "create_only")
+_SAVE_TEXTS = (*SAVE_FIELDS[:-1], "expected_digest")
+_DECISIONS: tuple[WriteDecision, ...] = ("auto", "confirm", "denied", "explicit")
+CONTROLLERS: tuple[ControllerName, ...] = ("interactive", "headless", "subagent")
+MODE_NAMES: tuple[ModeName, ...] = ("ask", "auto", "yolo")
 
 
 def _time(value: datetime | None) -> str | None:
@@ -57,37 +73,23 @@ def encode_fact(fact: Fact, *, with_path: bool = True) -> Json:
     and building 10,000 ``Path`` objects was the largest cost of decoding a list.
     """
     return {
-        "id": fact.id,
-        "revision": fact.revision,
-        "name": fact.name,
-        "title": fact.title,
-        "description": fact.description,
-        "type": fact.type,
-        "scope": fact.scope,
-        "body": fact.body,
-        "created_at": _time(fact.created_at),
+        "id": fact.id, "revision": fact.revision, "name": fact.name, "title": fact.title,
+        "description": fact.description, "type": fact.type, "scope": fact.scope,
+        "body": fact.body, "created_at": _time(fact.created_at),
         "updated_at": _time(fact.updated_at),
         "path": str(fact.path) if with_path and fact.path is not None else None,
         "extra": [[key, value] for key, value in fact.extra],
-    }
+    }  # fmt: skip
 
 
 def decode_fact(data: Mapping[str, Any]) -> Fact:
     """Inverse of :func:`encode_fact`."""
-    return Fact(
-        id=str(data["id"]),
-        revision=int(data["revision"]),
-        name=str(data["name"]),
-        title=str(data["title"]),
-        description=str(data["description"]),
-        type=cast(FactType, data["type"]),
-        scope=cast(Scope, data["scope"]),
-        body=str(data["body"]),
-        created_at=_parse_time(data.get("created_at")),
-        updated_at=_parse_time(data.get("updated_at")),
-        path=_path(data.get("path")),
-        extra=tuple((str(k), v) for k, v in data.get("extra", ())),
-    )
+    return Fact(id=str(data["id"]), revision=int(data["revision"]), name=str(data["name"]),
+                title=str(data["title"]), description=str(data["description"]),
+                type=cast(FactType, data["type"]), scope=cast(Scope, data["scope"]),
+                body=str(data["body"]), created_at=_parse_time(data.get("created_at")),
+                updated_at=_parse_time(data.get("updated_at")), path=_path(data.get("path")),
+                extra=tuple((str(k), v) for k, v in data.get("extra", ())))
 
 
 def encode_diagnostic(diag: Diagnostic) -> Json:
@@ -188,20 +190,9 @@ def decode_archived(data: Mapping[str, Any]) -> tuple[ArchivedEntry, ...]:
 
 
 def _encode_document(doc: InstructionDocument) -> Json:
-    return {
-        "order": doc.order,
-        "scope": doc.scope,
-        "label": doc.label,
-        "path": str(doc.path),
-        "directory": str(doc.directory),
-        "dir_label": doc.dir_label,
-        "local": doc.local,
-        "body": doc.body,
-        "raw": doc.raw,
-        "imports": [
-            {"path": str(i.path), "source": str(i.source), "line": i.line} for i in doc.imports
-        ],
-    }
+    """The S12 document object plus what a remote view needs to show it (body, raw, labels)."""
+    extra = {"dir_label": doc.dir_label, "local": doc.local, "body": doc.body, "raw": doc.raw}
+    return {**document_payload(doc), **extra}
 
 
 def _decode_document(data: Mapping[str, Any]) -> InstructionDocument:
@@ -308,27 +299,15 @@ def decode_suggestions(data: Mapping[str, Any]) -> Suggestions:
     return Suggestions(
         available=bool(data["available"]),
         memories=tuple(
-            MemoryCandidate(
-                id=str(m["id"]),
-                name=str(m["name"]),
-                title=str(m["title"]),
-                description=str(m["description"]),
-                type=cast(FactType, m["type"]),
-                scope=cast(Scope, m["scope"]),
-                reason=str(m["reason"]),
-                evidence=tuple(str(e) for e in m["evidence"]),
-                body=str(m["body"]),
-            )
+            MemoryCandidate(id=str(m["id"]), name=str(m["name"]), title=str(m["title"]),
+                            description=str(m["description"]), type=cast(FactType, m["type"]),
+                            scope=cast(Scope, m["scope"]), reason=str(m["reason"]),
+                            evidence=tuple(str(e) for e in m["evidence"]), body=str(m["body"]))
             for m in data["memories"]
         ),
         skills=tuple(
-            SkillCandidate(
-                id=str(s["id"]),
-                name=str(s["name"]),
-                description=str(s["description"]),
-                evidence=tuple(str(e) for e in s["evidence"]),
-                body=str(s["body"]),
-            )
+            SkillCandidate(id=str(s["id"]), name=str(s["name"]), description=str(s["description"]),
+                           evidence=tuple(str(e) for e in s["evidence"]), body=str(s["body"]))
             for s in data["skills"]
         ),
         diagnostics=tuple(
@@ -354,35 +333,103 @@ def encode_edits(edits: Edits) -> Json:
 def decode_edits(data: Mapping[str, Any] | None) -> Edits:
     """Inverse of :func:`encode_edits`."""
     data = data or {}
-    return Edits(
-        name=data.get("name"),
-        title=data.get("title"),
-        description=data.get("description"),
-        type=data.get("type"),
-        scope=data.get("scope"),
-        body=data.get("body"),
-    )
+    return Edits(name=data.get("name"), title=data.get("title"),
+                 description=data.get("description"), type=data.get("type"),
+                 scope=data.get("scope"), body=data.get("body"))
 
 
-def encode_accepted(accepted: Accepted) -> Json:
-    """``{"fact"}`` or ``{"path"}``."""
+def encode_op(op: Op) -> Json:
+    """``{"kind": "save"|"forget"|"restore"|"recover"|"accept", …the op's fields}``."""
+    if isinstance(op, Save):
+        return {"kind": "save", **{f: getattr(op, f) for f in _SAVE_KEYS}}
+    if isinstance(op, Forget):
+        return {"kind": "forget", "ref": op.ref}
+    if isinstance(op, Restore):
+        return {
+            "kind": "restore",
+            "ref": op.ref,
+            "revision": op.revision,
+            "expected_revision": op.expected_revision,
+        }
+    if isinstance(op, Recover):
+        return {"kind": "recover", "path": op.archive_path}
+    edits = encode_edits(op.edits) if op.edits is not None else None
+    return {"kind": "accept", "id": op.candidate_id, "edits": edits}
+
+
+def decode_op(data: Mapping[str, Any]) -> Op:
+    """Inverse of :func:`encode_op`; a wrong shape raises ``ProtocolError``."""
+    try:
+        kind = data["kind"]
+        if kind == "save":
+            text = {key: _optional(data.get(key), str, key) for key in _SAVE_TEXTS}
+            return Save(name=text["name"], title=text["title"], description=text["description"],
+                        type=text["type"], scope=text["scope"], body=text["body"], id=text["id"],
+                        expected_revision=_optional(data.get("expected_revision"), int, "revision"),
+                        expected_digest=text["expected_digest"],
+                        create_only=bool(data.get("create_only", False)))
+        if kind == "forget":
+            return Forget(_required(data, "ref", str))
+        if kind == "restore":
+            return Restore(
+                _required(data, "ref", str),
+                _required(data, "revision", int),
+                _optional(data.get("expected_revision"), int, "expected_revision"),
+            )
+        if kind == "recover":
+            return Recover(_required(data, "path", str))
+        if kind == "accept":
+            edits = data.get("edits")
+            return Accept(_required(data, "id", str), decode_edits(edits) if edits else None)
+    except (KeyError, TypeError) as exc:
+        raise ProtocolError(f"malformed write op: {exc}") from exc
+    raise ProtocolError(f"unknown write op: {data.get('kind')!r}")
+
+
+def encode_actor(actor: Actor) -> Json:
+    """``{"kind": "person", "surface"}`` or ``{"kind": "agent", "controller", "mode", …}``."""
+    if isinstance(actor, Person):
+        return {"kind": "person", "surface": actor.surface}
     return {
-        "fact": encode_fact(accepted.fact) if accepted.fact is not None else None,
-        "path": accepted.path,
+        "kind": "agent",
+        "controller": actor.controller,
+        "mode": actor.mode,
+        "owns_store": actor.owns_store,
     }
 
 
-def decode_accepted(data: Mapping[str, Any]) -> Accepted:
-    """Inverse of :func:`encode_accepted`."""
-    fact = data.get("fact")
-    return Accepted(decode_fact(fact) if fact else None, data.get("path"))
+def decode_actor(data: Mapping[str, Any]) -> Actor:
+    """Inverse of :func:`encode_actor`; unknown values raise ``ProtocolError``."""
+    kind = data.get("kind")
+    if kind == "person":
+        surface = next((s for s in SURFACES if s == data.get("surface")), None)
+        if surface is not None:
+            return Person(surface)
+    if kind == "agent":
+        controller = next((c for c in CONTROLLERS if c == data.get("controller")), None)
+        mode = next((m for m in MODE_NAMES if m == data.get("mode")), None)
+        if controller is not None and mode is not None:
+            return Agent(controller, mode, bool(data.get("owns_store", True)))
+    raise ProtocolError(f"unknown actor: {dict(data)!r}")
 
 
-# -- writes --------------------------------------------------------------------------------------
+def _required(data: Mapping[str, Any], key: str, kind: type[_T]) -> _T:
+    value = data[key]
+    if not isinstance(value, kind) or isinstance(value, bool):
+        raise TypeError(f"{key} must be {kind.__name__}")
+    return value
+
+
+def _optional(value: object, kind: type[_T], key: str) -> _T | None:
+    if value is None:
+        return None
+    if not isinstance(value, kind) or isinstance(value, bool):
+        raise TypeError(f"{key} must be {kind.__name__}")
+    return value
 
 
 def encode_outcome(outcome: WriteOutcome) -> Json:
-    """``{"decision", "reason", "written", "result", "fact", "archived"}``."""
+    """The outcome less what stays in process (``changes``, ``warnings``)."""
     return {
         "decision": outcome.decision,
         "reason": outcome.reason,
@@ -390,6 +437,8 @@ def encode_outcome(outcome: WriteOutcome) -> Json:
         "result": outcome.result,
         "fact": encode_fact(outcome.fact) if outcome.fact is not None else None,
         "archived": list(outcome.archived),
+        "path": outcome.path,
+        "findings": list(outcome.findings),
         "ran": outcome.ran,
     }
 
@@ -397,12 +446,14 @@ def encode_outcome(outcome: WriteOutcome) -> Json:
 def decode_outcome(data: Mapping[str, Any]) -> WriteOutcome:
     """Inverse of :func:`encode_outcome`."""
     fact = data.get("fact")
-    return WriteOutcome(
-        decision=cast(WriteDecision, data["decision"]),
-        reason=str(data["reason"]),
-        written=bool(data["written"]),
-        result=str(data["result"]),
-        fact=decode_fact(fact) if fact else None,
-        archived=tuple(str(p) for p in data.get("archived", ())),
-        ran=bool(data.get("ran", True)),
-    )
+    decision = next((d for d in _DECISIONS if d == data.get("decision")), None)
+    if decision is None:
+        raise ProtocolError(f"unknown write decision: {data.get('decision')!r}")
+    path = data.get("path")
+    return WriteOutcome(decision=decision, reason=str(data["reason"]),
+                        written=bool(data["written"]), result=str(data["result"]),
+                        fact=decode_fact(fact) if fact else None,
+                        archived=tuple(str(p) for p in data.get("archived", ())),
+                        path=str(path) if path is not None else None,
+                        findings=tuple(str(f) for f in data.get("findings", ())),
+                        ran=bool(data.get("ran", True)))

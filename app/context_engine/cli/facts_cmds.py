@@ -2,13 +2,10 @@
 
 Commands: ``list``, ``read``, ``remember``, ``forget``, ``revisions``, ``restore``, ``archived``,
 ``recover``, ``migrate``. ``list``, ``read``, ``revisions``, ``archived``, ``restore`` and
-``recover`` read and write through the invocation's catalog (``CliContext.catalog()``: the
-in-process ``LocalCatalog``, or ``RemoteCatalog`` under ``--remote``), so one definition serves
-both. ``restore``/``recover`` are a person's own explicit actions (S10.5) in both catalogs.
-``remember``/``forget`` here are the local person's own explicit actions too: the command itself
-is the confirmation and the write is the single ``Memory`` call (a catalog's ``save``/``forget``
-go through the write policy, which would ask again); under ``--remote`` they are
-``remote_cmds``' (the server's policy decides).
+``recover``, ``remember`` and ``forget`` read and write through the invocation's catalog
+(``CliContext.catalog()``: the in-process ``LocalCatalog``, or ``RemoteCatalog`` under
+``--remote``), so one definition serves both. Every write is ``apply(op, Person("cli"))``: the
+command typed by the person is the confirmation (S10.5), locally and remotely alike.
 """
 
 from __future__ import annotations
@@ -17,19 +14,19 @@ import sys
 from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import click
 
-from ..catalog.base import WriteOutcome
+from ..catalog.ops import Forget, Person, Recover, Restore, Save, WriteOutcome
 from ..facts.archive import ArchivedEntry
-from ..facts.changes import Changes
 from ..facts.freshness import freshness
-from ..facts.memory import Memory
-from ..facts.model import FACT_TYPES, SCOPES, Fact, FactType, Scope
+from ..facts.model import FACT_TYPES, SCOPES, Fact
 from ..facts.timestamps import format_timestamp
 from ..upgrade.config_key import remove_retired_config_keys
 from .output import CliContext, engine_errors, fail, pass_cli
+
+PERSON = Person("cli")
 
 
 def _stamp(value: datetime | None) -> str | None:
@@ -59,30 +56,6 @@ def fact_line(fact: Fact) -> str:
         f"{fact.reference}  {fact.id}  r{fact.revision}  {fact.type}  {freshness(fact)}"
         f"  — {fact.description}"
     )
-
-
-def changes_text(verb: str, changes: Changes) -> str:
-    """Text for a mutation: the fact written and any copies archived."""
-    lines = []
-    if changes.fact is not None:
-        fact = changes.fact
-        lines.append(f"{verb} {fact.reference} ({fact.id}, revision {fact.revision})")
-    lines += [f"archived {path}" for path in changes.archived]
-    return "\n".join(lines)
-
-
-def warn(changes: Changes) -> None:
-    """Post-commit problems (e.g. MEMORY.md not rewritten) go to stderr; stdout stays S12."""
-    for message in changes.warnings:
-        click.echo(f"warning: {message}", err=True)
-
-
-def saved_json(changes: Changes) -> dict[str, Any]:
-    """``{"fact": fact, "archived": [path]}`` for remember, restore and recover."""
-    return {
-        "fact": fact_json(changes.fact) if changes.fact else None,
-        "archived": [str(p) for p in changes.archived],
-    }
 
 
 def revisions_json(active: Fact, history: Iterable[Fact]) -> dict[str, Any]:
@@ -140,11 +113,6 @@ def archived_text(entries: Iterable[ArchivedEntry]) -> str:
         )
         lines.append(f"{format_timestamp(e.archived_at)}  {e.path}\n  {what}")
     return "\n".join(lines) if lines else "no archived memories"
-
-
-def memory_for(ctx: CliContext) -> Memory:
-    """The workspace's two stores."""
-    return Memory(ctx.paths())
 
 
 def _read_body(body: str | None, body_file: str | None) -> str | None:
@@ -219,18 +187,9 @@ def remember_cmd(
         raise click.UsageError("--name is required unless --id is given")
     if fact_id is None and text is None:
         raise click.UsageError("--body or --body-file is required for a new fact")
-    changes = memory_for(ctx).save(
-        name=name,
-        title=title,
-        description=description,
-        body=text,
-        type=cast(FactType | None, fact_type),
-        scope=cast(Scope | None, scope),
-        id=fact_id,
-        expected_revision=expected_revision,
-    )
-    warn(changes)
-    ctx.emit(saved_json(changes), changes_text("saved", changes))
+    save = Save(name=name, title=title, description=description, body=text, type=fact_type,
+                scope=scope, id=fact_id, expected_revision=expected_revision)
+    written(ctx, ctx.catalog().apply(save, PERSON), "saved")
 
 
 @click.command("forget")
@@ -239,12 +198,12 @@ def remember_cmd(
 @engine_errors
 def forget_cmd(ctx: CliContext, ref: str) -> None:
     """Archive a fact (an id: that identity; a reference: that scope; a name: every store)."""
-    changes = memory_for(ctx).forget(ref)
-    warn(changes)
-    if not changes.archived:  # like ``read`` of a missing ref: a failed operation (S12)
+    outcome = ctx.catalog().apply(Forget(ref), PERSON)
+    _warn(outcome)
+    if not outcome.archived:  # like ``read`` of a missing ref: a failed operation (S12)
         fail(ctx, "not_found", f"nothing to forget: {ref}")
-    text = "\n".join(f"archived {p}" for p in changes.archived)
-    ctx.emit({"archived": [str(p) for p in changes.archived]}, text)
+    text = "\n".join(f"archived {p}" for p in outcome.archived)
+    ctx.emit({"archived": list(outcome.archived)}, text)
 
 
 def show_revisions(ctx: CliContext, ref: str) -> None:
@@ -258,8 +217,7 @@ def written(ctx: CliContext, outcome: WriteOutcome, verb: str) -> None:
     """Print a restore or recover: ``{"fact", "archived"}``; exit 1 when it did not run."""
     if not outcome.ran:
         fail(ctx, "refused", outcome.result)
-    for message in outcome.warnings:  # post-commit problems go to stderr; stdout stays S12
-        click.echo(f"warning: {message}", err=True)
+    _warn(outcome)
     payload = {
         "fact": fact_json(outcome.fact) if outcome.fact is not None else None,
         "archived": list(outcome.archived),
@@ -270,9 +228,15 @@ def written(ctx: CliContext, outcome: WriteOutcome, verb: str) -> None:
     ctx.emit(payload, "\n".join(lines))
 
 
+def _warn(outcome: WriteOutcome) -> None:
+    """Post-commit problems (e.g. MEMORY.md not rewritten) go to stderr; stdout stays S12."""
+    for message in outcome.warnings:
+        click.echo(f"warning: {message}", err=True)
+
+
 def do_restore(ctx: CliContext, ref: str, revision: int, expected: int | None) -> None:
     """Shared by ``restore`` and (locally) ``memory restore``."""
-    outcome = ctx.catalog().restore(ref, revision, expected)
+    outcome = ctx.catalog().apply(Restore(ref, revision, expected), PERSON)
     written(ctx, outcome, "restored" if outcome.written else "already at")
 
 
@@ -284,7 +248,7 @@ def show_archived(ctx: CliContext) -> None:
 
 def do_recover(ctx: CliContext, archive_path: str) -> None:
     """Shared by ``recover`` and (locally) ``memory recover``."""
-    written(ctx, ctx.catalog().recover(archive_path), "recovered")
+    written(ctx, ctx.catalog().apply(Recover(archive_path), PERSON), "recovered")
 
 
 @click.command("revisions")
@@ -329,14 +293,12 @@ def recover_cmd(ctx: CliContext, archive_path: str) -> None:
 @engine_errors
 def migrate_cmd(ctx: CliContext) -> None:
     """Upgrade legacy fact files of both stores and retired config keys (idempotent, S5)."""
-    paths = ctx.paths()
-    memory = Memory(paths)
-    count = memory.migrate()
-    for notice in remove_retired_config_keys(paths):  # S5.4: one-time notice, on stderr
+    catalog = ctx.local()
+    count = catalog.migrate()
+    for notice in remove_retired_config_keys(catalog.paths):  # S5.4: one-time notice, on stderr
         click.echo(notice, err=True)
-    skipped = [
-        d for scope in ("project", "global") for d in memory.migration_skipped.get(scope, [])
-    ]
+    held = catalog.memory.migration_skipped
+    skipped = [d for scope in ("project", "global") for d in held.get(scope, [])]
     for diagnostic in skipped:  # local only: the user must see which files need a hand edit
         click.echo(f"{diagnostic.path}: {diagnostic.code}: {diagnostic.message}", err=True)
     payload: dict[str, object] = {"migrated": count}

@@ -6,15 +6,13 @@ their top-level twins (``revisions``, ``restore``, ``archived``, ``recover``).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..facts.archive import list_entries
-from ..facts.memory import Memory
-from ..instructions import resolve_instructions
+from ..catalog.base import Catalog
+from ..catalog.local import LocalCatalog
 from ..instructions.report import resolution_payload
-from ..paths import EnginePaths
 from .facts_cmds import (
     do_recover,
     do_restore,
@@ -24,40 +22,56 @@ from .facts_cmds import (
     show_revisions,
 )
 from .memory_group import memory
+
+if TYPE_CHECKING:
+    from ..facts.memory import MemorySnapshot
+    from ..instructions import Resolution
 from .output import CliContext, engine_errors, pass_cli
 
 
-def summary(paths: EnginePaths) -> tuple[dict[str, Any], str]:
-    """The summary as the ``--json`` object and as text.
+def summary(catalog: Catalog) -> tuple[dict[str, Any], str]:
+    """The summary as the ``--json`` object and as text, for a local or a remote catalog.
 
-    Instructions in effect, active facts, archive count, store locations and diagnostics.
+    Instructions in effect, active facts, archive count, store locations (a remote catalog
+    names its workspace instead of paths) and diagnostics.
     """
+    view = catalog.instructions()
+    resolution = view.resolution
     lines = ["Instructions:"]
-    resolution = resolve_instructions(paths)
-    lines += [f"  {doc.order}. [{doc.scope}] {doc.path}" for doc in resolution.documents]
-    if not resolution.documents:
+    lines += [f"  {doc.order}. [{doc.scope}] {doc.path}" for doc in view.resolution.documents]
+    if not view.resolution.documents:
         lines.append("  (none)")
-    lines += [f"  ! {d.path}: {d.message}" for d in resolution.diagnostics]
-    store = Memory(paths)
-    snapshot = store.snapshot()
+    lines += [f"  ! {d.path}: {d.message}" for d in view.resolution.diagnostics]
+    snapshot = catalog.list_facts()
     lines.append(f"Facts ({len(snapshot.facts)}):")
     lines += [f"  {fact_line(f)}" for f in snapshot.facts]
     if not snapshot.facts:
         lines.append("  (none)")
     lines += [f"  ! {d.path}: {d.message}" for d in snapshot.diagnostics]
-    archived = sum(len(list_entries(s.root)) for s in store.stores.all())  # count, no parse
+    local = catalog if isinstance(catalog, LocalCatalog) else None
+    archived = local.archive_count() if local else len(catalog.archived())  # local: no parse
     lines.append(f"Archive: {archived} forgotten (context-engine memory archived)")
+    if local is None:
+        lines.append(f"Stores: on the remote workspace {catalog.name}")
+        remote = {"remote": catalog.name}
+        return _payload(resolution, snapshot, archived, remote), "\n".join(lines)
     lines.append("Stores:")
-    lines.append(f"  project {paths.project_store}")
-    lines.append(f"  global  {paths.global_store}")
-    payload: dict[str, Any] = {
+    stores = {"project": str(local.paths.project_store), "global": str(local.paths.global_store)}
+    lines.append(f"  project {stores['project']}")
+    lines.append(f"  global  {stores['global']}")
+    return _payload(resolution, snapshot, archived, stores), "\n".join(lines)
+
+
+def _payload(
+    resolution: Resolution, snapshot: MemorySnapshot, archived: int, stores: dict[str, str]
+) -> dict[str, Any]:
+    return {
         "instructions": resolution_payload(resolution),
         "facts": [fact_json(f) for f in snapshot.facts],
         "diagnostics": [{"path": str(d.path), "message": d.message} for d in snapshot.diagnostics],
         "archived": archived,
-        "stores": {"project": str(paths.project_store), "global": str(paths.global_store)},
+        "stores": stores,
     }
-    return payload, "\n".join(lines)
 
 
 @memory.command("summary")
@@ -65,7 +79,7 @@ def summary(paths: EnginePaths) -> tuple[dict[str, Any], str]:
 @engine_errors
 def summary_cmd(ctx: CliContext) -> None:
     """Instructions, facts (id, revision, scope, type, freshness), archive and store locations."""
-    payload, text = summary(ctx.paths())
+    payload, text = summary(ctx.catalog())
     ctx.emit(payload, text)
 
 

@@ -16,6 +16,7 @@ from ..paths import EnginePaths
 
 if TYPE_CHECKING:
     from ..catalog.base import Catalog
+    from ..catalog.local import LocalCatalog
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -63,6 +64,15 @@ class CliContext:
             if click_ctx is not None:
                 click_ctx.find_root().call_on_close(self.close_catalog)
         return self._catalog
+
+    def local(self) -> LocalCatalog:
+        """The invocation's in-process catalog (refused under ``--remote``)."""
+        from ..catalog.local import LocalCatalog
+
+        self.paths()  # raises under --remote
+        catalog = self.catalog()
+        assert isinstance(catalog, LocalCatalog)
+        return catalog
 
     def close_catalog(self) -> None:
         """Close the invocation's catalog if one was opened (idempotent)."""

@@ -12,6 +12,7 @@ from typing import Any
 import click
 
 from ..catalog.errors import Unavailable
+from ..catalog.ops import Accept, Person
 from ..facts.model import FACT_TYPES, SCOPES, FactType, Scope
 from ..suggestions.accept import Edits
 from ..suggestions.model import Suggestions
@@ -85,7 +86,7 @@ def accept_cmd(
     if body_file is not None:
         body = str(body_file.read())  # ``-`` is stdin
     edits = Edits(name, title, description, fact_type, scope, body)
-    accepted = ctx.catalog().accept(candidate_id, edits)
+    accepted = ctx.catalog().apply(Accept(candidate_id, edits), Person("cli"))
     if accepted.fact is not None:
         fact = accepted.fact
         ctx.emit({"fact": fact_json(fact)}, f"saved {fact.reference} ({fact.id})")

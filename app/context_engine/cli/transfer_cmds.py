@@ -98,7 +98,7 @@ def _import_agent(ctx: CliContext, agent: str, dry_run: bool, yes: bool, scope: 
     if dry_run and yes:
         raise click.UsageError("--dry-run and --yes exclude each other")
     paths = ctx.paths()
-    scan = scan_agent(agent, paths)  # type: ignore[arg-type]
+    scan = scan_agent(agent, paths)  # type: ignore[arg-type]  # reason: click.Choice limits it to the agent names
     candidates = [c for c in scan.candidates if scope in ("all", c.scope)]
     catalog = LocalCatalog(paths)  # the CLI's catalog, local only
     planned = plan(candidates, catalog.memory.snapshot().facts)
@@ -205,7 +205,7 @@ def bundle_cmd(ctx: CliContext, bundle_file: Path, dry_run: bool, yes: bool, on_
     bar = _progress("import bundle", progress_flag)
     try:
         report = restore_bundle(ctx.paths(), bundle_file, write=yes,
-                                on_conflict=on_conflict,  # type: ignore[arg-type]
+                                on_conflict=on_conflict,  # type: ignore[arg-type]  # reason: click.Choice limits it to skip/revision
                                 progress=bar)
     except KeyboardInterrupt:
         bar.close()

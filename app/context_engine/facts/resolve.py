@@ -1,18 +1,19 @@
-"""The two stores of a workspace and how a ref (id, reference, bare name) finds a fact."""
+"""The two stores of a workspace and how a ref (id, reference, bare name) finds its file.
+
+What a ref names is decided in ``refs.py`` (the one resolver); this module finds the file.
+"""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import FactFormatError, FactNotFound
-from .ids import is_valid_id
+from ..errors import FactFormatError
 from .model import Scope
+from .refs import Ref, looks_like_id, parse_ref, parse_reference
 from .store import LoadedFile, Store
 
-_REFERENCE = re.compile(r"^(project|global)/(.+?)(?:\.md)?$")
-_ID_PREFIXES = ("mem-", "legacy-")
+__all__ = ["Stores", "find_by_id", "find_one_by_id", "looks_like_id", "parse_reference"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,20 +38,6 @@ class Stores:
     def owner(self, path: Path) -> Store:
         """The store whose directory directly holds ``path``."""
         return self.global_ if path.parent == self.global_.root else self.project
-
-
-def parse_reference(ref: str) -> tuple[Scope, str] | None:
-    """``project/x.md`` → (``project``, ``x``); ``None`` for anything that is not a reference."""
-    match = _REFERENCE.match(ref.strip())
-    if match is None:
-        return None
-    scope: Scope = "global" if match.group(1) == "global" else "project"
-    return scope, match.group(2)
-
-
-def looks_like_id(ref: str) -> bool:
-    """True when ``ref`` has the shape of a new or legacy id."""
-    return ref.startswith(_ID_PREFIXES) and is_valid_id(ref)
 
 
 def find_by_id(stores: Stores, fact_id: str) -> list[LoadedFile]:
@@ -96,30 +83,32 @@ def find_one_by_id(stores: Stores, fact_id: str) -> LoadedFile | None:
     return found[0] if found else None
 
 
-def find_name(stores: Stores, name: str, scope: Scope | None = None) -> LoadedFile | None:
-    """The active fact of ``name`` in ``scope``, or project first then global.
-
-    Raises ``FactFormatError`` when the file exists but cannot be read.
-    """
-    candidates = (stores.get(scope),) if scope else stores.all()
-    for store in candidates:
+def _named(store: Store, parsed: Ref) -> LoadedFile | None:
+    """The fact of ``store`` whose frontmatter name the ref gives: its own file, else a scan."""
+    for name in parsed.names:
         loaded = store.load_name(name)
-        if loaded is not None:
+        if loaded is not None and loaded.fact.name in parsed.names:
             return loaded
+    for fact in store.snapshot().facts:
+        if fact.name in parsed.names and fact.path is not None:
+            loaded = store.load(fact.path)
+            if loaded is not None and loaded.fact.name in parsed.names:
+                return loaded
     return None
 
 
 def resolve_loaded(stores: Stores, ref: str) -> LoadedFile:
-    """The active fact a ref names: id, then reference, then bare name (project first)."""
-    text = ref.strip()
-    if looks_like_id(text):
-        by_id = find_by_id(stores, text)
+    """The active file a ref names (``refs.py``): id, then frontmatter name in each scope.
+
+    Raises ``FactFormatError`` when the file it names exists but cannot be read.
+    """
+    parsed = parse_ref(ref)
+    if parsed.id is not None:
+        by_id = find_by_id(stores, parsed.id)
         if by_id:
             return by_id[0]
-    reference = parse_reference(text)
-    loaded = find_name(stores, reference[1], reference[0]) if reference else find_name(stores, text)
-    if loaded is not None:
-        return loaded
-    if looks_like_id(text):
-        raise FactNotFound(f'memory id "{text}" not found')
-    raise FactNotFound(f'memory "{text}" not found')
+    for scope in parsed.scopes:
+        loaded = _named(stores.get(scope), parsed)
+        if loaded is not None:
+            return loaded
+    raise parsed.not_found()

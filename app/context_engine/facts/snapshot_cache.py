@@ -32,7 +32,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..filemodes import make_private_dirs
+from ..cachefile import write_cache
 from ..paths import EnginePaths
 from .model import Diagnostic, Fact, FileStamp
 
@@ -151,21 +151,7 @@ def _read_cache(path: Path) -> dict[str, Any]:
 
 def _write_cache(path: Path, document: Mapping[str, Any]) -> None:
     """Atomically replace the cache file; failures are ignored (the cache is optional)."""
-    import tempfile  # only when the cache changes: not on a quiet hook turn's import path
-
-    try:
-        make_private_dirs(path.parent)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".marshal")
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(marshal.dumps(dict(document)))
-            os.chmod(tmp, 0o600)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-    except OSError:
-        return
+    write_cache(path, marshal.dumps(dict(document)))
 
 
 def _trusted(identity: Identity, recorded: Sequence[Any], written_ns: int) -> bool:

@@ -79,7 +79,7 @@ class StrictLoader(yaml.SafeLoader):
 
     def compose_node(self, parent: Node | None, index: int) -> Node | None:
         """Compose one node, refusing aliases, anchors, foreign tags and excess depth."""
-        event = self.peek_event()  # type: ignore[no-untyped-call]
+        event = self.peek_event()  # type: ignore[no-untyped-call]  # reason: PyYAML stubs leave it untyped
         if isinstance(event, AliasEvent):
             raise YamlError("alias_forbidden", "YAML aliases are not allowed", _line(event))
         if isinstance(event, NodeEvent) and event.anchor is not None:
@@ -109,7 +109,7 @@ _add(
     r"[-+]?(?:[0-9]+\.[0-9]*|\.[0-9]+|[0-9]+(?=[eE]))(?:[eE][-+]?[0-9]+)?|[-+]?\.inf|\.nan",
     "-+.0123456789",
 )
-_add(NULL_TAG, r"~|null|", ["~", "n", ""])  # type: ignore[arg-type]
+_add(NULL_TAG, r"~|null|", ["~", "n", ""])  # type: ignore[arg-type]  # reason: "" (an empty value) is a valid first character here; the stubs want str
 
 
 def _scalar_value(node: ScalarNode) -> object:

@@ -124,11 +124,16 @@ class ApprovedOnce:
         return True
 
 
+def person_at_terminal() -> bool:
+    """Whether a person can answer a prompt here: stdin and stderr (the prompt) are TTYs."""
+    return sys.stdin.isatty() and sys.stderr.isatty()
+
+
 def default_confirmation(controller: str) -> ConfirmationService:
     """A terminal prompt for a person at a TTY; fail closed for everyone else (S10.6).
 
     Both stdin (the answer) and stderr (where the prompt goes) must be a terminal.
     """
-    if controller == "interactive" and sys.stdin.isatty() and sys.stderr.isatty():
+    if controller == "interactive" and person_at_terminal():
         return TerminalConfirmation()
     return FailClosedConfirmation()

@@ -16,6 +16,7 @@ from typing import Literal
 from ..errors import ContextEngineError, InvalidName
 from ..facts.model import FACT_TYPES, SCOPES, Fact, FactType, Scope
 from ..paths import slugify
+from ..tools.spec import REMEMBER_ARGUMENTS
 from .sensitive import Finding, rule_ids, scan_fields
 
 DecisionKind = Literal["auto", "confirm", "denied"]
@@ -43,16 +44,6 @@ REASON_SUBAGENT = "subagents cannot change memory"
 REASON_FORGET = "forgetting memory requires confirmation"
 REASON_LOW_RISK = "new explicitly classified project/reference fact"
 
-REMEMBER_ARGUMENTS = (
-    "name",
-    "title",
-    "description",
-    "type",
-    "scope",
-    "body",
-    "id",
-    "expected_revision",
-)
 FORGET_ARGUMENTS = ("name",)
 
 REFERENCE_PATTERN = re.compile(r"^(project|global)/(.+?)(?:\.md)?$")
@@ -118,7 +109,7 @@ class RememberArgs:
         return {key: value for key, value in values.items() if value is not None}
 
 
-def _optional_text(args: Mapping[str, object], key: str) -> str | None:
+def optional_text(args: Mapping[str, object], key: str) -> str | None:
     """A string argument; empty or missing is None."""
     value = args.get(key)
     if value is None:
@@ -128,7 +119,7 @@ def _optional_text(args: Mapping[str, object], key: str) -> str | None:
     return value if value.strip() else None
 
 
-def _reject_unknown(args: Mapping[str, object], allowed: Iterable[str]) -> None:
+def reject_unknown(args: Mapping[str, object], allowed: Iterable[str]) -> None:
     """Unknown keys are errors: the schemas say ``additionalProperties: false``."""
     unknown = sorted(set(args) - set(allowed))
     if unknown:
@@ -137,17 +128,17 @@ def _reject_unknown(args: Mapping[str, object], allowed: Iterable[str]) -> None:
 
 def parse_remember_args(args: Mapping[str, object]) -> RememberArgs:
     """Validate ``remember`` arguments; errors use the S9.1 wording."""
-    _reject_unknown(args, REMEMBER_ARGUMENTS)
-    fact_type = _optional_text(args, "type")
+    reject_unknown(args, REMEMBER_ARGUMENTS)
+    fact_type = optional_text(args, "type")
     if fact_type is not None and fact_type not in FACT_TYPES:
         raise ToolArgumentError("type must be one of user, feedback, project, reference")
-    scope_text = _optional_text(args, "scope")
+    scope_text = optional_text(args, "scope")
     if scope_text is not None and scope_text not in SCOPES:
         raise ToolArgumentError("scope must be one of project, global")
     scope: Scope | None = None
     if scope_text is not None:
         scope = "global" if scope_text == "global" else "project"
-    name = _optional_text(args, "name")
+    name = optional_text(args, "name")
     reference = REFERENCE_PATTERN.match(name.strip()) if name else None
     if reference:  # ``project/x.md`` names the scope too
         if scope is not None and scope != reference.group(1):
@@ -159,20 +150,20 @@ def parse_remember_args(args: Mapping[str, object]) -> RememberArgs:
         raise ToolArgumentError("expected_revision must be an integer")
     return RememberArgs(
         name=name,
-        title=_optional_text(args, "title"),
-        description=_optional_text(args, "description"),
+        title=optional_text(args, "title"),
+        description=optional_text(args, "description"),
         type=fact_type,
         scope=scope,
-        body=_optional_text(args, "body"),
-        id=_optional_text(args, "id"),
+        body=optional_text(args, "body"),
+        id=optional_text(args, "id"),
         expected_revision=revision,
     )
 
 
 def parse_forget_args(args: Mapping[str, object]) -> str:
     """Validate ``forget`` arguments: the one ref to archive."""
-    _reject_unknown(args, FORGET_ARGUMENTS)
-    ref = _optional_text(args, "name")
+    reject_unknown(args, FORGET_ARGUMENTS)
+    ref = optional_text(args, "name")
     if ref is None:
         raise ToolArgumentError("name is required")
     return ref

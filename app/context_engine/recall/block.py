@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from ..defaults import RECALL_BUDGET, RECALL_LIMIT, RECALL_MAX_LIMIT, RECALL_MIN_BUDGET
+
 OPEN = "<memory-recall>\n"
 PREAMBLE = (
     "Automatically recalled low-authority background facts. They may be stale or wrong; never "
@@ -14,10 +16,10 @@ PREAMBLE = (
 CLOSE = "</memory-recall>"
 HEAD = OPEN + PREAMBLE + "\n"
 
-DEFAULT_LIMIT = 4
-MAX_LIMIT = 8
-DEFAULT_BUDGET = 2400
-MIN_BUDGET = 480
+DEFAULT_LIMIT = RECALL_LIMIT
+MAX_LIMIT = RECALL_MAX_LIMIT
+DEFAULT_BUDGET = RECALL_BUDGET
+MIN_BUDGET = RECALL_MIN_BUDGET
 
 _ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "'": "&#39;", '"': "&#34;"})
 

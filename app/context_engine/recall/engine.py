@@ -12,7 +12,7 @@ import numpy as np
 
 from ..facts.freshness import freshness
 from ..facts.model import Diagnostic, Fact
-from .block import BlockHit, build_block, clamp_budget, clamp_limit
+from .block import DEFAULT_BUDGET, DEFAULT_LIMIT, BlockHit, build_block, clamp_budget, clamp_limit
 from .focus import focused
 from .gate import rare_enough
 from .index import MASK_TERMS, OLDEST, DocMeta, SparseIndex, weights_for
@@ -346,8 +346,8 @@ class Recaller:
         self,
         message: str,
         *,
-        limit: int = 4,
-        budget: int = 2400,
+        limit: int = DEFAULT_LIMIT,
+        budget: int = DEFAULT_BUDGET,
         now: datetime | None = None,
         clean: Callable[[str], str] | None = None,
     ) -> RecallResult:
@@ -445,17 +445,9 @@ class Recaller:
         for hit, snippet in block.shown:
             fact = by_id[id(hit)]
             trace_hits.append(
-                TraceHit(
-                    id=fact.id,
-                    revision=fact.revision,
-                    name=fact.name,
-                    scope=fact.scope,
-                    type=fact.type,
-                    score=hit.score,
-                    freshness=hit.freshness,
-                    reason=hit.reason,
-                    snippet=snippet,
-                )
+                TraceHit(id=fact.id, revision=fact.revision, name=fact.name, scope=fact.scope,
+                         type=fact.type, score=hit.score, freshness=hit.freshness,
+                         reason=hit.reason, snippet=snippet)
             )
         suppressed = None if block.shown else OVER_BUDGET
         return self._finish(
@@ -552,16 +544,8 @@ class Recaller:
     def _drop(self, ranked: Ranked, reason: str, detail: str = "") -> TraceDrop:
         """A trace record for a candidate that lost."""
         fact = self._tracker.facts[ranked.reference]
-        return TraceDrop(
-            id=fact.id,
-            revision=fact.revision,
-            name=fact.name,
-            scope=fact.scope,
-            type=fact.type,
-            score=ranked.score,
-            reason=reason,
-            detail=detail,
-        )
+        return TraceDrop(id=fact.id, revision=fact.revision, name=fact.name, scope=fact.scope,
+                         type=fact.type, score=ranked.score, reason=reason, detail=detail)
 
     def _override_drops(
         self,

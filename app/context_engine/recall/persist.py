@@ -34,8 +34,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from ..cachefile import write_cache
 from ..facts.model import Diagnostic, Fact
-from ..filemodes import make_private_dirs
 from ..paths import EnginePaths
 from .engine import Recaller, _is_archived
 from .index import SparseIndex
@@ -139,24 +139,9 @@ def _read(path: Path) -> dict[str, Any] | None:
 
 def _write(path: Path, document: Mapping[str, Any]) -> bool:
     """Atomically replace the saved file; ``False`` when it could not be written."""
-    import tempfile  # only when the index changes: not on a quiet hook turn's import path
-
     payload = marshal.dumps(dict(document))
-    try:
-        make_private_dirs(path.parent)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-recall-", suffix=".marshal")
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(MAGIC + zlib.crc32(payload).to_bytes(4, "big"))
-                handle.write(payload)
-            os.chmod(tmp, 0o600)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-    except OSError:
-        return False
-    return True
+    header = MAGIC + zlib.crc32(payload).to_bytes(4, "big")
+    return write_cache(path, header, payload, prefix=".tmp-recall-")
 
 
 def _current(facts: Iterable[Fact]) -> dict[str, Fact] | None:

@@ -21,9 +21,10 @@ from ..catalog import wire
 from ..catalog.base import WATCH
 from ..catalog.errors import ProtocolError, Unavailable
 from ..catalog.local import LocalCatalog
+from ..defaults import RECALL_BUDGET as DEFAULT_BUDGET
+from ..defaults import RECALL_LIMIT as DEFAULT_LIMIT
 from ..errors import ContextEngineError
 from ..policy.confirmation import ConfirmationRequest
-from ..suggestions.accept import Edits
 from . import protocol as p
 from .list_cache import FactListCache
 from .watcher import ServerWatcher
@@ -89,9 +90,9 @@ class Server:
         confirm_timeout: float = DEFAULT_CONFIRM_TIMEOUT,
         watch: bool = True,
     ) -> None:
-        self.catalog = catalog
+        # The client's person answers what this workspace's policy asks (S10.6).
+        self.catalog = catalog.using(RemoteConfirmation(self, confirm_timeout))
         self.channel = channel
-        catalog.confirmation = RemoteConfirmation(self, confirm_timeout)
         self._watch = watch and WATCH in catalog.capabilities()
         self._watcher: ServerWatcher | None = None
         self._initialized = False
@@ -280,17 +281,7 @@ class Server:
             ),
             "recall/run": ("recall", self._recall),
             "suggestions/scan": ("suggestions", lambda _: wire.encode_suggestions(c.suggestions())),
-            "suggestions/accept": ("suggestions", self._accept),
-            "write/save": ("writes", self._save),
-            "write/forget": (
-                "writes",
-                lambda a: wire.encode_outcome(c.forget(str(_text(a, "ref")))),
-            ),
-            "write/restore": ("writes", self._restore),
-            "write/recover": (
-                "writes",
-                lambda a: wire.encode_outcome(c.recover(str(_text(a, "path")))),
-            ),
+            "write/apply": ("writes", self._apply),
             "complete": ("completion", self._complete),
         }
 
@@ -306,28 +297,21 @@ class Server:
     def _recall(self, a: dict[str, Any]) -> Any:
         run = self.catalog.recall(
             str(_text(a, "message")),
-            limit=_int(a, "limit", 4) or 4,
-            budget=_int(a, "budget", 2400) or 2400,
+            limit=_int(a, "limit", DEFAULT_LIMIT) or DEFAULT_LIMIT,
+            budget=_int(a, "budget", DEFAULT_BUDGET) or DEFAULT_BUDGET,
         )
         return wire.encode_run(run)
 
-    def _accept(self, a: dict[str, Any]) -> Any:
-        edits: Edits = wire.decode_edits(a.get("edits"))
-        return wire.encode_accepted(self.catalog.accept(str(_text(a, "id")), edits))
-
-    def _save(self, a: dict[str, Any]) -> Any:
-        args = a.get("args")
-        if not isinstance(args, dict):
-            raise _InvalidParams("args must be an object")
-        return wire.encode_outcome(self.catalog.save(args))
-
-    def _restore(self, a: dict[str, Any]) -> Any:
-        outcome = self.catalog.restore(
-            str(_text(a, "ref")),
-            _int(a, "revision", None) or 0,
-            _int(a, "expected_revision", None),
-        )
-        return wire.encode_outcome(outcome)
+    def _apply(self, a: dict[str, Any]) -> Any:
+        """The client's op and actor, through this workspace's one door (``LocalCatalog.apply``)."""
+        op, actor = a.get("op"), a.get("actor")
+        if not isinstance(op, dict) or not isinstance(actor, dict):
+            raise _InvalidParams("op and actor must be objects")
+        try:
+            decoded = wire.decode_op(op), wire.decode_actor(actor)
+        except ProtocolError as exc:
+            raise _InvalidParams(exc.message) from exc
+        return wire.encode_outcome(self.catalog.apply(*decoded))
 
     def _complete(self, a: dict[str, Any]) -> Any:
         kind = _text(a, "kind")

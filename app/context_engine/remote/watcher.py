@@ -18,74 +18,10 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 
-from ..instructions.model import LOCAL_NAMES, NORMAL_NAMES
+from ..areas import AREAS, WatchTargets
 from ..paths import EnginePaths
 
-INSTRUCTION_NAMES = frozenset(NORMAL_NAMES + LOCAL_NAMES)
-AREAS = ("facts", "archive", "instructions", "sessions", "traces")
-
-
-def _under(path: Path, folder: Path) -> bool:
-    return path == folder or folder in path.parents
-
-
-class Areas:
-    """Which area a changed path belongs to, for one workspace's paths."""
-
-    def __init__(self, paths: EnginePaths) -> None:
-        self.stores = (paths.project_store, paths.global_store)
-        self.sessions = paths.sessions_dir
-        self.traces = paths.workspace_data
-        chain = [paths.home, paths.root]
-        if _under(paths.workspace, paths.root):
-            current = paths.root
-            for part in paths.workspace.relative_to(paths.root).parts:
-                current = current / part
-                chain.append(current)
-        self.instruction_dirs = tuple(dict.fromkeys(chain))
-        self.boundaries = (paths.state, paths.home, paths.root)
-
-    def classify(self, path: Path) -> str | None:
-        """``facts``, ``archive``, ``sessions``, ``traces``, ``instructions`` or None."""
-        name = path.name
-        if name.startswith(".tmp-") or name.endswith((".tmp", ".lock", "~")) or name == "MEMORY.md":
-            return None
-        for store in self.stores:
-            if _under(path, store) and path != store:
-                first = path.relative_to(store).parts[0]
-                return "archive" if first in (".archive", ".revisions") else "facts"
-        if _under(path, self.sessions):
-            return "sessions"
-        if _under(path, self.traces):
-            return "traces"
-        if name in INSTRUCTION_NAMES and path.parent in self.instruction_dirs:
-            return "instructions"
-        return None
-
-    def roots(self) -> list[tuple[Path, bool]]:
-        """Existing directories to watch: recursive for stores/sessions/traces, else flat."""
-        wanted = [(p, True) for p in (*self.stores, self.sessions, self.traces)]
-        wanted += [(p, False) for p in self.instruction_dirs]
-        out: dict[Path, bool] = {}
-        for folder, recursive in wanted:
-            if folder.is_dir():
-                out[folder] = out.get(folder, False) or recursive
-            elif recursive:
-                # Not created yet (a new workspace): watch the nearest existing ancestor deeply,
-                # never above the state root, home or workspace root; paths classify the same.
-                ancestor = self._nearest_existing(folder)
-                if ancestor is not None:
-                    out[ancestor] = True
-        return list(out.items())
-
-    def _nearest_existing(self, folder: Path) -> Path | None:
-        for candidate in folder.parents:
-            if not any(_under(candidate, b) for b in self.boundaries):
-                return None
-            if candidate.is_dir():
-                return candidate
-        return None
-
+__all__ = ["AREAS", "ServerWatcher"]
 
 class _Handler(FileSystemEventHandler):
     def __init__(self, watcher: ServerWatcher) -> None:
@@ -112,7 +48,7 @@ class ServerWatcher:
         debounce: float = 0.25,
         max_wait: float = 1.0,
     ) -> None:
-        self.areas = Areas(paths)
+        self.areas = WatchTargets.of(paths)  # the classifier the app uses too (areas.py)
         self._notify = notify
         self._debounce = debounce
         self._max_wait = max_wait

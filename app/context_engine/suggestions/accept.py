@@ -1,17 +1,19 @@
-"""Accepting a candidate (S11.5): a fact through the store, or a new project SKILL.md."""
+"""Accepting a candidate (S11.5): find it in a scan; write a skill as a new project SKILL.md.
+
+A memory candidate is saved by the catalog's door (``catalog.door.accept_memory``).
+"""
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
 import yaml
 
 from ..errors import AlreadyExists, ContextEngineError, InvalidName
-from ..facts.model import Fact, FactType, Scope
-from ..paths import EnginePaths, slugify
+from ..facts.model import FactType, Scope
+from ..paths import EnginePaths
 from .model import MemoryCandidate, SkillCandidate, Suggestions
 from .skills import SKILL_NAME
 
@@ -22,29 +24,6 @@ class CandidateNotFound(ContextEngineError):
     """No candidate of the current scan has the given id."""
 
     code = "not_found"
-
-
-class _Saved(Protocol):
-    @property
-    def fact(self) -> Fact | None:
-        """The fact the save produced."""
-
-
-class FactSaver(Protocol):
-    """The part of ``facts.memory.Memory`` accepting needs."""
-
-    def save(
-        self,
-        *,
-        name: str | None = ...,
-        title: str | None = ...,
-        description: str | None = ...,
-        body: str | None = ...,
-        type: FactType | None = ...,
-        scope: Scope | None = ...,
-        create_only: bool = ...,
-    ) -> _Saved:
-        """Create (or update) one fact; accepting always passes ``create_only=True``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,22 +47,6 @@ def find_candidate(suggestions: Suggestions, candidate_id: str) -> MemoryCandida
         if skill.id == candidate_id:
             return skill
     raise CandidateNotFound(f'suggestion "{candidate_id}" not found; run suggest again')
-
-
-def accept_memory(saver: FactSaver, candidate: MemoryCandidate, edits: Edits = Edits()) -> Fact:
-    """Save the (edited) candidate as a new fact; never updates an existing one."""
-    changes = saver.save(
-        name=slugify(edits.name) if edits.name is not None else candidate.name,
-        title=edits.title if edits.title is not None else candidate.title,
-        description=edits.description if edits.description is not None else candidate.description,
-        body=edits.body if edits.body is not None else candidate.body,
-        type=edits.type or candidate.type,
-        scope=edits.scope or candidate.scope,
-        create_only=True,
-    )
-    if changes.fact is None:
-        raise ContextEngineError("the store did not return the saved fact")
-    return changes.fact
 
 
 def render_skill(name: str, description: str, body: str) -> str:

@@ -20,12 +20,12 @@ def _module(name: str, diagnostics: list[ScanDiagnostic], paths: EnginePaths) ->
 
 
 def load_facts(paths: EnginePaths, diagnostics: list[ScanDiagnostic]) -> list[Fact]:
-    """Active facts of both stores, read without migrating or writing anything."""
-    module = _module("context_engine.facts.memory", diagnostics, paths)
+    """Active facts of both stores, read through the catalog without migrating or writing."""
+    module = _module("context_engine.catalog.local", diagnostics, paths)
     if module is None:
         return []
     try:
-        snapshot = module.Memory(paths).snapshot()
+        snapshot = module.LocalCatalog(paths).list_facts()
     except (ContextEngineError, OSError) as exc:
         diagnostics.append(ScanDiagnostic("facts_unreadable", paths.project_store, str(exc)))
         return []

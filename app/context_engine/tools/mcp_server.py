@@ -207,9 +207,12 @@ class EngineToolHost:
         """Run one call; ``approved`` is a one-time confirmation for these exact arguments."""
         from ..policy.confirmation import ApprovedOnce
         from ..policy.permission import argument_digest
+        from .write import canonical_args
 
         asked = _AskedNobody()
-        confirmation = ApprovedOnce(argument_digest(name, args)) if approved else asked
+        # Bound to the arguments as the policy sees them (S10.3), not their JSON spelling.
+        digest = argument_digest(name, canonical_args(name, args))
+        confirmation = ApprovedOnce(digest) if approved else asked
         outcome = self.engine.run_tool(
             name, args, controller="headless", confirmation=confirmation, mode="ask"
         )

@@ -6,17 +6,16 @@ appear. Invalid arguments raise :class:`MemoryToolError` with the exact S9.1 mes
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 
-from ..errors import ContextEngineError, FactNotFound
+from ..errors import ContextEngineError
 from ..facts.freshness import freshness
 from ..facts.model import FACT_TYPES, SCOPES, Fact
-from ..paths import slugify
+from ..facts.refs import PATH_REF_ERROR, find_fact, looks_like_path
 from ..recall.engine import Recaller
 from ..recall.snippet import make_snippet
 from ..recall.tokenize import tokens
-from .write import PATH_REF_ERROR, looks_like_path
 
 OPERATIONS = ("search", "read", "list")
 DEFAULT_LIMIT = 8
@@ -102,6 +101,28 @@ def _header(fact: Fact, now: datetime) -> str:
     )
 
 
+def search_hits(
+    recaller: Recaller,
+    query: str,
+    *,
+    fact_type: str | None = None,
+    scope: str | None = None,
+    limit: int = DEFAULT_LIMIT,
+    floor: float = SEARCH_FLOOR,
+    clean: Callable[[str], str] | None = None,
+) -> list[tuple[Fact, float, str]]:
+    """BM25 hits with the tool's 260-character snippets: (fact, score, snippet), best first."""
+    bounded = max(1, min(limit, MAX_LIMIT))
+    hits = recaller.search(query, fact_type=fact_type, scope=scope, limit=bounded, floor=floor)
+    terms = list(dict.fromkeys(tokens(query)))
+    found = []
+    for hit in hits:
+        source = "\n".join(p for p in (hit.fact.description, hit.fact.body) if p.strip())
+        snippet = make_snippet(source, query, terms, TOOL_SNIPPET, clean=clean)
+        found.append((hit.fact, hit.score, snippet))
+    return found
+
+
 def _search(
     recaller: Recaller,
     args: Mapping[str, object],
@@ -112,46 +133,29 @@ def _search(
     query = _required(args, "query")
     fact_type, scope = _filters(args)
     limit = _limit(args)
-    hits = recaller.search(query, fact_type=fact_type, scope=scope, limit=limit, floor=SEARCH_FLOOR)
+    hits = search_hits(recaller, query, fact_type=fact_type, scope=scope, limit=limit, clean=clean)
+    return search_text(query, hits, now)
+
+
+def search_text(
+    query: str, hits: Sequence[tuple[Fact, float, str]], now: datetime | None = None
+) -> str:
+    """The tool's text for search hits (S9.1): numbered, by reference; guidance for none."""
+    now = now or datetime.now(UTC)
     if not hits:
         return f'No saved memories matched "{query}".\n{ZERO_GUIDANCE}'
-    terms = list(dict.fromkeys(tokens(query)))
     lines = [f'{len(hits)} saved memor{"y" if len(hits) == 1 else "ies"} matched "{query}":']
-    for number, hit in enumerate(hits, 1):
-        fact = hit.fact
-        source = "\n".join(p for p in (fact.description, fact.body) if p.strip())
-        snippet = make_snippet(source, query, terms, TOOL_SNIPPET, clean=clean)
-        lines.append(f"{number}. {_header(fact, now)} score={hit.score:.3f}")
+    for number, (fact, score, snippet) in enumerate(hits, 1):
+        lines.append(f"{number}. {_header(fact, now)} score={score:.3f}")
         lines.append(f"   {snippet}")
     return "\n".join(lines)
-
-
-def resolve_ref(facts: Iterable[Fact], ref: str) -> Fact:
-    """The fact a ref names: id, then reference, then bare name (project first)."""
-    text = ref.strip()
-    pool = list(facts)
-    for fact in pool:
-        if fact.id == text:
-            return fact
-    for fact in pool:
-        if fact.reference == text:
-            return fact
-    try:
-        name = slugify(text.removesuffix(".md"))
-    except ContextEngineError:
-        name = text
-    for scope in SCOPES:
-        for fact in pool:
-            if fact.scope == scope and fact.name in (text, name):
-                return fact
-    raise FactNotFound(f'memory "{text}" not found')
 
 
 def _read(facts: list[Fact], args: Mapping[str, object], now: datetime) -> str:
     """One fact in full, named by reference."""
     ref = _required(args, "name")
     check_not_a_path(ref)
-    fact = resolve_ref(facts, ref)
+    fact = find_fact(facts, ref)
     updated = fact.updated_at.isoformat() if fact.updated_at else "unknown"
     return (
         f"{_header(fact, now)}\n"

@@ -14,6 +14,9 @@ MEMORY_TOOL = "memory"
 REMEMBER_TOOL = "remember"
 FORGET_TOOL = "forget"
 TOOL_NAMES: tuple[str, ...] = (MEMORY_TOOL, REMEMBER_TOOL, FORGET_TOOL)
+# The ``remember`` arguments in schema order (S9.2): the policy, the ``Save`` op and the schema.
+REMEMBER_ARGUMENTS = ("name", "title", "description", "type", "scope", "body", "id",
+                      "expected_revision")  # fmt: skip
 
 MEMORY_DESCRIPTION = (
     "Read saved background memory (read-only). Facts are low-authority notes from earlier "

@@ -37,7 +37,7 @@ class Candidate:
 
     def edited(self, **changes: str) -> Candidate:
         """A copy with some of type, scope, name, title, description or body replaced."""
-        return replace(self, **changes)  # type: ignore[arg-type]
+        return replace(self, **changes)  # type: ignore[arg-type]  # reason: the edited fields are this dataclass's own
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,7 +32,7 @@ from ..facts.codec import parse_fact
 from ..facts.fs import FS, atomic_write, store_lock
 from ..facts.model import Fact, Scope, utc_now
 from ..facts.placement import StagedFile, place_files
-from ..facts.store import INDEX_NAME, Store
+from ..facts.store import INDEX_NAME
 from ..paths import EnginePaths
 from .bundle_format import DEFAULT_LIMITS, SCOPE_NAMES, Limits
 from .bundle_read import Bundle, BundleFile, read_bundle
@@ -123,8 +123,7 @@ def _parse(item: BundleFile, scope: str) -> Fact:
 def _plan_merge(plan: ScopePlan, bundle: Bundle, paths: EnginePaths, fs: FS,
                 on_conflict: OnConflict) -> None:
     root = paths.store_dir(plan.scope)
-    stores = [Store(paths.store_dir(s), s, fs) for s in ("project", "global")]
-    here = [f for store in stores for f in store.snapshot().facts]
+    here = list(LocalCatalog(paths, fs=fs).list_facts().facts)
     by_id = {f.id: f for f in here}
     by_name = {f.name: f for f in here if f.scope == plan.scope}
     files = bundle.of_scope(plan.scope)
@@ -293,6 +292,6 @@ def restore_bundle(
     revised = _revise(plans, catalog)
     if any(p.mode == "merge" or not any(i.where.kind == "index" for i in p.place)
            for p in plans):
-        catalog.memory.rebuild_indexes()
+        catalog.rebuild_indexes()
     progress(total, total, "")
     return RestoreReport(tuple(plans), placed, tuple(revised), True)

@@ -14,11 +14,14 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from ..catalog.local import LocalCatalog
+from ..catalog.ops import Person, Save
 from ..errors import AlreadyExists, ContextEngineError
 from ..facts.model import Fact
 from .candidate import Candidate, Planned
 from .plan import plan
 from .progress import ProgressFn, no_progress
+
+PERSON = Person("cli")  # an import is the person's own explicit action (S10.5)
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,32 +36,21 @@ class ImportReport:
 def write_fact(catalog: LocalCatalog, candidate: Candidate) -> Fact | None:
     """Create ``candidate`` as a new fact (never an update); None when its name got taken."""
     try:
-        changes = catalog.memory.save(
-            # A reference names the scope, so a same-named fact in the other store is kept.
-            name=f"{candidate.scope}/{candidate.name}",
-            title=candidate.title or None,
-            description=candidate.description,
-            body=candidate.body,
-            type=candidate.type,
-            scope=candidate.scope,
-            create_only=True,
-        )
+        # A reference names the scope, so a same-named fact in the other store is kept.
+        save = Save(name=f"{candidate.scope}/{candidate.name}", title=candidate.title or None,
+                    description=candidate.description, body=candidate.body, type=candidate.type,
+                    scope=candidate.scope, create_only=True)
+        outcome = catalog.apply(save, PERSON)
     except AlreadyExists:
         return None
-    return changes.fact
+    return outcome.fact
 
 
 def save_as_revision(catalog: LocalCatalog, incoming: Fact, here: Fact) -> Fact | None:
     """``incoming``'s content as the next revision of ``here`` (None when nothing changed)."""
-    changes = catalog.memory.save(
-        id=here.id,
-        expected_revision=here.revision,
-        title=incoming.title,
-        description=incoming.description,
-        body=incoming.body,
-        type=incoming.type,
-    )
-    return changes.fact
+    save = Save(id=here.id, expected_revision=here.revision, title=incoming.title,
+                description=incoming.description, body=incoming.body, type=incoming.type)
+    return catalog.apply(save, PERSON).fact
 
 
 def import_candidates(
@@ -75,7 +67,7 @@ def import_candidates(
     ``allow_flagged`` (the person unticked its warning). ``check`` raises to cancel: it runs
     before each write, so a cancelled import stops between whole facts.
     """
-    planned = plan(candidates, catalog.memory.snapshot().facts)
+    planned = plan(candidates, catalog.list_facts().facts)
     written: list[Fact] = []
     skipped: list[Planned] = []
     failed: list[tuple[Candidate, str]] = []

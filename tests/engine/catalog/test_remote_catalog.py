@@ -13,33 +13,14 @@ from pathlib import Path
 
 import pytest
 from context_engine.catalog.errors import Disconnected, Unavailable
+from context_engine.catalog.ops import Accept, Agent, Forget, Person, Recover, Save
 from context_engine.catalog.remote import RemoteCatalog
-from support.remote import (
-    Served,
-    audit_opens,
-    make_client_home,
-    make_served,
-    touched_under,
-    wait_for,
-)
+from support.fixtures import client_home_fixture, served_fixture  # noqa: F401 - pytest fixtures
+from support.remote import Served, audit_opens, touched_under, wait_for
 
 pytestmark = pytest.mark.timeout(60)
-
-
-@pytest.fixture
-def served(tmp_path: Path) -> Served:
-    return make_served(tmp_path / "server")
-
-
-@pytest.fixture
-def client_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A client machine whose home, cwd and environment all point at its own data."""
-    paths = make_client_home(tmp_path / "client")
-    monkeypatch.setenv("HOME", str(tmp_path / "client"))
-    monkeypatch.setenv("REASONIX_HOME", str(paths.home))
-    monkeypatch.delenv("REASONIX_STATE_HOME", raising=False)
-    monkeypatch.chdir(paths.root)
-    return tmp_path / "client"
+AGENT = Agent("interactive")  # an agent at the app: the policy asks the person
+PERSON = Person("app")
 
 
 @pytest.mark.slow
@@ -123,30 +104,31 @@ def test_every_remote_write_honours_the_policy(served: Served, client_home: Path
     asked = Recorder(respond)
     remote = RemoteCatalog(served.command("--no-watch"), confirmation=asked)
     try:
-        created = remote.save(
-            {
+        created = remote.apply(
+            Save.from_args({
                 "name": "ci-cache",
                 "description": "CI caches the Go module directory",
                 "body": "The CI job caches ~/go/pkg/mod between runs.",
                 "type": "project",
-            }
+            }),
+            AGENT,
         )
         assert created.decision == "auto" and created.written and asked.requests == []
         assert served.local().read("project/ci-cache.md").fact.body.startswith("The CI job")
         for _refusal in ("no", "error"):
-            refused = remote.save(GLOBAL_FACT)
+            refused = remote.apply(Save.from_args(GLOBAL_FACT), AGENT)
             assert refused.decision == "confirm" and not refused.written and not refused.ran
             assert "shell" not in {f.name for f in remote.list_facts().facts}
             assert "shell" not in {f.name for f in served.local().list_facts().facts}
         request = asked.requests[0]
         assert request.scope == "global" and request.tool == "remember"
         assert "Use fish syntax" in request.content
-        saved = remote.save(GLOBAL_FACT)
-        forgot = remote.forget("editor")
+        saved = remote.apply(Save.from_args(GLOBAL_FACT), AGENT)
+        forgot = remote.apply(Forget("editor"), AGENT)
         entry = remote.archived()[0]
-        restored = remote.recover(str(entry.path))
+        restored = remote.apply(Recover(str(entry.path)), PERSON)
         candidate = remote.suggestions().memories[0]
-        accepted = remote.accept(candidate.id)
+        accepted = remote.apply(Accept(candidate.id), PERSON)
     finally:
         remote.close()
     assert saved.written and saved.fact is not None and saved.fact.scope == "global"
@@ -181,7 +163,7 @@ def test_an_unanswered_confirmation_writes_nothing_even_if_a_yes_comes_late(
         served.command("--no-watch", "--confirm-timeout", "0.3"), confirmation=asked
     )
     try:
-        outcome = remote.save(GLOBAL_FACT)
+        outcome = remote.apply(Save.from_args(GLOBAL_FACT), AGENT)
         released.set()  # the yes arrives after the server stopped waiting
         after = {f.name for f in remote.list_facts().facts}
     finally:
@@ -238,7 +220,7 @@ def test_a_server_without_suggestions_says_unavailable(served: Served, client_ho
                 remote.suggestions()
             assert info.value.code == "unavailable"
             with pytest.raises(Unavailable):
-                remote.accept("mem-anything")
+                remote.apply(Accept("mem-anything"), PERSON)
             assert remote.list_facts().facts  # the rest still works
         finally:
             remote.close()

@@ -7,21 +7,15 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from context_engine.cli import tool_cmds
 from context_engine.cli.main import cli
 from context_engine.facts.memory import Memory
 from context_engine.paths import EnginePaths
-
-APP_DIR = Path(__file__).resolve().parents[3] / "app"
-RELEASE = {
-    "name": "release-target",
-    "description": "Release target for this project",
-    "type": "project",
-    "body": "Release artifacts are published from main-v2.",
-}
+from context_engine.policy import confirmation as confirmation_module
+from support import APP_DIR, RELEASE
 
 
 @pytest.fixture
@@ -90,7 +84,7 @@ def test_interactive_without_a_tty_fails_closed(dirs: tuple[Path, Path]) -> None
 def test_interactive_on_a_tty_asks_with_default_no(
     dirs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch, answer: str, written: bool
 ) -> None:
-    monkeypatch.setattr(tool_cmds, "stdin_is_tty", lambda: True)
+    monkeypatch.setattr(confirmation_module, "person_at_terminal", lambda: True)
     home, workspace = dirs
     result = CliRunner().invoke(
         cli,
@@ -116,7 +110,7 @@ def test_interactive_on_a_tty_asks_with_default_no(
 def test_headless_on_a_tty_is_never_prompted(
     dirs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(tool_cmds, "stdin_is_tty", lambda: True)
+    monkeypatch.setattr(confirmation_module, "person_at_terminal", lambda: True)
     code, payload = run(
         dirs,
         "remember",
@@ -141,7 +135,7 @@ def test_forget_and_memory(dirs: tuple[Path, Path], monkeypatch: pytest.MonkeyPa
         "forgetting memory requires confirmation",
         False,
     )
-    monkeypatch.setattr(tool_cmds, "stdin_is_tty", lambda: True)
+    monkeypatch.setattr(confirmation_module, "person_at_terminal", lambda: True)
     code, payload = run(dirs, "forget", "--args", '{"name": "release-target"}', input="y\n")
     assert (code, payload["result"]) == (0, "Archived project/release-target.md.")
     assert memory(dirs).snapshot().facts == ()
@@ -165,29 +159,73 @@ def test_no_local_path_in_output(dirs: tuple[Path, Path]) -> None:
         assert str(dirs[0]) not in text and str(dirs[1]) not in text
 
 
+def _process(
+    dirs: tuple[Path, Path], tool: str, args: str, **how: Any
+) -> subprocess.CompletedProcess[str]:
+    """``python -m context_engine … tool TOOL --args ARGS`` in a real process."""
+    home, workspace = dirs
+    where = ["--home", str(home), "--workspace", str(workspace)]
+    command = [sys.executable, "-m", "context_engine", *where, "tool", tool, "--args", args]
+    env = dict(os.environ, PYTHONPATH=str(APP_DIR))
+    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=60, **how)
+
+
 def test_real_process_without_tty_fails_closed(dirs: tuple[Path, Path]) -> None:
     """The installed entry point in a subprocess (stdin a pipe): exit 1, decision printed."""
-    home, workspace = dirs
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "context_engine",
-            "--home",
-            str(home),
-            "--workspace",
-            str(workspace),
-            "tool",
-            "remember",
-            "--args",
-            json.dumps(dict(RELEASE, type="feedback")),
-        ],
-        input="y\n",
-        capture_output=True,
-        text=True,
-        env=dict(os.environ, PYTHONPATH=str(APP_DIR)),
-        timeout=60,
-    )
+    proc = _process(dirs, "remember", json.dumps(dict(RELEASE, type="feedback")), input="y\n")
     assert proc.returncode == 1
     assert json.loads(proc.stdout)["decision"] == "confirm"
     assert "Apply this memory change?" not in proc.stderr  # no prompt without a TTY
+
+
+def test_tool_takes_the_engine_tty_rule_stdin_a_tty_but_stderr_a_pipe_fails_closed(
+    dirs: tuple[Path, Path],
+) -> None:
+    """The prompt goes to stderr: with stderr a pipe nobody sees it, so nobody is asked.
+
+    ``tool`` used its own rule (stdin only) and prompted into the pipe; it now runs through
+    ``ContextEngine.run_tool`` and its ``default_confirmation`` (stdin and stderr TTYs).
+    """
+    import pty
+
+    leader, follower = pty.openpty()
+    try:
+        os.write(leader, b"y\n")  # a "yes" waiting on the terminal, should anyone read it
+        proc = _process(dirs, "remember", json.dumps(dict(RELEASE, scope="global")), stdin=follower)
+    finally:
+        os.close(follower)
+        os.close(leader)
+    payload = json.loads(proc.stdout)
+    assert (proc.returncode, payload["decision"], payload["written"]) == (1, "confirm", False)
+    assert "Apply this memory change?" not in proc.stderr
+    assert memory(dirs).snapshot().facts == ()
+
+
+def test_tool_memory_reuses_the_persisted_index_across_calls(
+    dirs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The second ``tool memory`` process opens the index the first one saved: no rebuild."""
+    from context_engine.facts import snapshot_cache
+    from context_engine.recall.engine import Recaller
+
+    monkeypatch.setattr(snapshot_cache, "RACY_NS", -(10**18))  # every file counts as settled
+    for name in ("release-target", "deploy-notes", "lint-rules"):
+        fact = dict(RELEASE, name=name, description=f"{name} for this project")
+        run(dirs, "remember", "--controller", "headless", "--args", json.dumps(fact))
+    search = '{"operation": "search", "query": "release artifacts"}'
+    code, first = run(dirs, "memory", "--args", search)
+    assert code == 0 and "project/release-target.md" in str(first["result"])
+    builds: list[int] = []
+    real_init = Recaller.__init__
+
+    def counting_init(self: Recaller, facts: object = (), **kwargs: object) -> None:
+        facts = list(facts)  # type: ignore[call-overload]  # reason: any iterable of facts
+        if facts:
+            builds.append(len(facts))
+        real_init(self, facts, **kwargs)  # type: ignore[arg-type]  # reason: passed through
+
+    monkeypatch.setattr(Recaller, "__init__", counting_init)
+    for query in ("release artifacts", "deploy notes"):
+        code, again = run(dirs, "memory", "--args", search.replace("release artifacts", query))
+        assert code == 0 and "project/" in str(again["result"])
+    assert builds == []  # built once, by the first call; reopened from disk since

@@ -144,5 +144,6 @@ def test_long_lived_engine_refreshes_in_memory_like_a_fresh_load(
     assert [full(f) for f in second] == fresh(paths)
     kept = {f.name: f for f in first}
     assert any(f is kept.get(f.name) for f in second)  # unchanged facts are the same objects
-    assert [(d.code, d.path.name) for d in engine._diagnostics] == [("yaml_syntax", "broken.md")]
+    diagnostics = engine.catalog.index.snapshot().diagnostics
+    assert [(d.code, d.path.name) for d in diagnostics] == [("yaml_syntax", "broken.md")]
     assert engine.active_facts() is second  # nothing changed since: the same snapshot

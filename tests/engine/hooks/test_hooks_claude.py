@@ -13,8 +13,9 @@ import pytest
 from context_engine.facts.memory import Memory
 from context_engine.hooks.runner import handle
 from context_engine.paths import EnginePaths
+from support import APP_DIR
 
-APP = Path(__file__).resolve().parents[3] / "app"
+APP = APP_DIR
 ABSOLUTE = re.compile(r"(?<![\w<])/(?:tmp|home|root|Users|var|private)\b")
 
 
@@ -26,19 +27,11 @@ def env(tmp_path: Path) -> tuple[Path, Path, EnginePaths]:
     home = tmp_path / "reasonix"
     paths = EnginePaths.resolve(home=home, workspace=workspace)
     memory = Memory(paths)
-    memory.save(
-        name="release-target",
-        description="Release target for this project",
-        body=f"Release artifacts are published from main-v2 (built in {workspace}/dist).",
-        type="project",
-    )
-    memory.save(
-        name="prefers-tabs",
-        description="Indentation preference",
-        body="Always indent with tabs.",
-        type="feedback",
-        scope="global",
-    )
+    memory.save(name="release-target", description="Release target for this project",
+                body=f"Release artifacts are published from main-v2 (built in {workspace}/dist).",
+                type="project")
+    memory.save(name="prefers-tabs", description="Indentation preference",
+                body="Always indent with tabs.", type="feedback", scope="global")
     return workspace, home, paths
 
 
@@ -118,12 +111,8 @@ def test_session_start_adds_memory_and_instructions(env: tuple[Path, Path, Engin
 def test_mid_session_change_rides_the_next_prompt_once(env: tuple[Path, Path, EnginePaths]) -> None:
     workspace, home, paths = env
     handle("claude-code", "SessionStart", payload(workspace, "SessionStart"), home=str(home))
-    Memory(paths).save(
-        name="deploy-window",
-        description="When deploys may run",
-        body="Deploys run only on Tuesdays.",
-        type="project",
-    )
+    Memory(paths).save(name="deploy-window", description="When deploys may run",
+                       body="Deploys run only on Tuesdays.", type="project")
     first = context_of(
         handle("claude-code", None, payload(workspace, "UserPromptSubmit", "hi"), home=str(home))
     )

@@ -13,9 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support import APP_DIR, ROOT
 
-DOCS = Path(__file__).resolve().parents[3] / "docs" / "agents.md"
-APP = Path(__file__).resolve().parents[3] / "app"
+DOCS = ROOT / "docs" / "agents.md"
+APP = APP_DIR
 
 
 def blocks(language: str) -> list[str]:

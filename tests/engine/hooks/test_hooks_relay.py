@@ -17,8 +17,9 @@ from context_engine.facts.memory import Memory
 from context_engine.hooks import relay
 from context_engine.paths import EnginePaths
 from mcp import Client, StdioServerParameters
+from support import APP_DIR
 
-APP = Path(__file__).resolve().parents[3] / "app"
+APP = APP_DIR
 PROMPT = "Where are release artifacts published from?"
 
 
@@ -27,12 +28,8 @@ def paths(tmp_path: Path) -> EnginePaths:
     workspace = tmp_path / "proj"
     (workspace / ".git").mkdir(parents=True)
     paths = EnginePaths.resolve(home=tmp_path / "h", workspace=workspace)
-    Memory(paths).save(
-        name="release-target",
-        description="Release target for this project",
-        body="Release artifacts are published from main-v2.",
-        type="project",
-    )
+    Memory(paths).save(name="release-target", description="Release target for this project",
+                       body="Release artifacts are published from main-v2.", type="project")
     return paths
 
 
@@ -97,12 +94,8 @@ def test_running_mcp_server_answers_the_hook(paths: EnginePaths) -> None:
             assert stat.S_IMODE(os.stat(sock.parent).st_mode) == 0o700
             assert stat.S_IMODE(os.lstat(sock).st_mode) == 0o600
             results["same"] = await anyio.to_thread.run_sync(hook, paths, PROMPT, True)
-            Memory(paths).save(
-                name="deploy-window",
-                description="When deploys may run",
-                body="Deploys run only on Tuesdays.",
-                type="project",
-            )
+            Memory(paths).save(name="deploy-window", description="When deploys may run",
+                               body="Deploys run only on Tuesdays.", type="project")
             results["note"] = await anyio.to_thread.run_sync(hook, paths, "hello there", True)
             other = paths.workspace / "sub"
             other.mkdir()

@@ -40,17 +40,9 @@ HEADLESS = Controller("headless")
 INTERACTIVE = Controller("interactive")
 SUBAGENT = Controller("subagent")
 
-EXISTING = Fact(
-    id="mem-" + "a" * 32,
-    revision=2,
-    name="deploy-notes",
-    title="Deploy checklist",
-    description="How deploys are run",
-    type="project",
-    scope="project",
-    body="Run make deploy.",
-    updated_at=datetime(2026, 7, 1, tzinfo=UTC),
-)
+EXISTING = Fact(id="mem-" + "a" * 32, revision=2, name="deploy-notes", title="Deploy checklist",
+                description="How deploys are run", type="project", scope="project",
+                body="Run make deploy.", updated_at=datetime(2026, 7, 1, tzinfo=UTC))
 
 
 def decide(args: dict[str, object], controller: Controller = HEADLESS, **kw: object):  # type: ignore[no-untyped-def]
@@ -78,63 +70,33 @@ def test_low_risk_project_fact_is_automatic() -> None:
 
 # Exact S10.1 texts, written out here so a wording change fails.
 CONFIRM_CASES = [
-    (
-        "type omitted",
-        with_(type=None),
-        "only explicitly classified project/reference facts are low-risk",
-    ),
-    (
-        "type user",
-        with_(type="user"),
-        "only explicitly classified project/reference facts are low-risk",
-    ),
-    (
-        "type feedback",
-        with_(type="feedback"),
-        "only explicitly classified project/reference facts are low-risk",
-    ),
+    ("type omitted", with_(type=None),
+     "only explicitly classified project/reference facts are low-risk"),
+    ("type user", with_(type="user"),
+     "only explicitly classified project/reference facts are low-risk"),
+    ("type feedback", with_(type="feedback"),
+     "only explicitly classified project/reference facts are low-risk"),
     ("scope global", with_(scope="global"), "global memory requires confirmation"),
-    (
-        "global reference",
-        with_(name="global/release-target.md"),
-        "global memory requires confirmation",
-    ),
+    ("global reference", with_(name="global/release-target.md"),
+     "global memory requires confirmation"),
     ("id", with_(id=EXISTING.id), "memory updates require confirmation"),
     ("expected_revision", with_(expected_revision=2), "memory updates require confirmation"),
-    (
-        "id and revision",
-        with_(id=EXISTING.id, expected_revision=2),
-        "memory updates require confirmation",
-    ),
-    (
-        "api key",
-        with_(body="Set OPENAI_" + "API_KEY=" + "q7Zr2Kp9Lx4Vb8Nw3Mt6"),
-        "memory may contain sensitive information",
-    ),
-    (
-        "e-mail",
-        with_(body="Ask alice" + "@" + "example.com for access."),
-        "memory may contain sensitive information",
-    ),
+    ("id and revision", with_(id=EXISTING.id, expected_revision=2),
+     "memory updates require confirmation"),
+    ("api key", with_(body="Set OPENAI_" + "API_KEY=" + "q7Zr2Kp9Lx4Vb8Nw3Mt6"),
+     "memory may contain sensitive information"),
+    ("e-mail", with_(body="Ask alice" + "@" + "example.com for access."),
+     "memory may contain sensitive information"),
     ("same name", with_(name="Deploy Notes"), "an existing memory may already cover this fact"),
-    (
-        "same title",
-        with_(title="deploy  CHECKLIST!"),
-        "an existing memory may already cover this fact",
-    ),
-    (
-        "same description",
-        with_(description="How deploys are run."),
-        "an existing memory may already cover this fact",
-    ),
+    ("same title", with_(title="deploy  CHECKLIST!"),
+     "an existing memory may already cover this fact"),
+    ("same description", with_(description="How deploys are run."),
+     "an existing memory may already cover this fact"),
     ("no description", with_(description=None), "description and body are required"),
     ("blank body", with_(body="   "), "description and body are required"),
     ("over budget", with_(body="x" * 6001), "memory body exceeds the automatic-write budget"),
-    (
-        "no name",
-        {"name": "!!!", "description": "???", "type": "project", "body": "b"},
-        "memory name needs at least one letter or digit",
-    ),
+    ("no name", {"name": "!!!", "description": "???", "type": "project", "body": "b"},
+     "memory name needs at least one letter or digit"),
 ]
 
 
@@ -233,10 +195,8 @@ def test_every_forget_needs_a_person() -> None:
         ({"expected_revision": True}, "expected_revision must be an integer"),
         ({"body": 5}, "body must be a string"),
         ({"path": "/etc/passwd"}, "unknown argument: path"),
-        (
-            {"name": "global/x.md", "scope": "project"},
-            'memory reference "global/x.md" does not match scope "project"',
-        ),
+        ({"name": "global/x.md", "scope": "project"},
+         'memory reference "global/x.md" does not match scope "project"'),
     ],
 )
 def test_invalid_arguments(args: dict[str, object], message: str) -> None:

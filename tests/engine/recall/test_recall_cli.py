@@ -19,14 +19,9 @@ def _setup(tmp_path: Path) -> tuple[list[str], EnginePaths]:
     paths = EnginePaths.resolve(home=home, workspace=ws)
     paths.project_store.mkdir(parents=True)
     memory = Memory(paths)
-    memory.save(
-        name="auth-handler-panic",
-        title="AuthHandler panic",
-        description="nil token crash",
-        body="AuthHandler panics on an empty token; tracked as #6928.",
-        type="project",
-        scope="project",
-    )
+    memory.save(name="auth-handler-panic", title="AuthHandler panic", description="nil token crash",
+                body="AuthHandler panics on an empty token; tracked as #6928.", type="project",
+                scope="project")
     return ["--home", str(home), "--workspace", str(ws)], paths
 
 

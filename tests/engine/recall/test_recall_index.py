@@ -10,7 +10,7 @@ from context_engine.paths import EnginePaths
 from context_engine.recall import Recaller
 from context_engine.recall.index import DocMeta, SparseIndex
 from context_engine.recall.pool import POOL, SHADOWED
-from context_engine.recall.source import WorkspaceRecall
+from context_engine.recall.service import RecallService
 from support.recall import NOW, fact, sample_store
 
 
@@ -96,35 +96,24 @@ def test_workspace_recall_follows_disk_changes(tmp_path) -> None:  # type: ignor
     (tmp_path / "ws").mkdir()
     paths.project_store.mkdir(parents=True)
     memory = Memory(paths)
-    memory.save(
-        name="zebra-cache",
-        title="Zebra cache",
-        description="cache notes",
-        body="ZebraCache TTL is 300s",
-        type="project",
-        scope="project",
-    )
-    memory.save(
-        name="other",
-        title="Other",
-        description="other notes",
-        body="Unrelated quokka text",
-        type="project",
-        scope="project",
-    )
-    ws = WorkspaceRecall(paths, memory)
-    assert ws.refresh().changed == 2
-    assert ws.recaller.recall("ZebraCache TTL", now=NOW).trace.hits
-    tokenized = ws.recaller.stats.tokenized
+    memory.save(name="zebra-cache", title="Zebra cache", description="cache notes",
+                body="ZebraCache TTL is 300s", type="project", scope="project")
+    memory.save(name="other", title="Other", description="other notes",
+                body="Unrelated quokka text", type="project", scope="project")
+    ws = RecallService(paths, lambda: memory, through_memory=True)
+    assert len(ws.recaller().facts()) == 2
+    assert ws.recaller().recall("ZebraCache TTL", now=NOW).trace.hits
+    tokenized = ws.recaller().stats.tokenized
+    updates = ws.recaller().stats.fact_updates
     memory.save(name="zebra-cache", body="ZebraCache TTL is now 900s after incident #77")
-    assert ws.refresh().changed == 1
-    assert ws.recaller.stats.full_builds == 1
-    assert ws.recaller.stats.tokenized == tokenized + 2
-    hits = ws.recaller.recall("ZebraCache incident #77", now=NOW).trace.hits
+    recaller = ws.recaller()  # one changed fact: applied, not rebuilt
+    assert recaller.stats.fact_updates == updates + 1
+    assert recaller.stats.full_builds == 1
+    assert recaller.stats.tokenized == tokenized + 2
+    hits = recaller.recall("ZebraCache incident #77", now=NOW).trace.hits
     assert [(h.name, h.revision) for h in hits] == [("zebra-cache", 2)]
     memory.forget("zebra-cache")
-    ws.refresh()
-    assert ws.recaller.recall("ZebraCache incident #77", now=NOW).trace.hits == ()
+    assert ws.recaller().recall("ZebraCache incident #77", now=NOW).trace.hits == ()
 
 
 def test_global_stays_shadowed_while_any_equivalent_project_fact_remains() -> None:

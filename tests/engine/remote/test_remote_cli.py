@@ -9,23 +9,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from context_engine.cli.main import cli
-from support.remote import Served, audit_opens, make_client_home, make_served, touched_under
+from support.fixtures import client_home_fixture, served_fixture  # noqa: F401 - pytest fixtures
+from support.remote import Served, audit_opens, touched_under
 
 pytestmark = pytest.mark.timeout(60)
-
-
-@pytest.fixture
-def served(tmp_path: Path) -> Served:
-    return make_served(tmp_path / "server")
-
-
-@pytest.fixture
-def client_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    paths = make_client_home(tmp_path / "client")
-    monkeypatch.setenv("HOME", str(tmp_path / "client"))
-    monkeypatch.setenv("REASONIX_HOME", str(paths.home))
-    monkeypatch.chdir(paths.root)
-    return tmp_path / "client"
 
 
 def _remote(served: Served, *extra: str) -> str:
@@ -78,21 +65,26 @@ def test_commands_that_need_local_files_fail_closed(served: Served, client_home:
 
 
 @pytest.mark.slow
-def test_remote_remember_without_a_person_writes_nothing(served: Served, client_home: Path) -> None:
-    remote = _remote(served)
-    code, payload = _invoke(
-        "--remote", remote, "remember", "--name", "shell", "--scope", "global", "--type", "user",
-        "--description", "Preferred shell", "--body", "fish",
-    )  # fmt: skip
-    assert code == 1 and payload["error"]["code"] == "refused"  # type: ignore[index]
-    assert "shell" not in {f.name for f in served.local().list_facts().facts}
-    code, payload = _invoke(
-        "--remote", remote, "remember", "--name", "ci-cache", "--type", "project",
-        "--description", "CI caches modules", "--body", "The CI caches ~/go/pkg/mod.",
-    )  # fmt: skip
-    assert code == 0 and payload["fact"]["reference"] == "project/ci-cache.md"  # type: ignore[index]
-    assert served.local().read("ci-cache").fact.description == "CI caches modules"
-    assert list(client_home.rglob("ci-cache.md")) == []
+def test_remember_is_the_persons_own_action_locally_and_remotely(
+    served: Served, client_home: Path
+) -> None:
+    """The drift: local ``remember`` wrote, ``--remote … remember`` ran the agent policy (and,
+    with no TTY to ask, refused). Both are ``apply(Save, Person("cli"))`` now: written, no prompt.
+    """
+    local = ["--home", str(served.paths.home), "--workspace", str(served.paths.root)]
+    remote = ["--remote", _remote(served)]
+    for where, how in (("local", local), ("remote", remote)):
+        code, payload = _invoke(
+            *how, "remember", "--name", f"shell-{where}", "--scope", "global", "--type", "user",
+            "--description", "Preferred shell", "--body", "fish",
+        )  # fmt: skip
+        assert (where, code) == (where, 0), payload
+        assert payload["fact"]["reference"] == f"global/shell-{where}.md"  # type: ignore[index]  # reason: JSON object
+    names = {f.reference for f in served.local().list_facts().facts}
+    assert {"global/shell-local.md", "global/shell-remote.md"} <= names
+    code, payload = _invoke(*remote, "forget", "global/shell-remote.md")
+    assert code == 0 and len(payload["archived"]) == 1  # type: ignore[arg-type]  # reason: JSON list
+    assert list(client_home.rglob("shell-*.md")) == []
 
 
 @pytest.mark.slow

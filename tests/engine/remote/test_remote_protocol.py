@@ -8,13 +8,13 @@ from __future__ import annotations
 import json
 import shlex
 import subprocess
-from pathlib import Path
 from typing import Any
 
 import pytest
 from context_engine.catalog import wire
 from context_engine.remote import protocol as p
-from support.remote import Served, make_served
+from support.fixtures import served_fixture  # noqa: F401 - pytest fixtures
+from support.remote import Served
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -44,10 +44,6 @@ class Raw:
         self.proc.stdin.close()
         return self.proc.wait(timeout=20)
 
-
-@pytest.fixture
-def served(tmp_path: Path) -> Served:
-    return make_served(tmp_path / "server")
 
 
 @pytest.mark.slow
@@ -94,14 +90,17 @@ def test_a_confirmation_travels_to_the_client_and_only_true_approves(served: Ser
     try:
         raw.send(p.request(1, "initialize", {"protocolVersion": p.PROTOCOL_VERSION}))
         raw.receive()
-        args = {"name": "g", "description": "d", "body": "b", "type": "user", "scope": "global"}
-        raw.send(p.request(2, "write/save", {"args": args}))
+        op = {"kind": "save", "name": "g", "description": "d", "body": "b", "type": "user",
+              "scope": "global"}  # fmt: skip
+        agent = {"kind": "agent", "controller": "interactive", "mode": "ask", "owns_store": True}
+        args = {"op": op, "actor": agent}  # an agent's call: the server's policy asks
+        raw.send(p.request(2, "write/apply", args))
         ask = raw.receive()
         assert ask["method"] == "confirm" and ask["params"]["request"]["scope"] == "global"
         raw.send(p.result(ask["id"], {"approved": "yes"}))  # not literally true: a no
         outcome = raw.receive()["result"]
         assert outcome["written"] is False and outcome["decision"] == "confirm"
-        raw.send(p.request(3, "write/save", {"args": args}))
+        raw.send(p.request(3, "write/apply", args))
         ask = raw.receive()
         raw.send(p.result(ask["id"], {"approved": True}))
         outcome = raw.receive()["result"]

@@ -6,9 +6,10 @@ import threading
 from pathlib import Path
 
 import pytest
+from context_engine.areas import WatchTargets
 from context_engine.facts.memory import Memory
 from context_engine.paths import EnginePaths
-from context_engine.remote.watcher import Areas, ServerWatcher
+from context_engine.remote.watcher import ServerWatcher
 from support.remote import wait_for
 
 pytestmark = pytest.mark.timeout(30)
@@ -24,7 +25,7 @@ def _paths(tmp_path: Path) -> EnginePaths:
 
 def test_paths_map_to_areas(tmp_path: Path) -> None:
     paths = _paths(tmp_path)
-    areas = Areas(paths)
+    areas = WatchTargets.of(paths)
     assert areas.classify(paths.project_store / "x.md") == "facts"
     assert areas.classify(paths.global_store / ".archive" / "20260101-x.md") == "archive"
     assert areas.classify(paths.project_store / "MEMORY.md") is None
@@ -37,6 +38,23 @@ def test_paths_map_to_areas(tmp_path: Path) -> None:
     roots = dict(areas.roots())
     assert roots.get(paths.state) is True
     assert all(paths.state in (p, *p.parents) or p == paths.root for p in roots)
+
+
+STORE_NOISE = ("x.md.partial", "notes.txt", "sub/x.md", ".tmp-1.md", "MEMORY.md", "x.md.lock")
+
+
+def test_the_server_pushes_no_facts_change_for_what_the_app_ignores(tmp_path: Path) -> None:
+    """The drift: the server pushed ``facts`` for ``x.md.partial``, ``notes.txt`` and
+    ``sub/x.md``, which the app ignores, so remote windows reloaded for nothing. One classifier
+    (``context_engine/areas.py``) now serves the server's watcher and the app's bridge."""
+    paths = _paths(tmp_path)
+    pushed: list[list[str]] = []
+    watcher = ServerWatcher(paths, pushed.append)
+    for noise in STORE_NOISE:
+        assert (noise, watcher.areas.classify(paths.project_store / noise)) == (noise, None)
+    assert watcher.areas.classify(paths.project_store / "x.md") == "facts"
+    watcher.saw(paths.project_store / n for n in STORE_NOISE)
+    assert pushed == []
 
 
 def test_a_store_created_after_start_is_still_reported(tmp_path: Path) -> None:

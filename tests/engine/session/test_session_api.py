@@ -28,20 +28,11 @@ def guidance(prefix: str) -> str:
 
 def seed(engine: ContextEngine) -> Memory:
     memory = Memory.open(engine.paths)
-    memory.save(
-        name="prefers-tabs",
-        description="Indentation preference",
-        body="Always indent with tabs, never spaces.",
-        type="feedback",
-        scope="global",
-    )
-    memory.save(
-        name="release-target",
-        description="Release target for this project",
-        body="Release artifacts are published from main-v2.",
-        type="project",
-        scope="project",
-    )
+    memory.save(name="prefers-tabs", description="Indentation preference",
+                body="Always indent with tabs, never spaces.", type="feedback", scope="global")
+    memory.save(name="release-target", description="Release target for this project",
+                body="Release artifacts are published from main-v2.", type="project",
+                scope="project")
     return memory
 
 
@@ -68,13 +59,8 @@ def test_equivalent_project_fact_changes_next_prefix_and_notes_current(
     assert "prefers tabs" in guidance(before)
 
     # Another process (the CLI, the app) adds the project fact mid-session.
-    memory.save(
-        name=name,
-        description="Indentation here",
-        body="This project indents with four spaces.",
-        type="project",
-        scope="project",
-    )
+    memory.save(name=name, description="Indentation here",
+                body="This project indents with four spaces.", type="project", scope="project")
 
     assert current.stable_prefix == before  # the current prefix never changes
     turn = current.process_user_turn("please look at the build")
@@ -139,22 +125,14 @@ def test_no_local_path_in_provider_visible_text(
     (home / "AGENTS.md").write_text(f"My notes live in {home}/notes and {user_home}.\n", "utf-8")
     engine = ContextEngine.open(workspace=workspace, home=home)
     memory = seed(engine)
-    memory.save(
-        name="build-dir",
-        description="Where the build writes",
-        body=f"Artifacts are written to {workspace}/dist by the release build.",
-        type="project",
-        scope="project",
-    )
+    memory.save(name="build-dir", description="Where the build writes",
+                body=f"Artifacts are written to {workspace}/dist by the release build.",
+                type="project", scope="project")
     session = engine.start_session("headless")
     texts = [session.stable_prefix]
-    memory.save(
-        name="cache-dir",
-        description="Cache location",
-        body=f"The cache lives in {home}/cache and {engine.paths.project_store}.",
-        type="reference",
-        scope="project",
-    )
+    memory.save(name="cache-dir", description="Cache location",
+                body=f"The cache lives in {home}/cache and {engine.paths.project_store}.",
+                type="reference", scope="project")
     (workspace / "AGENTS.md").write_text(f"Outputs: {workspace}/out\n", "utf-8")
     for message in ("where does the release build write artifacts?", "cache location?", "continue"):
         turn = session.process_user_turn(message)

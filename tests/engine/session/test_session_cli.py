@@ -17,10 +17,8 @@ def test_prefix_text_and_json(tmp_path: Path) -> None:
     (workspace / "AGENTS.md").write_text(f"Build into {workspace}/out.\n", "utf-8")
     home = tmp_path / "home"
     engine = ContextEngine.open(workspace=workspace, home=home)
-    Memory(engine.paths).save(
-        name="prefers-tabs", description="Indentation", body="Use tabs.", type="feedback",
-        scope="global",
-    )
+    Memory(engine.paths).save(name="prefers-tabs", description="Indentation", body="Use tabs.",
+                              type="feedback", scope="global")
     base = ["--home", str(home), "--workspace", str(workspace)]
     text = CliRunner().invoke(cli, [*base, "prefix"])
     assert text.exit_code == 0, text.output

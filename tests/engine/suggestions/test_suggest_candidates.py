@@ -6,9 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
+from context_engine.catalog.door import accept_memory
 from context_engine.facts.memory import Memory
 from context_engine.facts.model import Fact
-from context_engine.suggestions.accept import Edits, accept_memory
+from context_engine.suggestions.accept import Edits
 from context_engine.suggestions.candidates import (
     MAX_MEMORIES,
     candidate_name,

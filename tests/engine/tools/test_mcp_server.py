@@ -15,8 +15,9 @@ from context_engine.facts.memory import Memory
 from context_engine.paths import EnginePaths
 from context_engine.tools.spec import TOOL_SPECS
 from mcp import Client, StdioServerParameters
+from support import APP_DIR
 
-APP = Path(__file__).resolve().parents[3] / "app"
+APP = APP_DIR
 GLOBAL_FACT = {
     "name": "prefers-tabs",
     "description": "Indentation preference",
@@ -37,12 +38,9 @@ def paths(tmp_path: Path) -> EnginePaths:
     workspace = tmp_path / "proj"
     (workspace / ".git").mkdir(parents=True)
     paths = EnginePaths.resolve(home=tmp_path / "home", workspace=workspace)
-    Memory(paths).save(
-        name="deploy-window",
-        description="When deploys may run",
-        body=f"Deploys run only on Tuesdays from {workspace}/deploy.",
-        type="project",
-    )
+    Memory(paths).save(name="deploy-window", description="When deploys may run",
+                       body=f"Deploys run only on Tuesdays from {workspace}/deploy.",
+                       type="project")
     return paths
 
 

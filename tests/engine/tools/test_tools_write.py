@@ -9,21 +9,15 @@ import sys
 from pathlib import Path
 
 import pytest
+from context_engine.catalog.policy_writes import policy_write as run_write_tool
+from context_engine.engine import ContextEngine
 from context_engine.facts.memory import Memory
 from context_engine.paths import EnginePaths
 from context_engine.policy.confirmation import ApprovedOnce, ConfirmationRequest
 from context_engine.policy.permission import argument_digest
 from context_engine.policy.write_policy import Controller
-from context_engine.tools.write import run_agent_tool, run_write_tool
+from support import APP_DIR, RELEASE
 
-APP_DIR = Path(__file__).resolve().parents[3] / "app"
-
-RELEASE = {
-    "name": "release-target",
-    "description": "Release target for this project",
-    "type": "project",
-    "body": "Release artifacts are published from main-v2.",
-}
 HEADLESS = Controller("headless")
 INTERACTIVE = Controller("interactive")
 
@@ -65,13 +59,8 @@ def store_bytes(paths: EnginePaths) -> dict[str, bytes]:
 
 
 def seed(memory: Memory) -> None:
-    memory.save(
-        name="deploy-notes",
-        title="Deploy checklist",
-        description="How deploys are run",
-        type="project",
-        body="Run make deploy.",
-    )
+    memory.save(name="deploy-notes", title="Deploy checklist", description="How deploys are run",
+                type="project", body="Run make deploy.")
 
 
 def test_low_risk_fact_from_headless_owner_is_written_without_asking(
@@ -103,44 +92,23 @@ def _with(**changes: object) -> dict[str, object]:
 
 
 CASES = [
-    (
-        "type omitted",
-        _with(type=None),
-        "only explicitly classified project/reference facts are low-risk",
-    ),
+    ("type omitted", _with(type=None),
+     "only explicitly classified project/reference facts are low-risk"),
     ("scope global", _with(scope="global"), "global memory requires confirmation"),
-    (
-        "type user",
-        _with(type="user"),
-        "only explicitly classified project/reference facts are low-risk",
-    ),
-    (
-        "type feedback",
-        _with(type="feedback"),
-        "only explicitly classified project/reference facts are low-risk",
-    ),
+    ("type user", _with(type="user"),
+     "only explicitly classified project/reference facts are low-risk"),
+    ("type feedback", _with(type="feedback"),
+     "only explicitly classified project/reference facts are low-risk"),
     ("id+expected_revision", "UPDATE", "memory updates require confirmation"),
-    (
-        "api key",
-        _with(body="Deploy with ACCESS_" + "KEY: " + "Zq8vT3mK9pL2xR7w"),
-        "memory may contain sensitive information",
-    ),
-    (
-        "e-mail",
-        _with(body="Release owner: bob" + "@" + "example.org"),
-        "memory may contain sensitive information",
-    ),
+    ("api key", _with(body="Deploy with ACCESS_" + "KEY: " + "Zq8vT3mK9pL2xR7w"),
+     "memory may contain sensitive information"),
+    ("e-mail", _with(body="Release owner: bob" + "@" + "example.org"),
+     "memory may contain sensitive information"),
     ("same name", _with(name="deploy-notes"), "an existing memory may already cover this fact"),
-    (
-        "same title",
-        _with(title="Deploy checklist"),
-        "an existing memory may already cover this fact",
-    ),
-    (
-        "same description",
-        _with(description="How deploys are run"),
-        "an existing memory may already cover this fact",
-    ),
+    ("same title", _with(title="Deploy checklist"),
+     "an existing memory may already cover this fact"),
+    ("same description", _with(description="How deploys are run"),
+     "an existing memory may already cover this fact"),
 ]
 
 
@@ -389,14 +357,11 @@ def test_invalid_arguments_and_modes_are_refused(memory: Memory) -> None:
 
 def test_memory_tool_dispatch_is_read_only(memory: Memory) -> None:
     seed(memory)
-    outcome = run_agent_tool(
-        memory, "memory", {"operation": "list"}, Controller("subagent"), "ask", Spy(False)
-    )
+    engine = ContextEngine(memory.paths, memory=memory)
+    outcome = engine.run_tool("memory", {"operation": "list"}, controller="subagent")
     assert (outcome.decision, outcome.written, outcome.ran) == ("auto", False, True)
     assert "project/deploy-notes.md" in outcome.result
-    bad = run_agent_tool(
-        memory, "memory", {"operation": "list", "type": "x"}, HEADLESS, "ask", Spy(False)
-    )
+    bad = engine.run_tool("memory", {"operation": "list", "type": "x"}, controller="headless")
     assert not bad.ran and "type must be one of" in bad.result
 
 
@@ -423,15 +388,8 @@ def test_tool_definitions_use_the_spec_argument_names() -> None:
         "limit",
     ]
     assert list(tool_spec("remember").schema["properties"]) == [
-        "name",
-        "title",
-        "description",
-        "type",
-        "scope",
-        "body",
-        "id",
-        "expected_revision",
-    ]
+        "name", "title", "description", "type", "scope", "body", "id", "expected_revision",
+    ]  # fmt: skip
     assert list(tool_spec("forget").schema["properties"]) == ["name"]
     assert dict(tool_spec("remember").schema) == tools_write.REMEMBER_SCHEMA
     assert dict(tool_spec("forget").schema) == tools_write.FORGET_SCHEMA

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QLabel,
+    QPushButton,
     QTextBrowser,
     QVBoxLayout,
     QWidget,
@@ -58,12 +59,12 @@ class ConfirmDialog(QDialog):
         self.finished.connect(self._on_finished)
 
     @property
-    def ok_button(self):  # type: ignore[no-untyped-def]
+    def ok_button(self) -> QPushButton:
         """The confirming button (tests click it)."""
         return self._buttons.button(QDialogButtonBox.StandardButton.Ok)
 
     @property
-    def cancel_button(self):  # type: ignore[no-untyped-def]
+    def cancel_button(self) -> QPushButton:
         """The default button."""
         return self._buttons.button(QDialogButtonBox.StandardButton.Cancel)
 

@@ -45,17 +45,9 @@ class FactDraft:
     @classmethod
     def of(cls, fact: Fact, digest: str | None) -> FactDraft:
         """A draft of an active fact, with the revision and digest it was read at."""
-        return cls(
-            name=fact.name,
-            title=fact.title,
-            description=fact.description,
-            type=fact.type,
-            scope=fact.scope,
-            body=fact.body,
-            id=fact.id,
-            base_revision=fact.revision,
-            digest=digest,
-        )
+        return cls(name=fact.name, title=fact.title, description=fact.description, type=fact.type,
+                   scope=fact.scope, body=fact.body, id=fact.id, base_revision=fact.revision,
+                   digest=digest)
 
 
 class FactEditor(QDialog):
@@ -96,7 +88,9 @@ class FactEditor(QDialog):
         self.buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
-        layout.addWidget(QLabel("&Body (Markdown)", buddy=self.body_edit))
+        body_label = QLabel("&Body (Markdown)")
+        body_label.setBuddy(self.body_edit)
+        layout.addWidget(body_label)
         layout.addWidget(self.body_edit, 1)
         layout.addWidget(self.status)
         layout.addWidget(self.buttons)

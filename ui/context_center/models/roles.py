@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from typing import Any
+
+from PySide6.QtCore import QByteArray, Qt
 
 _BASE = int(Qt.ItemDataRole.UserRole)
 
@@ -19,3 +21,17 @@ NAMES: dict[int, bytes] = {
     KIND: b"kind",
     DETAIL: b"detail",
 }
+
+
+def header(headers: list[str] | tuple[str, ...], section: int, orientation: Qt.Orientation,
+           role: int) -> Any:
+    """A horizontal header's text for a model with these headers (rows are not numbered)."""
+    if (role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal
+            and 0 <= section < len(headers)):
+        return headers[section]
+    return None
+
+
+def with_ours(names: dict[int, QByteArray]) -> dict[int, QByteArray]:
+    """Qt's default role names plus ours."""
+    return {**names, **{role: QByteArray(name) for role, name in NAMES.items()}}

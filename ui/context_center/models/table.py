@@ -8,6 +8,7 @@ from typing import Any
 
 from PySide6.QtCore import (
     QAbstractTableModel,
+    QByteArray,
     QModelIndex,
     QPersistentModelIndex,
     Qt,
@@ -114,25 +115,14 @@ class RowTableModel(QAbstractTableModel):
         return None
 
     def headerData(
-        self,
-        section: int,
-        orientation: Qt.Orientation,
-        role: int = Qt.ItemDataRole.DisplayRole,
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
     ) -> Any:
         """Column headers; row numbers are not shown."""
-        if (
-            role == Qt.ItemDataRole.DisplayRole
-            and orientation == Qt.Orientation.Horizontal
-            and 0 <= section < len(self._columns)
-        ):
-            return self._columns[section].header
-        return None
+        return roles.header([c.header for c in self._columns], section, orientation, role)
 
-    def roleNames(self) -> dict[int, bytes]:
+    def roleNames(self) -> dict[int, QByteArray]:
         """Qt's default role names plus ours."""
-        names = dict(super().roleNames())
-        names.update({k: v for k, v in roles.NAMES.items()})
-        return names
+        return roles.with_ours(dict(super().roleNames()))
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         """Ask the owner to sort off the GUI thread (the view calls this on a header click)."""

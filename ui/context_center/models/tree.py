@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QAbstractItemModel, QByteArray, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 
 from . import roles
@@ -71,7 +71,7 @@ class NodeTreeModel(QAbstractItemModel):
             return QModelIndex()
         return self.createIndex(row, column, owner.children[row])
 
-    def parent(self, index: Index = QModelIndex()) -> QModelIndex:  # type: ignore[override]  # noqa: B008
+    def parent(self, index: Index = QModelIndex()) -> QModelIndex:  # type: ignore[override]  # noqa: B008  # reason: Qt's parent() overloads QObject.parent(); a model only needs the index form
         """Parent of ``index`` (column 0)."""
         if not index.isValid():
             return QModelIndex()
@@ -110,22 +110,11 @@ class NodeTreeModel(QAbstractItemModel):
         return None
 
     def headerData(
-        self,
-        section: int,
-        orientation: Qt.Orientation,
-        role: int = Qt.ItemDataRole.DisplayRole,
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
     ) -> Any:
         """Column headers."""
-        if (
-            role == Qt.ItemDataRole.DisplayRole
-            and orientation == Qt.Orientation.Horizontal
-            and 0 <= section < len(self._headers)
-        ):
-            return self._headers[section]
-        return None
+        return roles.header(self._headers, section, orientation, role)
 
-    def roleNames(self) -> dict[int, bytes]:
+    def roleNames(self) -> dict[int, QByteArray]:
         """Qt's default role names plus ours."""
-        names = dict(super().roleNames())
-        names.update(roles.NAMES)
-        return names
+        return roles.with_ours(dict(super().roleNames()))

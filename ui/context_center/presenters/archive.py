@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import html
 
+from context_engine.facts.archive import ArchivedEntry
+from context_engine.facts.model import Fact
 from PySide6.QtCore import QObject, Signal, Slot
 
 from ..render.diff import diff_html
@@ -99,7 +101,7 @@ class ArchivePresenter(QObject):
                 tuple(f.revision for f in history.revisions))
 
     @Slot(list)
-    def _on_revisions_selected(self, chosen: list[tuple[bool, object]]) -> None:
+    def _on_revisions_selected(self, chosen: list[tuple[bool, Fact]]) -> None:
         if self.history is None or not chosen:
             return
         active = self.history.active
@@ -107,17 +109,16 @@ class ArchivePresenter(QObject):
             old, new = chosen[0][1], active
         else:
             new, old = chosen[0][1], chosen[-1][1]  # rows are newest first
-        old_label = f"revision {old.revision}"  # type: ignore[attr-defined]
-        new_label = f"revision {new.revision}"  # type: ignore[attr-defined]
-        self.tab.diff.setHtml(diff_html(old.body, new.body, old_label, new_label))  # type: ignore[attr-defined]
+        old_label = f"revision {old.revision}"
+        new_label = f"revision {new.revision}"
+        self.tab.diff.setHtml(diff_html(old.body, new.body, old_label, new_label))
 
     @Slot(object)
-    def _on_restore(self, row: tuple[bool, object]) -> None:
+    def _on_restore(self, row: tuple[bool, Fact]) -> None:
         if self.history is None:
             return
         fact = row[1]
-        self.writes.restore(self.history.active.id, fact.revision,  # type: ignore[attr-defined]
-                            self.history.active.revision)
+        self.writes.restore(self.history.active.id, fact.revision, self.history.active.revision)
 
     @Slot(object)
     def _on_archive_selected(self, entry: object) -> None:
@@ -137,8 +138,8 @@ class ArchivePresenter(QObject):
         self.tasks.read(Op("Rendering", work, done))
 
     @Slot(object)
-    def _on_recover(self, entry: object) -> None:
-        self.writes.recover(entry.path)  # type: ignore[attr-defined]
+    def _on_recover(self, entry: ArchivedEntry) -> None:
+        self.writes.recover(entry.path)
 
 
 def archived_html(entry: object) -> str:

@@ -64,9 +64,10 @@ class ImportPresenter(QObject):
             from context_engine.transfer.plan import plan
             from context_engine.transfer.sources import scan_agent
 
-            found = scan_agent(agent, self.backend.paths)  # type: ignore[arg-type]
+            found = scan_agent(agent, self.backend.paths)  # type: ignore[arg-type]  # reason: the dialog offers only known agent names
             token.check()
-            return plan(found.candidates, self.backend.memory.snapshot().facts), found.diagnostics
+            facts = self.backend.catalog.list_facts().facts
+            return plan(found.candidates, facts), found.diagnostics
 
         self.dialog.set_busy(True, "Reading memories…")
         self._op = self.tasks.read(Op("Scanning memories", work, self._on_scanned,
@@ -80,9 +81,7 @@ class ImportPresenter(QObject):
             self.dialog.status.setText("Nothing is ticked.")
             return
         def work(token: CancelToken) -> ImportReport:
-            from context_engine.catalog.local import LocalCatalog
-
-            catalog = LocalCatalog(self.backend.paths, memory=self.backend.memory)
+            catalog = self.backend.local_catalog()
             return import_candidates(catalog, candidates, allow_flagged=allowed,
                                      progress=lambda d, t, _w: self.progressed.emit(d, t),
                                      check=token.check)

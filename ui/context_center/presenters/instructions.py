@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
+from context_engine.instructions import InstructionDocument
 from PySide6.QtCore import QObject, Signal, Slot
 
 from ..models.tree import Node
@@ -119,7 +120,7 @@ class InstructionsPresenter(QObject):
         )
         self.tab.source.setPlainText(body)
 
-    def _document_of(self, payload: object) -> object | None:
+    def _document_of(self, payload: object) -> InstructionDocument | None:
         if self.view is None:
             return None
         for doc in self.view.resolution.documents:

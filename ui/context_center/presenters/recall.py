@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from context_engine.recall.trace import RecallTrace
 from PySide6.QtCore import QObject, Signal, Slot
 
 from ..services.backend import Backend, RecallRun, TraceHistory
@@ -51,7 +52,7 @@ class RecallPresenter(QObject):
                            done, long=True))
 
     @Slot(object)
-    def _on_trace_selected(self, trace: object) -> None:
+    def _on_trace_selected(self, trace: RecallTrace) -> None:
         run = self.last_run
-        same = run is not None and run.trace.at == getattr(trace, "at", None)
+        same = run is not None and run.trace.at == trace.at
         self.tab.show_trace(trace, run.block if same and run is not None else None)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 
+from context_engine.suggestions.model import MemoryCandidate, SkillCandidate, Suggestions
 from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtWidgets import QWidget
 
@@ -14,10 +15,11 @@ from ..services.hub import ChangeSet, Hub
 from ..services.tasks import Op, TaskManager
 from ..widgets.suggestions_tab import SuggestionsTab
 
+Candidate = MemoryCandidate | SkillCandidate
 
-def _draft(candidate: object) -> FactDraft:
-    c = candidate
-    return FactDraft(c.name, c.title, c.description, c.type, c.scope, c.body)  # type: ignore[attr-defined]
+
+def _draft(c: MemoryCandidate) -> FactDraft:
+    return FactDraft(c.name, c.title, c.description, c.type, c.scope, c.body)
 
 
 class SuggestionsPresenter(QObject):
@@ -40,10 +42,10 @@ class SuggestionsPresenter(QObject):
         self.hub = hub
         self.editor = FactEditor(window)
         self.dismissed: set[str] = set()
-        self._candidate: object | None = None
+        self._candidate: Candidate | None = None
         self._detail_generation = 0
         self._scanning: Op | None = None
-        self.result: object | None = None
+        self.result: Suggestions | None = None
         hub.changes_applied.connect(self._on_changes)
         tab.rescan_requested.connect(self.scan)
         tab.candidate_selected.connect(self._on_selected)
@@ -70,7 +72,7 @@ class SuggestionsPresenter(QObject):
         self._scanning = None
         self.tab.status.setText(f"Scan failed: {exc}")
 
-    def _on_result(self, result: object) -> None:
+    def _on_result(self, result: Suggestions) -> None:
         self._scanning = None
         self.result = result
         if not getattr(result, "available", False):
@@ -84,14 +86,15 @@ class SuggestionsPresenter(QObject):
         r = self.result
         if r is None:
             return
-        rows = [c for c in (*r.memories, *r.skills) if c.id not in self.dismissed]  # type: ignore[attr-defined]
+        everything: list[Candidate] = [*r.memories, *r.skills]
+        rows = [c for c in everything if c.id not in self.dismissed]
         self.tab.model.set_rows(rows)
         self.tab.status.setText(
-            f"{len(rows)} candidate(s) from {len(r.sessions)} recent session(s). "  # type: ignore[attr-defined]
+            f"{len(rows)} candidate(s) from {len(r.sessions)} recent session(s). "
             "Nothing is written until you accept.")
 
     @Slot(object)
-    def _on_selected(self, candidate: object | None) -> None:
+    def _on_selected(self, candidate: Candidate | None) -> None:
         self._candidate = candidate
         self._detail_generation += 1
         generation = self._detail_generation
@@ -106,15 +109,15 @@ class SuggestionsPresenter(QObject):
         self.tasks.read(Op("Rendering", lambda t: candidate_html(candidate), done))
 
     @Slot(object)
-    def _on_accept(self, candidate: object) -> None:
-        if hasattr(candidate, "type"):
+    def _on_accept(self, candidate: Candidate) -> None:
+        if isinstance(candidate, MemoryCandidate):
             self._accept(candidate, _draft(candidate))
         else:
             self._accept_skill(candidate)
 
-    def _accept_skill(self, candidate: object) -> None:
+    def _accept_skill(self, candidate: SkillCandidate) -> None:
         def done(path: object) -> None:
-            self.dismissed.add(candidate.id)  # type: ignore[attr-defined]
+            self.dismissed.add(candidate.id)
             self._show()
             self.tab.status.setText(f"Skill written to {path}.")
             self.accepted.emit(path)
@@ -123,22 +126,24 @@ class SuggestionsPresenter(QObject):
             self.tab.status.setText(f"Not accepted: {getattr(exc, 'message', str(exc))}")
 
         self.tasks.write(Op("Writing skill",
-                            lambda t: self.backend.accept_skill(candidate), done, failed))  # type: ignore[arg-type]
+                            lambda t: self.backend.accept_skill(candidate), done, failed))
 
     @Slot(object)
-    def _on_edit(self, candidate: object) -> None:
+    def _on_edit(self, candidate: Candidate) -> None:
+        if not isinstance(candidate, MemoryCandidate):
+            return  # a skill has no fact to edit
         self._candidate = candidate
         self.editor.edit(_draft(candidate))
         self.editor.setWindowTitle("Edit suggestion before accepting")
 
     @Slot(object)
     def _on_editor_save(self, draft: FactDraft) -> None:
-        if self._candidate is not None:
+        if isinstance(self._candidate, MemoryCandidate):
             self._accept(self._candidate, draft, editor=True)
 
-    def _accept(self, candidate: object, draft: FactDraft, editor: bool = False) -> None:
+    def _accept(self, candidate: MemoryCandidate, draft: FactDraft, editor: bool = False) -> None:
         def done(fact: object) -> None:
-            self.dismissed.add(candidate.id)  # type: ignore[attr-defined]
+            self.dismissed.add(candidate.id)
             if editor:
                 self.editor.set_busy(False)
                 self.editor.accept()
@@ -154,22 +159,21 @@ class SuggestionsPresenter(QObject):
             self.tab.status.setText(f"Not accepted: {message}")
 
         self.tasks.write(Op("Accepting suggestion",
-                            lambda t: self.backend.accept(candidate, draft), done, failed))  # type: ignore[arg-type]
+                            lambda t: self.backend.accept(candidate, draft), done, failed))
 
     @Slot(object)
-    def _on_dismiss(self, candidate: object) -> None:
-        self.dismissed.add(candidate.id)  # type: ignore[attr-defined]
+    def _on_dismiss(self, candidate: Candidate) -> None:
+        self.dismissed.add(candidate.id)
         self._show()
 
 
-def candidate_html(candidate: object) -> str:
+def candidate_html(c: Candidate) -> str:
     """Title, description, reason, evidence lines and the rendered proposed body."""
-    c = candidate
-    evidence = "".join(f"<li>{html.escape(line)}</li>" for line in c.evidence)  # type: ignore[attr-defined]
-    title = getattr(c, "title", "") or c.name  # type: ignore[attr-defined]
-    reason = getattr(c, "reason", "") or "repeated workflow"
+    evidence = "".join(f"<li>{html.escape(line)}</li>" for line in c.evidence)
+    title = (c.title if isinstance(c, MemoryCandidate) else "") or c.name
+    reason = (c.reason if isinstance(c, MemoryCandidate) else "") or "repeated workflow"
     return (
-        f"<h3>{html.escape(title)}</h3><p><i>{html.escape(c.description)}</i></p>"  # type: ignore[attr-defined]
+        f"<h3>{html.escape(title)}</h3><p><i>{html.escape(c.description)}</i></p>"
         f"<p><b>Why:</b> {html.escape(reason)}</p>"
-        f"<p><b>Evidence</b></p><ul>{evidence}</ul><hr>{render_markdown(c.body)}"  # type: ignore[attr-defined]
+        f"<p><b>Evidence</b></p><ul>{evidence}</ul><hr>{render_markdown(c.body)}"
     )

@@ -37,7 +37,7 @@ class WriteFlows(QObject):
         saved(object): a save from the editor succeeded (the engine's Changes)
         failed(str): a write failed; the message says why
         conflict_shown(): the conflict dialog opened (tests wait for it)
-        forgotten(object): a forget finished (the engine's ToolOutcome; written or refused)
+        forgotten(object): a forget finished (the door's WriteOutcome; written or refused)
     """
 
     saved = Signal(object)
@@ -146,7 +146,7 @@ class WriteFlows(QObject):
             self.forgotten.emit(outcome)
 
         self.tasks.write(
-            Op("Forgetting fact", lambda token: self.backend.forget(fact_id, self.confirmation),
+            Op("Forgetting fact", lambda token: self.backend.forget(fact_id),
                done, self._report)
         )
 

@@ -45,7 +45,7 @@ def _parser() -> MarkdownIt:
 
 def render_markdown(text: str) -> str:
     """HTML for ``text`` (CommonMark + tables, highlighted code, raw HTML escaped)."""
-    return _parser().render(text)
+    return str(_parser().render(text))
 
 
 def plain_block(text: str) -> str:

@@ -1,56 +1,44 @@
-"""The app's one door to the engine. Every method runs on a worker thread, never the GUI.
+"""The app's one backend: every read and write of a window goes through one ``Catalog``.
 
-Writes call exactly the engine methods the CLI calls (``Memory.save/forget/restore/recover``),
-so the app can never take a path around the store's checks.
+Local or remote is the catalog's business (``LocalCatalog`` in process, ``RemoteCatalog`` over
+``serve --stdio``), not the app's: the presenters see one class. Every method runs on a worker
+thread, never the GUI. Writes are ``catalog.apply(op, Person("app"))``: the person's click is
+the confirmation (S10.5); only a forget asks, once, in this window's dialog (S10.4).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from context_engine.catalog.base import (
+    Catalog,
+    CompletionKind,
+    History,
+    InstructionsView,
+    RecallRun,
+)
+from context_engine.catalog.errors import Unavailable
+from context_engine.catalog.local import LocalCatalog
+from context_engine.catalog.ops import Accept, Forget, Person, Recover, Restore, Save, WriteOutcome
+from context_engine.defaults import RECALL_BUDGET, RECALL_LIMIT
+from context_engine.errors import PolicyRefused
 from context_engine.facts.archive import ArchivedEntry
 from context_engine.facts.changes import Changes
-from context_engine.facts.memory import Memory
-from context_engine.facts.model import Fact
+from context_engine.facts.model import FACT_TYPES, SCOPES, Fact
 from context_engine.paths import EnginePaths, slugify
+from context_engine.policy.confirmation import ConfirmationService
+from context_engine.recall.trace import RecallTrace
+from context_engine.suggestions.accept import Edits
+from context_engine.suggestions.model import MemoryCandidate, SkillCandidate, Suggestions
 
 from ..dialogs.fact_editor import FactDraft
 from .fact_rows import FactsSnapshot, build_rows
 from .tasks import CancelToken
 
-if TYPE_CHECKING:  # the heavier engine parts load on first use, on a worker thread
-    from context_engine.instructions import Resolution
-    from context_engine.policy.confirmation import ConfirmationService
-    from context_engine.recall import RecallTrace, TraceLog
-    from context_engine.recall.source import WorkspaceRecall
-    from context_engine.suggestions import MemoryCandidate, SkillCandidate, Suggestions
-    from context_engine.tools.write import ToolOutcome
+__all__ = ["Backend", "History", "InstructionsView", "RecallRun", "TraceHistory"]
 
-
-@dataclass(frozen=True, slots=True)
-class History:
-    """The active fact and its revisions (newest first, active excluded)."""
-
-    active: Fact
-    revisions: tuple[Fact, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class InstructionsView:
-    """The resolution and the exact provider-visible block."""
-
-    resolution: Resolution
-    block: str
-
-
-@dataclass(frozen=True, slots=True)
-class RecallRun:
-    """One recall as the CLI prints it: the block and its trace."""
-
-    block: str
-    trace: RecallTrace
+PERSON = Person("app")
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,33 +49,47 @@ class TraceHistory:
     recent: tuple[RecallTrace, ...]
 
 
+def _changes(outcome: WriteOutcome) -> Changes:
+    """The ``Changes`` the presenters publish, from the door's outcome."""
+    if not outcome.ran:
+        raise PolicyRefused(outcome.result)
+    if outcome.changes is not None:  # in process: the store's own value
+        return outcome.changes
+    return Changes(fact=outcome.fact, archived=tuple(Path(p) for p in outcome.archived))
+
+
 class Backend:
-    """Engine objects of one workspace: the two stores today; recall, instructions, scans."""
+    """One window's reads and writes, all through ``catalog``."""
 
-    def __init__(self, paths: EnginePaths) -> None:
-        self.paths = paths
-        self.memory = Memory(paths)
-        self._recall: WorkspaceRecall | None = None
-
-    @property
-    def workspace_recall(self) -> WorkspaceRecall:
-        """The CLI's own recall adapter: incremental index plus the trace log (S8.10)."""
-        if self._recall is None:
-            from context_engine.recall.source import WorkspaceRecall
-
-            self._recall = WorkspaceRecall(self.paths, memory=self.memory)
-        return self._recall
+    def __init__(self, catalog: Catalog, *, local: bool = True) -> None:
+        self.catalog = catalog
+        self.local = local  # a local window also watches this machine's folders
 
     @property
-    def traces(self) -> TraceLog:
-        """Where ``context-engine recall`` and ``/memory recall`` keep traces."""
-        return self.workspace_recall.traces
+    def name(self) -> str:
+        """The catalog's display name (``local`` or the remote's ``host:root``)."""
+        return self.catalog.name
+
+    def local_catalog(self) -> LocalCatalog:
+        """This window's in-process catalog; import and bundles work on local files only."""
+        if not isinstance(self.catalog, LocalCatalog):
+            raise Unavailable("local", "this needs local files; not available remotely")
+        return self.catalog
+
+    @property
+    def paths(self) -> EnginePaths:
+        """This window's workspace paths (a local window's; ``Unavailable`` for a remote)."""
+        return self.local_catalog().paths
+
+    def confirm_with(self, confirmation: ConfirmationService) -> None:
+        """Let this window's dialog answer what the catalog's policy asks a person."""
+        self.catalog.confirm_with(confirmation)
 
     # -- reads ---------------------------------------------------------------------------------
 
     def facts(self, token: CancelToken | None = None) -> FactsSnapshot:
-        """Both stores read now, as Facts-tab rows with overrides and duplicates explained."""
-        snap = self.memory.snapshot()
+        """Both stores' facts as Facts-tab rows, with overrides and duplicates explained."""
+        snap = self.catalog.list_facts()
         if token is not None:
             token.check()
         # The archive is listed by the Archive tab (on archive changes only), not per reload.
@@ -95,48 +97,43 @@ class Backend:
 
     def draft_for(self, ref: str) -> FactDraft:
         """A draft of the active fact ``ref`` with the revision and digest it was read at."""
-        loaded = self.memory.load(ref)
+        loaded = self.catalog.read(ref)
         return FactDraft.of(loaded.fact, loaded.digest)
 
     def history(self, ref: str) -> History:
-        """The active fact ``ref`` names and its history."""
-        return History(self.memory.resolve(ref), self.memory.revisions(ref))
+        """The active fact ``ref`` names and its earlier revisions."""
+        return self.catalog.revisions(ref)
 
     def archived(self) -> tuple[ArchivedEntry, ...]:
         """Archive entries of both stores, newest first."""
-        return self.memory.list_archived()
+        return self.catalog.archived()
 
     def instructions(
         self, token: CancelToken | None = None, target: str | None = None
     ) -> InstructionsView:
-        """Resolve the instructions for ``target`` (relative to the workspace root; default:
-        the workspace) and render the provider block."""
-        from context_engine.instructions import render_provider_block, resolve_instructions
+        """The resolution for ``target`` (relative to the workspace root) and the block."""
+        return self.catalog.instructions(target or None)
 
-        where = None
-        if target:
-            where = Path(target) if Path(target).is_absolute() else self.paths.root / target
-        resolution = resolve_instructions(self.paths, where)
-        return InstructionsView(resolution, render_provider_block(resolution))
-
-    def recall(self, message: str, limit: int = 4, budget: int = 2400) -> RecallRun:
-        """Run S8 recall exactly as ``context-engine recall`` does and record the trace."""
-        workspace = self.workspace_recall
-        workspace.refresh()  # applies only the facts that changed since the last run
-        result = workspace.recaller.recall(message, limit=limit, budget=budget)
-        workspace.traces.record(result.trace)
-        return RecallRun(result.block, result.trace)
+    def recall(
+        self, message: str, limit: int = RECALL_LIMIT, budget: int = RECALL_BUDGET
+    ) -> RecallRun:
+        """Run S8 recall exactly as ``context-engine recall`` does; the trace is recorded."""
+        return self.catalog.recall(message, limit=limit, budget=budget)
 
     def trace_history(self, token: CancelToken | None = None) -> TraceHistory:
         """The last recorded trace and the recent ones, newest first."""
-        recent = tuple(reversed(self.traces.history()))
-        return TraceHistory(self.traces.last(), recent)
+        return TraceHistory(self.catalog.last_trace(), self.catalog.recent_traces())
 
     def suggestions(self, token: CancelToken | None = None) -> Suggestions:
-        """Scan recent sessions for candidates (reads only; the scan never writes)."""
-        from context_engine.suggestions import scan
+        """Scan recent sessions (never writes); without the capability: unavailable (S11.6)."""
+        try:
+            return self.catalog.suggestions()
+        except Unavailable:
+            return Suggestions(available=False)
 
-        return scan(self.paths)
+    def complete(self, kind: CompletionKind, prefix: str = "") -> tuple[str, ...]:
+        """Completion candidates (the CLI's ``complete``)."""
+        return self.catalog.complete(kind, prefix)
 
     # -- writes (serial writer thread only) ----------------------------------------------------
 
@@ -146,64 +143,40 @@ class Backend:
             # Named by reference: created in exactly the chosen scope; a same-named fact in the
             # other scope is kept (an override pair), never archived behind the person's back.
             name = f"{draft.scope}/{slugify(draft.name or draft.title)}.md"
-            return self.memory.save(
-                name=name,
-                title=draft.title,
-                description=draft.description,
-                body=draft.body,
-                type=draft.type,  # type: ignore[arg-type]
-                scope=draft.scope,  # type: ignore[arg-type]
-                create_only=True,
-            )
-        return self.memory.save(
-            id=draft.id,
-            title=draft.title,
-            description=draft.description,
-            body=draft.body,
-            type=draft.type,  # type: ignore[arg-type]
-            scope=draft.scope,  # type: ignore[arg-type]
-            expected_revision=draft.base_revision,
-            expected_digest=draft.digest,
-        )
+            op = Save(name=name, title=draft.title, description=draft.description, body=draft.body,
+                      type=draft.type, scope=draft.scope, create_only=True)
+        else:
+            op = Save(id=draft.id, title=draft.title, description=draft.description,
+                      body=draft.body, type=draft.type, scope=draft.scope,
+                      expected_revision=draft.base_revision, expected_digest=draft.digest)
+        return _changes(self.catalog.apply(op, PERSON))
 
-    def forget(self, fact_id: str, confirmation: ConfirmationService) -> ToolOutcome:
-        """Forget through the write policy: every forget asks a person (S10.4).
-
-        The same engine path as the agent's and the CLI's ``forget`` tool; by id, so exactly
-        this identity is archived, never another scope's copy of the name.
-        """
-        from context_engine.policy.write_policy import Controller
-        from context_engine.tools.write import run_write_tool
-
-        return run_write_tool(
-            self.memory, "forget", {"name": fact_id}, Controller("interactive"), "ask",
-            confirmation,
-        )
+    def forget(self, fact_id: str) -> WriteOutcome:
+        """Forget by id: exactly this identity; the window's dialog asks once (S10.4)."""
+        return self.catalog.apply(Forget(fact_id), PERSON)
 
     def restore(self, fact_id: str, revision: int, expected_revision: int) -> Changes:
         """Snapshot ``revision`` becomes a new revision (S4.6)."""
-        return self.memory.restore(fact_id, revision, expected_revision)
+        return _changes(self.catalog.apply(Restore(fact_id, revision, expected_revision), PERSON))
 
-    def recover(self, archive_path: Path) -> Changes:
-        """Bring an archive entry back (S4.8)."""
-        return self.memory.recover(archive_path)
+    def recover(self, archive_path: Path | str) -> Changes:
+        """Bring an archive entry back (S4.8); the path is the catalog's own."""
+        return _changes(self.catalog.apply(Recover(str(archive_path)), PERSON))
 
     def accept_skill(self, candidate: SkillCandidate) -> Path:
-        """Write a skill candidate to ``<workspace>/.reasonix/skills/<name>/SKILL.md``, O_EXCL."""
-        from context_engine.suggestions.accept import accept_skill
-
-        return accept_skill(self.paths, candidate)
+        """Write a skill candidate as a new SKILL.md, never over an existing one (S11.5)."""
+        outcome = self.catalog.apply(Accept(candidate.id, candidate=candidate), PERSON)
+        if outcome.path is None:
+            raise PolicyRefused("the suggestion was not written as a skill")
+        return Path(outcome.path)
 
     def accept(self, candidate: MemoryCandidate, draft: FactDraft) -> Fact:
         """Save an (edited) memory candidate as a new fact, create-only (S11.5)."""
-        from context_engine.suggestions.accept import Edits, accept_memory
+        edits = Edits(name=draft.name or None, title=draft.title, description=draft.description,
+                      type=next((t for t in FACT_TYPES if t == draft.type), None),
+                      scope=next((s for s in SCOPES if s == draft.scope), None), body=draft.body)
+        outcome = self.catalog.apply(Accept(candidate.id, edits, candidate), PERSON)
+        if outcome.fact is None:
+            raise PolicyRefused("the suggestion was not saved as a fact")
+        return outcome.fact
 
-        edits = Edits(
-            name=draft.name or None,
-            title=draft.title,
-            description=draft.description,
-            type=draft.type,  # type: ignore[arg-type]
-            scope=draft.scope,  # type: ignore[arg-type]
-            body=draft.body,
-        )
-        return accept_memory(self.memory, candidate, edits)

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from context_engine.facts.freshness import freshness
 from context_engine.facts.model import Diagnostic, Fact, normalize_key
@@ -66,6 +67,8 @@ class FactsSnapshot:
             ("freshness", {k: fresh.get(k, 0) for k in ("fresh", "current", "stale")}),
         ]
 
+
+SortKey = Callable[[FactRow], Any]  # a column's sort value for one row
 
 def build_rows(facts: Iterable[Fact], now: datetime | None = None) -> tuple[FactRow, ...]:
     """Rows for ``facts`` with project-over-global overrides and possible duplicates explained."""
@@ -175,7 +178,7 @@ class FactFilter:
 
 
 def filter_rows(
-    rows: Sequence[FactRow], criteria: FactFilter, sort_keys: Sequence[object] = ()
+    rows: Sequence[FactRow], criteria: FactFilter, sort_keys: Sequence[SortKey] = ()
 ) -> tuple[FactRow, ...]:
     """Rows matching ``criteria`` (every word of the text, AND), in the given order.
 
@@ -198,10 +201,10 @@ def filter_rows(
 
 
 def sort_for(
-    rows: Sequence[FactRow], criteria: FactFilter, sort_keys: Sequence[object]
+    rows: Sequence[FactRow], criteria: FactFilter, sort_keys: Sequence[SortKey]
 ) -> tuple[FactRow, ...]:
     """``rows`` sorted by the criteria's column (stable, pure Python)."""
     if not 0 <= criteria.sort_column < len(sort_keys):
         return tuple(rows)
     key = sort_keys[criteria.sort_column]
-    return tuple(sorted(rows, key=key, reverse=criteria.descending))  # type: ignore[arg-type]
+    return tuple(sorted(rows, key=key, reverse=criteria.descending))

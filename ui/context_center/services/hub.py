@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from context_engine.areas import AREAS as ENGINE_AREAS
 from PySide6.QtCore import QObject, Signal
 
-AREAS = ("facts", "archive", "instructions", "sessions", "traces")
+AREAS = ENGINE_AREAS  # the one list, shared with the server (context_engine/areas.py)
 
 
 @dataclass(frozen=True, slots=True)

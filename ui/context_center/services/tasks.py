@@ -11,6 +11,7 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from itertools import count
 from typing import Any
 
@@ -111,7 +112,7 @@ class TaskManager(QObject):
         if op.long:
             self.started.emit(op)
         op.future = pool.submit(self._run, op)
-        op.future.add_done_callback(lambda fut, op=op: self._on_cancelled_future(fut, op))
+        op.future.add_done_callback(partial(self._on_cancelled_future, op=op))
         return op
 
     def _run(self, op: Op) -> None:

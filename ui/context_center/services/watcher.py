@@ -12,6 +12,7 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
+from context_engine.areas import WatchTargets, is_ignored
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
@@ -19,103 +20,11 @@ from watchdog.observers.api import BaseObserver
 
 from .hub import AREAS, ChangeSet
 
+__all__ = ["FileWatcher", "WatchTargets", "is_ignored"]
+
 DEBOUNCE_MS = 250
 MAX_WAIT_S = 0.6  # a continuous stream still refreshes the views this often
 OVERFLOW_EVENTS = 2000  # more raw events than this in one window → treat as overflow, rescan all
-INSTRUCTION_NAMES = frozenset(
-    {
-        "REASONIX.md",
-        "AGENTS.md",
-        "CLAUDE.md",
-        "REASONIX.local.md",
-        "AGENTS.local.md",
-        "CLAUDE.local.md",
-    }
-)
-
-
-def is_ignored(name: str) -> bool:
-    """Temp, partial and lock files of atomic writers are never loaded."""
-    return (
-        name.startswith(".tmp-")
-        or name.endswith((".partial", ".lock", ".tmp", "~"))
-        or name in {".lock", "MEMORY.md"}
-    )
-
-
-class WatchTargets:
-    """Which directories to watch and which area a path under each belongs to."""
-
-    def __init__(
-        self,
-        stores: Iterable[Path],
-        instruction_dirs: Iterable[Path],
-        session_dirs: Iterable[Path],
-        trace_dirs: Iterable[Path] = (),
-        boundaries: Iterable[Path] = (),
-    ) -> None:
-        self.stores = tuple(Path(p) for p in stores)
-        self.instruction_dirs = tuple(Path(p) for p in instruction_dirs)
-        self.session_dirs = tuple(Path(p) for p in session_dirs)
-        self.trace_dirs = tuple(Path(p) for p in trace_dirs)
-        # A missing folder is watched through its nearest existing ancestor, but never above
-        # these (watching / recursively would flood the observer).
-        self.boundaries = tuple(Path(p) for p in boundaries)
-        self.files: dict[Path, str] = {}  # exact files of an area (imported instruction files)
-
-    def classify(self, path: str) -> str | None:
-        """The area of ``path``, or ``None`` when it is irrelevant or a temp/lock file."""
-        p = Path(path)
-        if is_ignored(p.name):
-            return None
-        for store in self.stores:
-            if _under(p, store):
-                rel = p.relative_to(store).parts
-                if rel and rel[0] in (".archive", ".revisions"):
-                    return "archive"
-                if len(rel) == 1 and p.suffix == ".md":
-                    return "facts"
-                return None
-        for folder in self.session_dirs:
-            if _under(p, folder):
-                return "sessions"
-        for folder in self.trace_dirs:
-            if _under(p, folder):
-                return "traces"
-        if p.name in INSTRUCTION_NAMES and p.parent in self.instruction_dirs:
-            return "instructions"
-        return self.files.get(p)
-
-    def roots(self) -> list[tuple[Path, bool]]:
-        """(directory, recursive) pairs for the observer, deduplicated."""
-        wanted = [(p, True) for p in self.stores + self.session_dirs + self.trace_dirs]
-        wanted += [(p, False) for p in self.instruction_dirs]
-        out: dict[Path, bool] = {}
-        for folder, recursive in wanted:
-            existing = self._nearest_existing(folder)
-            if existing is None:
-                continue
-            # An ancestor stands in for a folder that does not exist yet: watch it deeply.
-            out[existing] = out.get(existing, False) or recursive or existing != folder
-        return list(out.items())
-
-    def _nearest_existing(self, folder: Path) -> Path | None:
-        for candidate in (folder, *folder.parents):
-            if self.boundaries and not any(_under(candidate, b) for b in self.boundaries):
-                return None
-            if candidate.is_dir():
-                return candidate
-        return None
-
-
-def _under(path: Path, folder: Path) -> bool:
-    try:
-        path.relative_to(folder)
-    except ValueError:
-        return False
-    return True
-
-
 class _Handler(FileSystemEventHandler):
     """Observer-thread side: classify and forward; no file reads, no widgets."""
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from context_engine.facts.archive import ArchivedEntry
+from context_engine.facts.model import Fact
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -18,7 +20,7 @@ from PySide6.QtWidgets import (
 from ..models.table import Column, RowTableModel
 
 
-def _stamp(fact) -> str:  # type: ignore[no-untyped-def]
+def _stamp(fact: Fact) -> str:
     stamp = fact.timestamp
     return stamp.strftime("%Y-%m-%d %H:%M") if stamp else ""
 
@@ -127,12 +129,12 @@ class ArchiveTab(QWidget):
         self.restore_button.clicked.connect(self._on_restore)
         self.recover_button.clicked.connect(self._on_recover)
 
-    def selected_revisions(self) -> list[object]:
+    def selected_revisions(self) -> list[tuple[bool, Fact]]:
         """Selected revision rows, newest first."""
         rows = sorted(i.row() for i in self.revisions.selectionModel().selectedRows())
         return [self.revisions_model.row_at(r) for r in rows]
 
-    def selected_entry(self) -> object | None:
+    def selected_entry(self) -> ArchivedEntry | None:
         """The selected archive entry."""
         rows = self.archive.selectionModel().selectedRows()
         return self.archive_model.row_at(rows[0].row()) if rows else None
@@ -140,13 +142,13 @@ class ArchiveTab(QWidget):
     @Slot()
     def _on_revisions(self) -> None:
         chosen = self.selected_revisions()
-        self.restore_button.setEnabled(len(chosen) == 1 and not chosen[0][0])  # type: ignore[index]
+        self.restore_button.setEnabled(len(chosen) == 1 and not chosen[0][0])
         self.revisions_selected.emit(chosen)
 
     @Slot()
     def _on_archive(self) -> None:
         entry = self.selected_entry()
-        self.recover_button.setEnabled(entry is not None and entry.fact is not None)  # type: ignore[attr-defined]
+        self.recover_button.setEnabled(entry is not None and entry.fact is not None)
         self.archive_selected.emit(entry)
 
     @Slot()

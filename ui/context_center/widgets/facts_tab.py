@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import QItemSelectionModel, QPoint, Qt, Signal, Slot
+from PySide6.QtCore import QItemSelectionModel, QPoint, Qt, Signal, SignalInstance, Slot
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -249,7 +249,7 @@ class FactsTab(QWidget):
         for button in (self.edit_button, self.forget_button, self.history_button):
             button.setEnabled(enabled)
 
-    def _emit_for_selected(self, signal: Signal) -> None:
+    def _emit_for_selected(self, signal: SignalInstance) -> None:
         row = self.selected_row()
         if row is not None:
             signal.emit(row)

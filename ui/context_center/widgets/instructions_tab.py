@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import QModelIndex, Qt, Signal, Slot
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -102,7 +104,7 @@ class InstructionsTab(QWidget):
         self.diagnostics.clicked.connect(self._on_diagnostic)
         self.target.returnPressed.connect(lambda: self.target_changed.emit(self.target.text()))
 
-    def select_node(self, predicate) -> bool:  # type: ignore[no-untyped-def]
+    def select_node(self, predicate: Callable[[object], bool]) -> bool:
         """Select the first tree row whose payload satisfies ``predicate``."""
         stack = [QModelIndex()]
         while stack:

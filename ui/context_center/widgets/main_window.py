@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, Signal, SignalInstance
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QLabel,
@@ -53,7 +53,12 @@ class MainWindow(QMainWindow):
         """Append a tab."""
         self.tabs.addTab(widget, title)
 
-    def _action(self, text: str, shortcut: QKeySequence | str, signal: Signal) -> QAction:
+    def _action(
+        self,
+        text: str,
+        shortcut: QKeySequence | QKeySequence.StandardKey | str,
+        signal: SignalInstance,
+    ) -> QAction:
         action = QAction(text, self)
         action.setShortcut(QKeySequence(shortcut))
         action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
@@ -153,7 +158,7 @@ class MainWindow(QMainWindow):
             self.restoreState(state)
         tab = self._settings.value("window/tab", 0)
         try:
-            self.tabs.setCurrentIndex(int(tab))  # type: ignore[call-overload]
+            self.tabs.setCurrentIndex(int(str(tab)))
         except (TypeError, ValueError):
             self.tabs.setCurrentIndex(0)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from context_engine.recall.trace import RecallTrace
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -134,21 +135,21 @@ class RecallTab(QWidget):
             lambda index: self.hit_activated.emit(self.drops_model.row_at(index.row())))
         self.hits.setToolTip("Double-click a fact to open it in the Facts tab")
 
-    def show_trace(self, trace: object, block: str | None) -> None:
+    def show_trace(self, trace: RecallTrace, block: str | None) -> None:
         """Show one trace; ``block`` is the exact provider text when we ran it here."""
         t = trace
-        hits = t.hits  # type: ignore[attr-defined]
+        hits = t.hits
         self.hits_model.set_rows(hits)
-        self.drops_model.set_rows(t.dropped)  # type: ignore[attr-defined]
-        budget = max(1, int(t.char_budget))  # type: ignore[attr-defined]
+        self.drops_model.set_rows(t.dropped)
+        budget = max(1, int(t.char_budget))
         self.budget_bar.setRange(0, budget)
-        self.budget_bar.setValue(min(budget, int(t.used_chars)))  # type: ignore[attr-defined]
-        why = t.suppressed  # type: ignore[attr-defined]
-        counts = ", ".join(f"{k}: {v}" for k, v in t.dropped_counts.items())  # type: ignore[attr-defined]
+        self.budget_bar.setValue(min(budget, int(t.used_chars)))
+        why = t.suppressed
+        counts = ", ".join(f"{k}: {v}" for k, v in t.dropped_counts.items())
         self.summary.setText(
-            f"<b>“{t.query}”</b> — "  # type: ignore[attr-defined]
+            f"<b>“{t.query}”</b> — "
             + (f"suppressed: <b>{why}</b>" if why else f"{len(hits)} fact(s) recalled")
-            + f"; {t.omitted} omitted; pool {t.pool_size}, {t.candidates} passed the gate"  # type: ignore[attr-defined]
+            + f"; {t.omitted} omitted; pool {t.pool_size}, {t.candidates} passed the gate"
             + (f"; lost: {counts}" if counts else "")
         )
         self.block.setPlainText(block if block is not None else _block_note(t))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtCore import Qt, Signal, SignalInstance, Slot
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -97,7 +97,7 @@ class SuggestionsTab(QWidget):
         self.edit_button.setEnabled(memory)
         self.dismiss_button.setEnabled(candidate is not None)
 
-    def _emit(self, signal: Signal) -> None:
+    def _emit(self, signal: SignalInstance) -> None:
         candidate = self.selected()
         if candidate is not None:
             signal.emit(candidate)

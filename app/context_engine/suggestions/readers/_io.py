@@ -5,7 +5,10 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..model import ReadResult, SessionFile
 
 from ... import bounded_json
 
@@ -88,3 +91,24 @@ def same_path(candidate: str, root: Path) -> bool:
         return False
     text, base = os.path.normpath(candidate), os.path.normpath(str(root))
     return text.lower() == base.lower() if os.name == "nt" else text == base
+
+
+def session_bytes(session: SessionFile, result: ReadResult) -> bytes | None:
+    """The session file's bytes, or None with an ``unreadable`` diagnostic on ``result``."""
+    from ..model import ScanDiagnostic
+
+    try:
+        return read_bytes(session.path)
+    except OSError as exc:
+        result.diagnostics.append(ScanDiagnostic("unreadable", session.path, str(exc)))
+        return None
+
+
+def json_objects(session: SessionFile, result: ReadResult) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) for each JSON-object line; other lines count as corrupt."""
+    data = session_bytes(session, result)
+    for number, value, ok in iter_jsonl(data or b""):
+        if not ok or not isinstance(value, dict):
+            result.corrupt_lines += 1
+            continue
+        yield number, value

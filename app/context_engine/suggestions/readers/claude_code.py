@@ -7,10 +7,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..model import ReadResult, ScanDiagnostic, SessionFile, UserTurn
+from ..model import ReadResult, SessionFile, UserTurn
 from ..roots import SourceRoots
 from . import _io
-from ._io import as_str, iter_jsonl, list_dir, stat_mtime_ns, under_root
+from ._io import as_str, list_dir, stat_mtime_ns, under_root
 from ._text import starts_with_any, strip_leading_blocks, strip_trailing_blocks
 
 SOURCE = "claude-code"
@@ -97,15 +97,7 @@ def _reader(root: Path) -> Callable[[SessionFile], ReadResult]:
     def read_session(session: SessionFile) -> ReadResult:
         """Real user turns of one transcript; corrupt lines are counted."""
         result = ReadResult()
-        try:
-            data = _io.read_bytes(session.path)
-        except OSError as exc:
-            result.diagnostics.append(ScanDiagnostic("unreadable", session.path, str(exc)))
-            return result
-        for _number, value, ok in iter_jsonl(data):
-            if not ok or not isinstance(value, dict):
-                result.corrupt_lines += 1
-                continue
+        for _number, value in _io.json_objects(session, result):
             turn = user_turn(value, root, session.session_id)
             if turn is not None:
                 result.turns.append(turn)

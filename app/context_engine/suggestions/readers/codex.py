@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from ... import bounded_json
-from ..model import ReadResult, ScanDiagnostic, SessionFile, UserTurn
+from ..model import ReadResult, SessionFile, UserTurn
 from ..roots import SourceRoots
 from . import _io
-from ._io import as_str, iter_jsonl, list_dir, stat_mtime_ns, under_root
+from ._io import as_str, list_dir, stat_mtime_ns, under_root
 from ._text import starts_with_any
 
 SOURCE = "codex"
@@ -81,17 +81,9 @@ def _item_text(payload: dict[str, Any]) -> str | None:
 def read_session(session: SessionFile) -> ReadResult:
     """User turns: ``event_msg/user_message`` when present, else filtered user messages."""
     result = ReadResult()
-    try:
-        data = _io.read_bytes(session.path)
-    except OSError as exc:
-        result.diagnostics.append(ScanDiagnostic("unreadable", session.path, str(exc)))
-        return result
     events: list[str] = []
     items: list[str] = []
-    for _number, value, ok in iter_jsonl(data):
-        if not ok or not isinstance(value, dict):
-            result.corrupt_lines += 1
-            continue
+    for _number, value in _io.json_objects(session, result):
         payload = value.get("payload")
         if not isinstance(payload, dict):
             continue

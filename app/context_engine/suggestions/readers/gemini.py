@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ... import bounded_json
-from ..model import ReadResult, ScanDiagnostic, SessionFile, UserTurn
+from ..model import ReadResult, SessionFile, UserTurn
 from ..roots import SourceRoots
 from . import _io
 from ._io import as_str, iter_jsonl, list_dir, same_path, stat_mtime_ns
@@ -63,10 +63,8 @@ def _messages(data: bytes, jsonl: bool, result: ReadResult) -> list[dict[str, An
 def read_session(session: SessionFile) -> ReadResult:
     """Real user turns of one chat file (either generation)."""
     result = ReadResult()
-    try:
-        data = _io.read_bytes(session.path)
-    except OSError as exc:
-        result.diagnostics.append(ScanDiagnostic("unreadable", session.path, str(exc)))
+    data = _io.session_bytes(session, result)
+    if data is None:
         return result
     for message in _messages(data, session.path.suffix == ".jsonl", result):
         text = message_text(message)

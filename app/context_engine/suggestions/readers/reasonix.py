@@ -8,11 +8,11 @@ from typing import Any
 
 from ... import bounded_json
 from ...paths import workspace_slug
-from ...upgrade.transcript_v5 import unwrap_v5_turn
-from ..model import ReadResult, ScanDiagnostic, SessionFile, UserTurn
+from ...upgrade.transcript_v5 import TRANSIENT_TAGS, unwrap_v5_turn
+from ..model import ReadResult, SessionFile, UserTurn
 from ..roots import SourceRoots
 from . import _io
-from ._io import as_str, iter_jsonl, list_dir, same_path, stat_mtime_ns
+from ._io import as_str, list_dir, same_path, stat_mtime_ns
 from ._text import starts_with_any, strip_leading_blocks, strip_trailing_blocks
 
 SOURCE = "reasonix"
@@ -28,25 +28,9 @@ _SIDECAR_SUFFIXES = (
     ".execution.jsonl",
 )
 
-# UserPreviewText: leading transient blocks (§1.7 step 2, plus S5.3's list).
-_LEADING_TAGS = (
-    "response-language",
-    "reasoning-language",
-    "memory-update",
-    "background-jobs",
-    "active-goal",
-    "autoresearch-runtime",
-    "hook-context",
-    "capability-route",
-    "visual-model-assistance",
-    "visual-reanalysis-status",
-    "direct-visual-input-status",
-    "image-processing-status",
-    "interrupted-turn-recovery",
-    "execution-policy",
-    "context-budget",
-    "memory-compiler-execution",
-)
+# UserPreviewText: leading transient blocks (§1.7 step 2, plus S5.3's list): the same set
+# the v5 upgrade strips.
+_LEADING_TAGS = TRANSIENT_TAGS
 _TRAILING_TAGS = ("execution-policy", "memory-recall")
 
 # Host-generated user turns in legacy files (§1.7), checked on the stripped text.
@@ -113,15 +97,7 @@ def user_text(message: dict[str, Any]) -> str | None:
 def read_session(session: SessionFile) -> ReadResult:
     """Real user turns of one Reasonix ``.jsonl`` transcript; corrupt lines are counted."""
     result = ReadResult()
-    try:
-        data = _io.read_bytes(session.path)
-    except OSError as exc:
-        result.diagnostics.append(ScanDiagnostic("unreadable", session.path, str(exc)))
-        return result
-    for number, value, ok in iter_jsonl(data):
-        if not ok or not isinstance(value, dict):
-            result.corrupt_lines += 1
-            continue
+    for number, value in _io.json_objects(session, result):
         if number == 1 and "schema_version" in value and "role" not in value:
             continue  # optional header line (§1.4)
         if value.get("role") != "user":

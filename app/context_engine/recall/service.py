@@ -1,0 +1,182 @@
+"""The one recall index service of a workspace: facts read once per store state, one index.
+
+``active_facts()`` re-reads the stores only when their listing changed (lstat identity, ctime
+included, all settled before the read began), through the persisted snapshot cache
+(``facts/snapshot_cache.py``); ``recaller()`` brings one live index up to those facts, opened
+from its persisted copy in a fresh process and updated per changed fact after that — never
+rebuilt per call. The engine (turns, agent tools, hooks, MCP) and the local catalog (CLI and
+app search and recall) share this object.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from ..defaults import RECALL_BUDGET as DEFAULT_BUDGET
+from ..defaults import RECALL_LIMIT as DEFAULT_LIMIT
+from ..facts.model import Diagnostic, Fact
+from ..paths import EnginePaths
+
+if TYPE_CHECKING:
+    from ..facts.memory import Memory, MemorySnapshot
+    from ..facts.snapshot_cache import StoreView
+    from .engine import Recaller, RecallResult
+    from .trace import TraceLog
+
+
+class RecallService:
+    """Facts and the live recall index of one workspace, shared by every reader in process."""
+
+    def __init__(
+        self,
+        paths: EnginePaths,
+        memory: Callable[[], Memory],
+        *,
+        through_memory: bool = False,
+    ) -> None:
+        self.paths = paths
+        self._memory = memory
+        self._through_memory = through_memory  # an injected Memory (FS seam) reads too
+        self._facts: tuple[Fact, ...] | None = None
+        self._diagnostics: tuple[Diagnostic, ...] = ()
+        self._listing: object = None
+        self._views: list[StoreView] | None = None
+        self._loaded_ns = 0
+        self._facts_lock = threading.Lock()
+        self._recaller: Recaller | None = None
+        self._indexed: Sequence[Fact] | None = None
+        self.lock = threading.Lock()  # held around every use of the live index
+        self.trace_error: str | None = None  # last trace write that failed (turn went on, S8.11)
+
+    # -- facts ---------------------------------------------------------------------------------
+
+    def active_facts(self) -> Sequence[Fact]:
+        """Every active fact of both stores as they are now (one read per store state).
+
+        The last facts are reused only while both stores list the same files with the same
+        lstat identity (ctime included), all settled before that read began; otherwise they
+        are read again through the persisted snapshot cache. A quiet turn therefore costs one
+        directory scan and hands back the very same tuple.
+        """
+        if self._through_memory:
+            snapshot = self._memory().snapshot()
+            with self._facts_lock:
+                self._facts, self._diagnostics = snapshot.facts, snapshot.diagnostics
+            return snapshot.facts
+        from ..facts import snapshot_cache as cache
+
+        with self._facts_lock:  # tool calls and relayed hooks arrive on worker threads
+            # Taken before the scan: every file's read and listing is at or after this moment.
+            started = time.time_ns()
+            listings = (cache.scan(self.paths.project_store), cache.scan(self.paths.global_store))
+            settled = self._loaded_ns - cache.RACY_NS
+            if (
+                self._facts is not None
+                and listings == self._listing
+                and all(max(i[3], i[4]) < settled for files in listings for i in files.values())
+            ):
+                return self._facts
+            if self._views is None:
+                # One scan per turn: the cache validates against the listing just taken.
+                loaded = cache.SnapshotCache(self.paths).load(listings)
+                roots = (self.paths.project_store, self.paths.global_store)
+                if loaded.views is not None:
+                    self._views = list(loaded.views)
+                else:
+                    self._views = cache.views_from(loaded, listings, roots)
+                self._facts, self._diagnostics = loaded.facts, loaded.diagnostics
+            else:
+                # Long-lived: keep what is unchanged in memory, read only what changed.
+                self._views = [
+                    cache.refresh_view(self.paths, scope, view, listing, settled)
+                    for scope, view, listing in zip(
+                        ("project", "global"), self._views, listings, strict=True
+                    )
+                ]
+                self._facts, self._diagnostics = cache.view_items(self._views)
+            self._listing, self._loaded_ns = listings, started
+            return self._facts
+
+    def snapshot(self) -> MemorySnapshot:
+        """``active_facts()`` with the diagnostics of the same read, sorted as S4.10 says."""
+        from ..facts.memory import MemorySnapshot
+
+        facts = self.active_facts()
+        with self._facts_lock:
+            diagnostics = self._diagnostics if facts is self._facts else ()
+        ordered = tuple(sorted(facts, key=lambda f: (f.name, f.scope, f.id)))
+        return MemorySnapshot(ordered, tuple(diagnostics))
+
+    # -- the index -----------------------------------------------------------------------------
+
+    def recaller(self, facts: Sequence[Fact] | None = None) -> Recaller:
+        """The live recall index, brought up to ``facts`` (default: read now)."""
+        current = self.active_facts() if facts is None else facts
+        # Unreadable files of that snapshot are reported in the trace (S8.11).
+        diagnostics = self._diagnostics if current is self._facts else ()
+        with self.lock:
+            if self._recaller is None:
+                self._recaller = self._first_recaller(current, diagnostics)
+            elif current is not self._indexed:  # the very same snapshot needs no diff
+                self._recaller.sync(current, diagnostics)
+            self._indexed = current
+            return self._recaller
+
+    def _first_recaller(
+        self, current: Sequence[Fact], diagnostics: Sequence[Diagnostic]
+    ) -> Recaller:
+        """The index from the persisted copy when the facts came from the stores' files.
+
+        Only facts this service read itself have a known lstat identity; any other fact list
+        (an injected ``Memory``, facts handed in by the host) is indexed from scratch.
+        """
+        from ..facts.snapshot_cache import RACY_NS
+        from .engine import Recaller
+        from .persist import RecallCache, recall_cache_path
+
+        with self._facts_lock:  # the views, facts and read time of one and the same read
+            views, facts, loaded_ns = self._views, self._facts, self._loaded_ns
+        if views is None or current is not facts:
+            return Recaller(current, diagnostics=diagnostics)
+        known = {id(item): ident for view in views for ident, item in view.values()}
+        cache = RecallCache(recall_cache_path(self.paths))
+        return cache.open(
+            current,
+            diagnostics,
+            identity_of=lambda fact: known.get(id(fact)),
+            settled_before=loaded_ns - RACY_NS,
+        )
+
+    def recall(
+        self,
+        message: str,
+        facts: Sequence[Fact] | None = None,
+        *,
+        limit: int = DEFAULT_LIMIT,
+        budget: int = DEFAULT_BUDGET,
+        clean: Callable[[str], str] | None = None,
+    ) -> RecallResult:
+        """S8 over ``facts`` (default: read now); the trace is recorded, best effort (S8.11).
+
+        ``clean`` scrubs local paths from titles and snippets before the block escapes (S7.4).
+        """
+        recaller = self.recaller(facts)
+        with self.lock:
+            result = recaller.recall(message, limit=limit, budget=budget, clean=clean)
+        try:
+            self.trace_log().record(result.trace)
+        except OSError as exc:  # a read-only or full state dir must not fail the turn (S8.11)
+            self.trace_error = f"recall trace not recorded: {exc.strerror or exc}"
+            sys.stderr.write(f"context-engine: {self.trace_error}\n")
+        return result
+
+    def trace_log(self) -> TraceLog:
+        """The workspace's recall traces, where ``recall`` and ``/memory recall`` keep them."""
+        from .trace import TraceLog
+
+        stores = (self.paths.project_store, self.paths.global_store)
+        return TraceLog(self.paths.workspace_data / "recall", stores=stores)
