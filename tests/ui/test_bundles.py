@@ -8,6 +8,7 @@ import pytest
 from context_center.presenters.bundles import BundlePresenter
 from context_center.services.backend import Backend
 from context_center.services.tasks import TaskManager
+from context_engine.catalog.local import LocalCatalog
 from context_engine.facts.memory import Memory
 from PySide6.QtWidgets import QWidget
 from support.bundles import paths_for, populate, store_files_of, workspace
@@ -32,7 +33,8 @@ def presenter_for(paths, parent, tasks, bundle: Path, answers: list[str | None],
         asked.append((text, conflicts))
         return answers.pop(0)
 
-    return BundlePresenter(parent, Backend(paths), tasks, export_path=lambda _p: str(bundle),
+    return BundlePresenter(parent, Backend(LocalCatalog(paths)), tasks,
+                           export_path=lambda _p: str(bundle),
                            bundle_path=lambda _p: str(bundle), choice=choice)
 
 
