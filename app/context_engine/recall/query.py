@@ -97,6 +97,10 @@ def parse_query(message: str) -> Query:
         start, end = match.span()
         before = text[start - 1] if start > 0 else ""
         after = text[end] if end < size else ""
+        # ``term.`` marks a dotted name (config.toml, errors.Is); a period that ends a
+        # sentence ("run the tests.") is punctuation, not a mark of distinction.
+        follows = text[end + 1] if end + 1 < size else ""
+        dotted = after == "." and (follows.isalnum() or follows == "_")
         if word:
             lowered = word.lower()
             term = fold(lowered)
@@ -108,7 +112,7 @@ def parse_query(message: str) -> Query:
                     distinctive.add(term)
             elif (
                 before == "#"
-                or after == "."
+                or dotted
                 or "_" in word
                 or any(ch.isdigit() for ch in word)
                 or _has_inner_capital(word)
@@ -121,7 +125,7 @@ def parse_query(message: str) -> Query:
         # Only the run's edges touch the marker characters.
         if before == "#":
             distinctive.add(grams[0])
-        if after == ".":
+        if dotted:
             distinctive.add(grams[-1])
     return Query(text=text, terms=tuple(terms), distinctive=frozenset(distinctive), typed=typed)
 
