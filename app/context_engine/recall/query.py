@@ -49,6 +49,9 @@ class Query:
     terms: tuple[str, ...]
     distinctive: frozenset[str]
     typed: dict[str, str] = field(default_factory=dict, compare=False)
+    # Distinctive only for being typed in capitals (CI, PR, API, TTL): the recall engine keeps
+    # them distinctive only when they are rare in the pool.
+    acronyms: frozenset[str] = frozenset()
 
     @property
     def ignored(self) -> frozenset[str]:
@@ -90,6 +93,8 @@ def parse_query(message: str) -> Query:
     terms: dict[str, None] = {}
     typed: dict[str, str] = {}
     distinctive: set[str] = set()
+    capitals: set[str] = set()
+    marked: set[str] = set()
     size = len(text)
     pattern = ASCII_QUERY_RE if text.isascii() else token_re()
     for match in pattern.finditer(text):
@@ -115,9 +120,15 @@ def parse_query(message: str) -> Query:
                 or dotted
                 or "_" in word
                 or any(ch.isdigit() for ch in word)
-                or _has_inner_capital(word)
             ):
                 distinctive.add(term)
+                marked.add(term)
+            elif _has_inner_capital(word):
+                distinctive.add(term)
+                if word.isupper():
+                    capitals.add(term)
+                else:
+                    marked.add(term)
             continue
         grams = cjk_terms(cjk)
         for gram in grams:
@@ -127,7 +138,13 @@ def parse_query(message: str) -> Query:
             distinctive.add(grams[0])
         if dotted:
             distinctive.add(grams[-1])
-    return Query(text=text, terms=tuple(terms), distinctive=frozenset(distinctive), typed=typed)
+    return Query(
+        text=text,
+        terms=tuple(terms),
+        distinctive=frozenset(distinctive),
+        typed=typed,
+        acronyms=frozenset(capitals - marked),
+    )
 
 
 def suppression(message: str) -> str | None:

@@ -171,3 +171,13 @@ def test_quality_set_generic_turns_stay_quiet_with_punctuation() -> None:
         if recaller.recall(t.text.rstrip(".!?") + ".", now=SET_NOW).trace.hits
     ]
     assert len(noisy) <= 0.02 * len(quiet), noisy
+
+
+def test_a_common_acronym_does_not_stand_alone() -> None:
+    store = [fact(f"ci-{i}", f"CI job {i} caches the pnpm store.") for i in range(5)] + [
+        fact("redis-ttl", "Session keys in Redis have a TTL of 300 s.")
+    ]
+    recaller = Recaller(store)
+    assert names(recaller, "the CI is red") == []  # CI is in 5 of 6 facts
+    assert names(recaller, "what TTL again") == ["redis-ttl"]  # a rare acronym still stands
+    assert names(recaller, "CI pnpm store caching") != []
