@@ -15,7 +15,10 @@ recalled) and the same tokens (S8.4 with inflection folding). rank-bm25 and bm25
 plain top 4; "rank-bm25 + threshold" keeps hits scoring at least a fixed threshold chosen on
 the dev split (best success@4 + precision − false injection), then applied to both splits.
 
-    .venv/bin/python bench/quality_bench.py [--misses]
+    .venv/bin/python bench/quality_bench.py [--misses] [--ablate]
+
+``--ablate`` re-runs ours with one precision or recall step switched off at a time (the
+figures in docs/decisions.md).
 """
 
 from __future__ import annotations
@@ -115,10 +118,56 @@ def line(label: str, s: Scores, generic: Scores, weak: Scores) -> str:
     )
 
 
+def ablations() -> list[tuple[str, list[tuple[object, str, object]]]]:
+    """Each step of the recall pipeline, as the module attributes that switch it off."""
+    from context_engine.recall import engine, focus, gate, query, stopwords, tokenize
+
+    def same(word: str) -> str:
+        return word
+
+    def keep_all(ranked: Sequence[object], *_: object) -> tuple[list[object], list[object]]:
+        return list(ranked), []
+
+    return [
+        ("- inflection folding", [(tokenize, "fold", same), (query, "fold", same)]),
+        ("- generic words", [(stopwords, "GENERIC_TERMS", frozenset())]),
+        ("- small numbers ignored", [(stopwords, "_small_number", lambda _t: False)]),
+        ("- rare long word", [(gate, "RARE_SHARE", 1.0)]),
+        ("- one word named", [(engine, "_named_single", keep_all)]),
+        ("- stale beside fresh", [(engine, "superseded", lambda *_a: {})]),
+        ("- focus", [(focus, "FOCUS_FLOOR", 0.0), (focus, "FOCUS_COVERAGE", 0.0)]),
+    ]
+
+
+def run_ablations(facts: list[Fact], turns: list[Turn]) -> None:
+    """ours with each step off: success@4 / precision / generic / weak, dev | held out."""
+    print("\nablations (success@4 / precision / generic / weak; dev | held out)")
+    for label, patches in [("all steps", []), *ablations()]:
+        saved = [(module, name, getattr(module, name)) for module, name, _ in patches]
+        for module, name, value in patches:
+            setattr(module, name, value)
+        try:
+            system = ours(Recaller(facts))
+            cells = []
+            for split in ("d", "h"):
+                chosen = [t for t in turns if t.split == split]
+                s = evaluate([t for t in chosen if t.kind != "w"], system)
+                w = evaluate([t for t in chosen if t.kind != "g"], system)
+                cells.append(
+                    f"{s.success:.3f} / {s.precision:.3f} / {s.false_injection:.1%} / "
+                    f"{w.false_injection:.1%}"
+                )
+            print(f"  {label:<24} {' | '.join(cells)}")
+        finally:
+            for module, name, value in saved:
+                setattr(module, name, value)
+
+
 def main() -> None:
     """Print the table, and with --misses the turns ours gets wrong."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--misses", action="store_true", help="list ours' wrong turns")
+    parser.add_argument("--ablate", action="store_true", help="ours with each step off")
     args = parser.parse_args()
     facts = load_facts()
     turns = load_turns()
@@ -161,6 +210,8 @@ def main() -> None:
                     evaluate([t for t in chosen if t.kind in ("s", "w")], system),
                 )
             )
+    if args.ablate:
+        run_ablations(facts, turns)
     if args.misses:
         run = ours(recaller)
         print("\nours, wrong turns:")

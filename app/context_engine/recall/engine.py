@@ -61,12 +61,11 @@ LOST_UNNAMED = "single word not in name, title or description"
 
 
 def _strong(query: Query, pool: SparseIndex) -> frozenset[str]:
-    """S8.5's strong terms; one that stands alone only for being long must be rare in the pool
-    (a term typed as distinctive always stands)."""
+    """S8.5's strong terms; one that stands alone only for being long, or only for being typed
+    in capitals (CI, API), must be rare in the pool. Other distinctive terms always stand."""
     size = len(pool)
-    return frozenset(
-        t for t in query.strong if t in query.distinctive or rare_enough(pool.df(t), size)
-    )
+    marked = query.distinctive - query.acronyms
+    return frozenset(t for t in query.strong if t in marked or rare_enough(pool.df(t), size))
 
 
 def _named_single(

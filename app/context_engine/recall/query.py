@@ -49,6 +49,9 @@ class Query:
     terms: tuple[str, ...]
     distinctive: frozenset[str]
     typed: dict[str, str] = field(default_factory=dict, compare=False)
+    # Distinctive only for being typed in capitals (CI, PR, API, TTL): the recall engine keeps
+    # them distinctive only when they are rare in the pool.
+    acronyms: frozenset[str] = frozenset()
 
     @property
     def ignored(self) -> frozenset[str]:
@@ -90,6 +93,8 @@ def parse_query(message: str) -> Query:
     terms: dict[str, None] = {}
     typed: dict[str, str] = {}
     distinctive: set[str] = set()
+    capitals: set[str] = set()
+    marked: set[str] = set()
     size = len(text)
     pattern = ASCII_QUERY_RE if text.isascii() else token_re()
     for match in pattern.finditer(text):
@@ -97,6 +102,10 @@ def parse_query(message: str) -> Query:
         start, end = match.span()
         before = text[start - 1] if start > 0 else ""
         after = text[end] if end < size else ""
+        # ``term.`` marks a dotted name (config.toml, errors.Is); a period that ends a
+        # sentence ("run the tests.") is punctuation, not a mark of distinction.
+        follows = text[end + 1] if end + 1 < size else ""
+        dotted = after == "." and (follows.isalnum() or follows == "_")
         if word:
             lowered = word.lower()
             term = fold(lowered)
@@ -108,12 +117,18 @@ def parse_query(message: str) -> Query:
                     distinctive.add(term)
             elif (
                 before == "#"
-                or after == "."
+                or dotted
                 or "_" in word
                 or any(ch.isdigit() for ch in word)
-                or _has_inner_capital(word)
             ):
                 distinctive.add(term)
+                marked.add(term)
+            elif _has_inner_capital(word):
+                distinctive.add(term)
+                if word.isupper():
+                    capitals.add(term)
+                else:
+                    marked.add(term)
             continue
         grams = cjk_terms(cjk)
         for gram in grams:
@@ -121,9 +136,15 @@ def parse_query(message: str) -> Query:
         # Only the run's edges touch the marker characters.
         if before == "#":
             distinctive.add(grams[0])
-        if after == ".":
+        if dotted:
             distinctive.add(grams[-1])
-    return Query(text=text, terms=tuple(terms), distinctive=frozenset(distinctive), typed=typed)
+    return Query(
+        text=text,
+        terms=tuple(terms),
+        distinctive=frozenset(distinctive),
+        typed=typed,
+        acronyms=frozenset(capitals - marked),
+    )
 
 
 def suppression(message: str) -> str | None:

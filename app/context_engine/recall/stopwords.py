@@ -31,8 +31,11 @@ _REQUEST_WORDS = (
 # Chinese function bigrams (S8.4 tokens).
 _CHINESE_FUNCTION_BIGRAMS = (
     "如何", "怎么", "怎样", "什么", "为什", "一下", "这个", "那个", "这些", "那些", "可以",
-    "我们", "你们", "帮我", "一个",
-    "是否", "请帮",
+    "我们", "你们", "帮我", "一个", "是否", "请帮",
+    # question words and connectors
+    "哪里", "在哪", "哪个", "哪些", "多久", "多少", "应该", "需要", "能不", "不能", "是不",
+    "还是", "时候", "的时", "之后", "以前", "然后", "因为", "所以", "但是", "如果", "或者",
+    "已经", "现在", "有没", "没有", "要用", "用什", "么时", "么办",
 )
 
 # Words that name an activity every project has (running tests, starting locally, 测试,

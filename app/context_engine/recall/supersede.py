@@ -28,9 +28,11 @@ def subject_words(fact: Fact) -> frozenset[str]:
     )
 
 
-def same_subject(a: Fact, b: Fact) -> bool:
+def same_subject(
+    a: Fact, b: Fact, words: Callable[[Fact], frozenset[str]] = subject_words
+) -> bool:
     """Whether at least half of the smaller fact's subject words occur in the other."""
-    left, right = subject_words(a), subject_words(b)
+    left, right = words(a), words(b)
     if not left or not right:
         return False
     return len(left & right) / min(len(left), len(right)) >= SAME_SUBJECT
@@ -45,6 +47,16 @@ def superseded(
     """Stale candidates to leave out, each mapped to the reference of the fresher fact."""
     out: dict[str, str] = {}
     fresh = [r for r in ranked if not r.stale]
+    if not fresh or len(fresh) == len(ranked):
+        return out
+    seen: dict[str, frozenset[str]] = {}
+
+    def words(fact: Fact) -> frozenset[str]:
+        key = fact.reference
+        if key not in seen:
+            seen[key] = subject_words(fact)
+        return seen[key]
+
     for candidate in ranked:
         if not candidate.stale:
             continue
@@ -54,7 +66,7 @@ def superseded(
             if 2 * (wanted & winner.bits).bit_count() < wanted.bit_count():
                 continue
             new = fact_of(winner.reference)
-            if newer(new, old) and same_subject(new, old):
+            if newer(new, old) and same_subject(new, old, words):
                 out[candidate.reference] = winner.reference
                 break
     return out

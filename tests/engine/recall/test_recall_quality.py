@@ -149,3 +149,35 @@ def test_a_long_word_common_in_the_store_does_not_stand_alone() -> None:
     assert names(recaller, "the invoice looks wrong") == []  # in 5 of 6 facts
     assert names(recaller, "check sentry crash") == ["sentry-projects"]
     assert names(recaller, "invoice rounding totals") != []  # two words still match
+
+
+def test_a_sentence_ending_period_is_not_a_mark_of_distinction() -> None:
+    from context_engine.recall.query import parse_query
+
+    assert parse_query("run the tests.").distinctive == frozenset()
+    assert parse_query("fix the bug.").distinctive == frozenset()
+    assert {"config", "error"} <= parse_query("see config.toml and errors.Is").distinctive
+    store = [fact("how-to-test", "Run the tests locally with make test.")]
+    assert names(Recaller(store), "run the tests.") == []
+
+
+def test_quality_set_generic_turns_stay_quiet_with_punctuation() -> None:
+    facts, turns = load_facts(), load_turns()
+    recaller = Recaller(facts)
+    quiet = [t for t in turns if t.kind == "g"]
+    noisy = [
+        t.text
+        for t in quiet
+        if recaller.recall(t.text.rstrip(".!?") + ".", now=SET_NOW).trace.hits
+    ]
+    assert len(noisy) <= 0.02 * len(quiet), noisy
+
+
+def test_a_common_acronym_does_not_stand_alone() -> None:
+    store = [fact(f"ci-{i}", f"CI job {i} caches the pnpm store.") for i in range(5)] + [
+        fact("redis-ttl", "Session keys in Redis have a TTL of 300 s.")
+    ]
+    recaller = Recaller(store)
+    assert names(recaller, "the CI is red") == []  # CI is in 5 of 6 facts
+    assert names(recaller, "what TTL again") == ["redis-ttl"]  # a rare acronym still stands
+    assert names(recaller, "CI pnpm store caching") != []
