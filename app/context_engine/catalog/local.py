@@ -223,7 +223,10 @@ class LocalCatalog:
     ) -> RecallRun:
         """S8 over the live index; the trace is recorded (best effort, S8.11)."""
         self.require("recall")
-        result = self.index.recall(message, limit=limit, budget=budget)
+        from ..session.privacy import Scrubber  # the block as the provider would see it (S7.4)
+
+        clean = Scrubber.for_paths(self.paths)
+        result = self.index.recall(message, limit=limit, budget=budget, clean=clean)
         return RecallRun(result.block, result.trace)
 
     def suggestions(self) -> Suggestions:

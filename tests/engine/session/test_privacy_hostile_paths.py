@@ -103,6 +103,10 @@ def _outputs(base: Path, home_name: str, ws_name: str, *, nfd: bool, slash: bool
             ],
         )
         out["cli tool"] = json.loads(done.output)["result"]
+        recalled = runner.invoke(
+            cli, ["--home", str(state), "--workspace", str(workspace), "--json", "recall", QUERY]
+        )
+        out["cli recall"] = json.loads(recalled.stdout)["block"]
         for agent, start, prompt in (
             ("claude-code", "SessionStart", "UserPromptSubmit"),
             ("gemini", "SessionStart", "BeforeAgent"),
@@ -118,6 +122,7 @@ def _outputs(base: Path, home_name: str, ws_name: str, *, nfd: bool, slash: bool
                 out[f"hook {agent} {event}"] = json.dumps(json.loads(raw), ensure_ascii=False)
     assert "buildscript7" in out["recall"] and "<memory-recall>" in out["recall"]
     assert "buildscript7" in out["tool search"] and "buildscript7" in out["cli tool"]
+    assert "buildscript7" in out["cli recall"]
     return out
 
 
