@@ -9,9 +9,12 @@ where it can, because Python's ``re`` then jumps between occurrences of that lit
 
 from __future__ import annotations
 
-import random
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # fixtures only: ``random`` stays off the hook's import path
+    import random
 
 
 @dataclass(frozen=True, slots=True)
@@ -435,6 +438,8 @@ def _discord(rng: random.Random) -> str:
 
 def expand_fixture(template: str, seed: int = 20261201) -> str:
     """The fixture text for ``template`` (deterministic for a seed)."""
+    import random
+
     rng = random.Random(seed)
 
     def slot(match: re.Match[str]) -> str:

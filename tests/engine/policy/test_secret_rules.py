@@ -109,3 +109,16 @@ def test_every_prefilter_needle_is_in_its_positive_fixture() -> None:
         subject = sample.lower() if row.lower else sample
         needles = PREFILTERS.get(row.id, ())
         assert not needles or any(n in subject for n in needles), row.id
+
+
+def test_format_character_class_covers_every_cf_character() -> None:
+    """The written-out Cf class holds every Cf character this interpreter knows."""
+    import sys
+    import unicodedata
+
+    from context_engine.policy.sensitive import strip_format_chars
+
+    every = "".join(
+        chr(cp) for cp in range(0x80, sys.maxunicode + 1) if unicodedata.category(chr(cp)) == "Cf"
+    )
+    assert strip_format_chars("a" + every + "b") == "ab"
