@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import bounded_json
 from ..filemodes import append_private, write_private
 
 HISTORY_LIMIT = 200
@@ -218,17 +219,17 @@ class TraceLog:
     def last(self) -> RecallTrace | None:
         """The most recent trace, ``None`` before the first recall."""
         try:
-            data = json.loads(self.last_path.read_text(encoding="utf-8"))
-        except (FileNotFoundError, json.JSONDecodeError):
-            return None
-        return RecallTrace.from_dict(data)
+            data = bounded_json.loads(self.last_path.read_text(encoding="utf-8"), what="trace")
+            return RecallTrace.from_dict(data)
+        except (OSError, ValueError, TypeError, KeyError, AttributeError):
+            return None  # missing, or edited into something that is not a trace
 
     def history(self) -> list[RecallTrace]:
         """Up to ``limit`` traces, oldest first."""
         out: list[RecallTrace] = []
         for line in self._lines()[-self.limit :]:
             try:
-                out.append(RecallTrace.from_dict(json.loads(line)))
-            except (json.JSONDecodeError, TypeError):
+                out.append(RecallTrace.from_dict(bounded_json.loads(line, what="trace")))
+            except (ValueError, TypeError, KeyError, AttributeError):
                 continue
         return out

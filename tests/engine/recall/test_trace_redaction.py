@@ -35,3 +35,17 @@ def test_prompt_secret_is_redacted_in_last_trace_and_history(tmp_path: Path) -> 
         assert "[redacted:github_token]" in text and "[redacted:sendgrid_api_key]" in text
     query = json.loads(last)["query"]
     assert query.startswith("rotate the deploy token [redacted:github_token]")
+
+
+def test_hostile_trace_files_read_as_no_trace(tmp_path: Path) -> None:
+    """A trace file edited into deep JSON or the wrong shape reads as absent, never raises."""
+    from context_engine.recall.trace import TraceLog
+
+    log = TraceLog(tmp_path / "recall")
+    log.directory.mkdir(parents=True)
+    deep = "[" * 100_000 + "]" * 100_000
+    for text in (deep, '{"query": "q", "hits": [1, 2]}', '"just a string"', "{"):
+        log.last_path.write_text(text, "utf-8")
+        assert log.last() is None
+    log.history_path.write_text(deep + '\n{"hits": [3]}\n{"query": "fine"}\n', "utf-8")
+    assert [t.query for t in log.history()] == ["fine"]

@@ -11,10 +11,10 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from pathlib import Path
 
+from ... import bounded_json
 from ...errors import FactFormatError
 from ...facts.model import Diagnostic, FactType, Scope
 from ...paths import EnginePaths
@@ -71,7 +71,8 @@ def project_ids(root: Path, paths: EnginePaths) -> list[str]:
     registry = root / "projects.json"
     try:
         if registry.is_file() and registry.stat().st_size <= MAX_REGISTRY_BYTES:
-            projects = json.loads(registry.read_text(encoding="utf-8")).get("projects", {})
+            text = registry.read_text(encoding="utf-8")
+            projects = bounded_json.loads(text, what="projects.json").get("projects", {})
             if isinstance(projects, dict):
                 ids.extend(v for k, v in projects.items() if k in wanted and isinstance(v, str))
     except (OSError, ValueError, AttributeError):
