@@ -103,8 +103,15 @@ def export_bundle(
         with locked_stores(fs, roots):
             found = [f for scope, root in zip(scopes, roots, strict=True)
                      for f in store_files(root, scope)]
-            files = [f for f in found if classify(f"{f.scope}/{f.relative}") is not None]
-            skipped = tuple(f"{f.scope}/{f.relative}" for f in found if f not in files)
+            files: list[StoreFile] = []
+            names_refused: list[str] = []
+            for item in found:
+                name = f"{item.scope}/{item.relative}"
+                if classify(name) is None:
+                    names_refused.append(name)
+                else:
+                    files.append(item)
+            skipped = tuple(names_refused)
             entries: list[dict[str, object]] = []
             total = len(files)
             size = 0
