@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Literal
 
 from ..catalog.local import LocalCatalog
+from ..catalog.ops import Person, Surface
 from ..errors import ContextEngineError, FactFormatError
 from ..facts.codec import parse_fact
 from ..facts.fs import FS, atomic_write, store_lock
@@ -250,11 +251,11 @@ def _restore_index(fs: FS, root: Path, items: list[BundleFile]) -> None:
             os.utime(root / INDEX_NAME, ns=(item.mtime_ns, item.mtime_ns))
 
 
-def _revise(plans: list[ScopePlan], catalog: LocalCatalog) -> list[Fact]:
+def _revise(plans: list[ScopePlan], catalog: LocalCatalog, person: Person) -> list[Fact]:
     revised = []
     for plan in plans:
         for conflict, fact, target in plan.revise:
-            saved = save_as_revision(catalog, fact, target)
+            saved = save_as_revision(catalog, fact, target, person)
             if saved is not None:
                 revised.append(saved)
                 done = f"revision {saved.revision}"
@@ -275,6 +276,7 @@ def restore_bundle(
     limits: Limits = DEFAULT_LIMITS,
     progress: ProgressFn = no_progress,
     check: Callable[[], None] = lambda: None,
+    surface: Surface = "cli",
 ) -> RestoreReport:
     """Validate the bundle, plan per scope, and (``write``) restore or merge it."""
     if not write:
@@ -289,7 +291,7 @@ def restore_bundle(
         total = sum(len(p.place) for p in plans)
         placed = _apply(plans, paths, check, lambda n: progress(n, total, "placing"))
     catalog = LocalCatalog(paths)
-    revised = _revise(plans, catalog)
+    revised = _revise(plans, catalog, Person(surface))
     if any(p.mode == "merge" or not any(i.where.kind == "index" for i in p.place)
            for p in plans):
         catalog.rebuild_indexes()
