@@ -21,10 +21,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from ..facts.fs import FS, read_file, store_lock
+from ..facts.store_files import KINDS, StoreFile, store_files
 from ..paths import EnginePaths
 from .bundle_format import FORMAT, FORMAT_VERSION, MANIFEST, STORE_FORMAT, classify
 from .progress import ProgressFn, no_progress
-from .store_files import KINDS, StoreFile, store_files
 
 
 @dataclass(frozen=True, slots=True)
