@@ -79,7 +79,18 @@ def test_defaults_edits_and_ticks(workspace) -> None:
     assert {candidates[i].name for i in allowed} == {"deploy-token"}
 
 
-def test_import_dialog_writes_the_ticked_and_edited_rows(qtbot, root, workspace) -> None:
+def test_import_dialog_writes_the_ticked_and_edited_rows(qtbot, root, workspace, monkeypatch
+                                                         ) -> None:
+    from context_engine.catalog.local import LocalCatalog
+
+    actors: list[object] = []
+    real_apply = LocalCatalog.apply
+
+    def spy(self, op, actor):  # type: ignore[no-untyped-def]
+        actors.append(actor)
+        return real_apply(self, op, actor)
+
+    monkeypatch.setattr(LocalCatalog, "apply", spy)
     presenter = root.importing
     dialog = presenter.dialog
     assert root.window.import_action.isEnabled()
@@ -101,6 +112,7 @@ def test_import_dialog_writes_the_ticked_and_edited_rows(qtbot, root, workspace)
     with qtbot.waitSignal(presenter.imported, timeout=10000) as blocker:
         dialog.import_button.click()
     report = blocker.args[0]
+    assert {getattr(a, "surface", None) for a in actors} == {"app"}  # the person, in the app
     written = {f.name for f in report.written}
     assert written == {"debug-notes", "feedback-testing", "发布流程", "latency-dashboard",
                        "use-pnpm-never-npm-in-this-repository"}

@@ -1,10 +1,11 @@
-"""Restore primitive: put exact files back into a store, create-only, all or nothing.
+"""Restore primitive: put exact files back into stores, create-only, all or nothing.
 
 Used by bundle restore (S15.3), where facts, revision snapshots and archive entries must come
-back byte-identical with their ids, which no save can do. Call it under the store's lock.
-Every file is placed with ``link`` (an existing target is never replaced), its mtime set as
-recorded, and the directories fsynced; if anything fails or the caller's ``check`` raises
-(a cancel), every file this call placed and every directory it created is removed again.
+back byte-identical with their ids, which no save can do. ``restore_stores`` takes every
+store's lock and places each store's files with ``place_files``: ``link`` (an existing target
+is never replaced), the recorded mtime, then the data and directories made durable; if
+anything fails or the caller's ``check`` raises (a cancel), every file placed and every
+directory created is removed again, in every store.
 """
 
 from __future__ import annotations
@@ -12,13 +13,15 @@ from __future__ import annotations
 import errno
 import os
 from collections.abc import Callable, Sequence
-from contextlib import suppress
+from contextlib import ExitStack, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import AlreadyExists
+from ..errors import AlreadyExists, ContextEngineError
 from ..paths import safe_join
-from .fs import FS, atomic_write, fsync_dir, read_file
+from .fs import FS, atomic_write, fsync_dir, read_file, store_lock
+from .store import INDEX_NAME
+from .store_files import is_empty_store
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,3 +122,59 @@ def _place(fs: FS, source: Path, target: Path) -> None:
         data, _ = read_file(fs, source)
         atomic_write(fs, target, data, create_only=True)
         os.chmod(target, 0o600)
+
+
+@dataclass(frozen=True, slots=True)
+class StoreRestore:
+    """One store's share of a restore: its files, the index to write, whether it must be empty.
+
+    ``index`` replaces the store's MEMORY.md (only a bare one can be there when ``empty`` holds:
+    ``is_empty_store``); a merge passes None and rebuilds the index afterwards instead.
+    """
+
+    root: Path
+    files: Sequence[StagedFile]
+    index: StagedFile | None = None
+    empty: bool = False
+
+
+def restore_stores(
+    fs: FS,
+    stores: Sequence[StoreRestore],
+    *,
+    check: Callable[[], None] = lambda: None,
+    progress: Callable[[int], None] = lambda _n: None,
+) -> int:
+    """Place every store's files under all their locks; every store or none. Returns the count."""
+    placed: list[Path] = []
+    with ExitStack() as locks:
+        for store in stores:
+            locks.enter_context(store_lock(fs, store.root))
+        try:
+            for store in stores:
+                if store.empty and not is_empty_store(store.root):
+                    raise ContextEngineError(
+                        f"{store.root.name} store changed meanwhile; run the import again")
+                placed.extend(place_files(fs, store.root, store.files, check=check,
+                                          progress=lambda n: progress(len(placed) + n)))
+            for store in stores:
+                if store.index is not None:
+                    _write_index(fs, store.root, store.index)
+        except BaseException:
+            for path in reversed(placed):
+                with suppress(OSError):
+                    fs.unlink(path)
+            for directory in sorted({p.parent for p in placed}, key=lambda d: -len(d.parts)):
+                with suppress(OSError):
+                    fs.rmdir(directory)  # only ever empty ones; a store root keeps its .lock
+            raise
+    return len(placed)
+
+
+def _write_index(fs: FS, root: Path, index: StagedFile) -> None:
+    target = root / INDEX_NAME
+    data, _ = read_file(fs, index.source)
+    atomic_write(fs, target, data)
+    os.chmod(target, 0o600)
+    if index.mtime_ns is not None:
+        os.utime(target, ns=(index.mtime_ns, index.mtime_ns))

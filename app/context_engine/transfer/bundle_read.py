@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..errors import ContextEngineError
+from ..filemodes import fix_new_file_mode, make_private_dirs
 from .bundle_format import (
     DEFAULT_LIMITS,
     FORMAT,
@@ -187,10 +188,11 @@ def _stage_file(staging: Path, name: str, made: set[str]) -> IO[bytes]:
         for part in folder.split("/"):
             current = current / part
             if not current.is_dir():
-                os.mkdir(current, 0o700)
+                make_private_dirs(current)
         made.add(folder)
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     fd = os.open(staging / name, flags, 0o600)
+    fix_new_file_mode(fd)  # 0600 whatever the umask: it becomes a store file (S2.6)
     return os.fdopen(fd, "wb")
 
 

@@ -21,10 +21,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from ..facts.fs import FS, read_file, store_lock
+from ..facts.store_files import KINDS, StoreFile, store_files
 from ..paths import EnginePaths
 from .bundle_format import FORMAT, FORMAT_VERSION, MANIFEST, STORE_FORMAT, classify
 from .progress import ProgressFn, no_progress
-from .store_files import KINDS, StoreFile, store_files
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,8 +103,15 @@ def export_bundle(
         with locked_stores(fs, roots):
             found = [f for scope, root in zip(scopes, roots, strict=True)
                      for f in store_files(root, scope)]
-            files = [f for f in found if classify(f"{f.scope}/{f.relative}") is not None]
-            skipped = tuple(f"{f.scope}/{f.relative}" for f in found if f not in files)
+            files: list[StoreFile] = []
+            names_refused: list[str] = []
+            for item in found:
+                name = f"{item.scope}/{item.relative}"
+                if classify(name) is None:
+                    names_refused.append(name)
+                else:
+                    files.append(item)
+            skipped = tuple(names_refused)
             entries: list[dict[str, object]] = []
             total = len(files)
             size = 0

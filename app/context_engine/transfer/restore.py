@@ -21,23 +21,24 @@ import os
 import secrets
 import shutil
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager, suppress
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from ..catalog.local import LocalCatalog
-from ..errors import ContextEngineError, FactFormatError
+from ..catalog.ops import Person, Surface
+from ..errors import FactFormatError
 from ..facts.codec import parse_fact
-from ..facts.fs import FS, atomic_write, store_lock
+from ..facts.fs import FS
 from ..facts.model import Fact, Scope, utc_now
-from ..facts.placement import StagedFile, place_files
-from ..facts.store import INDEX_NAME
+from ..facts.placement import StagedFile, StoreRestore, restore_stores
+from ..facts.store_files import is_empty_store
+from ..filemodes import make_private_dirs
 from ..paths import EnginePaths
 from .bundle_format import DEFAULT_LIMITS, SCOPE_NAMES, Limits
 from .bundle_read import Bundle, BundleFile, read_bundle
 from .progress import ProgressFn, no_progress
-from .store_files import is_empty_store
 from .writing import save_as_revision
 
 OnConflict = Literal["skip", "revision"]
@@ -191,9 +192,9 @@ def staging_area(paths: EnginePaths) -> Iterator[Path]:
     """A private folder inside the state root (S2.4), removed again whatever happens."""
     base = paths.global_data
     created = [d for d in (base, *base.parents) if not d.exists()]
-    os.makedirs(base, mode=0o700, exist_ok=True)
+    make_private_dirs(base)
     staging = base / f"import-{secrets.token_hex(8)}"
-    os.mkdir(staging, 0o700)
+    make_private_dirs(staging)
     try:
         yield staging
     finally:
@@ -210,51 +211,24 @@ def _staged(item: BundleFile) -> StagedFile:
 
 def _apply(plans: list[ScopePlan], paths: EnginePaths, check: Callable[[], None],
            progress: Callable[[int], None]) -> int:
-    """Place every planned file under both store locks; all scopes or none."""
-    fs = FS()
-    placed: list[Path] = []
-    with ExitStack() as locks:
-        for plan in plans:
-            locks.enter_context(store_lock(fs, paths.store_dir(plan.scope)))
-        try:
-            for plan in plans:
-                root = paths.store_dir(plan.scope)
-                if plan.mode == "restore" and not is_empty_store(root):
-                    raise ContextEngineError(f"the {plan.scope} store changed meanwhile; "
-                                             "run the import again")
-                files = [_staged(i) for i in plan.place if i.where.kind != "index"]
-                placed.extend(place_files(fs, root, files, check=check,
-                                          progress=lambda n: progress(len(placed) + n)))
-            for plan in plans:
-                if plan.mode == "restore":
-                    _restore_index(fs, paths.store_dir(plan.scope), plan.place)
-        except BaseException:
-            for path in reversed(placed):
-                with suppress(OSError):
-                    fs.unlink(path)
-            for directory in sorted({p.parent for p in placed}, key=lambda d: -len(d.parts)):
-                with suppress(OSError):
-                    fs.rmdir(directory)  # only ever empty ones; a store root keeps its .lock
-            raise
-    return len(placed)
+    """Hand every planned file to the stores' restore primitive; all scopes or none."""
+    stores = []
+    for plan in plans:
+        index = next((i for i in plan.place if i.where.kind == "index"), None)
+        stores.append(StoreRestore(
+            paths.store_dir(plan.scope),
+            [_staged(i) for i in plan.place if i.where.kind != "index"],
+            _staged(index) if index is not None and plan.mode == "restore" else None,
+            empty=plan.mode == "restore",
+        ))
+    return restore_stores(FS(), stores, check=check, progress=progress)
 
 
-def _restore_index(fs: FS, root: Path, items: list[BundleFile]) -> None:
-    """Only a bare index can be here (``is_empty_store``): it becomes the exported one."""
-    for item in items:
-        if item.where.kind != "index" or item.staged is None:
-            continue
-        atomic_write(fs, root / INDEX_NAME, item.staged.read_bytes())
-        os.chmod(root / INDEX_NAME, 0o600)
-        if item.mtime_ns is not None:
-            os.utime(root / INDEX_NAME, ns=(item.mtime_ns, item.mtime_ns))
-
-
-def _revise(plans: list[ScopePlan], catalog: LocalCatalog) -> list[Fact]:
+def _revise(plans: list[ScopePlan], catalog: LocalCatalog, person: Person) -> list[Fact]:
     revised = []
     for plan in plans:
         for conflict, fact, target in plan.revise:
-            saved = save_as_revision(catalog, fact, target)
+            saved = save_as_revision(catalog, fact, target, person)
             if saved is not None:
                 revised.append(saved)
                 done = f"revision {saved.revision}"
@@ -275,6 +249,7 @@ def restore_bundle(
     limits: Limits = DEFAULT_LIMITS,
     progress: ProgressFn = no_progress,
     check: Callable[[], None] = lambda: None,
+    surface: Surface = "cli",
 ) -> RestoreReport:
     """Validate the bundle, plan per scope, and (``write``) restore or merge it."""
     if not write:
@@ -289,7 +264,7 @@ def restore_bundle(
         total = sum(len(p.place) for p in plans)
         placed = _apply(plans, paths, check, lambda n: progress(n, total, "placing"))
     catalog = LocalCatalog(paths)
-    revised = _revise(plans, catalog)
+    revised = _revise(plans, catalog, Person(surface))
     if any(p.mode == "merge" or not any(i.where.kind == "index" for i in p.place)
            for p in plans):
         catalog.rebuild_indexes()

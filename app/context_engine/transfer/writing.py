@@ -14,14 +14,15 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from ..catalog.local import LocalCatalog
-from ..catalog.ops import Person, Save
+from ..catalog.ops import Person, Save, Surface
 from ..errors import AlreadyExists, ContextEngineError
 from ..facts.model import Fact
 from .candidate import Candidate, Planned
 from .plan import plan
 from .progress import ProgressFn, no_progress
 
-PERSON = Person("cli")  # an import is the person's own explicit action (S10.5)
+# An import is the person's own explicit action (S10.5), at the CLI or in the app.
+CLI_PERSON = Person("cli")
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,24 +34,26 @@ class ImportReport:
     failed: tuple[tuple[Candidate, str], ...]
 
 
-def write_fact(catalog: LocalCatalog, candidate: Candidate) -> Fact | None:
+def write_fact(catalog: LocalCatalog, candidate: Candidate, person: Person = CLI_PERSON
+               ) -> Fact | None:
     """Create ``candidate`` as a new fact (never an update); None when its name got taken."""
     try:
         # A reference names the scope, so a same-named fact in the other store is kept.
         save = Save(name=f"{candidate.scope}/{candidate.name}", title=candidate.title or None,
                     description=candidate.description, body=candidate.body, type=candidate.type,
                     scope=candidate.scope, create_only=True)
-        outcome = catalog.apply(save, PERSON)
+        outcome = catalog.apply(save, person)
     except AlreadyExists:
         return None
     return outcome.fact
 
 
-def save_as_revision(catalog: LocalCatalog, incoming: Fact, here: Fact) -> Fact | None:
+def save_as_revision(catalog: LocalCatalog, incoming: Fact, here: Fact,
+                     person: Person = CLI_PERSON) -> Fact | None:
     """``incoming``'s content as the next revision of ``here`` (None when nothing changed)."""
     save = Save(id=here.id, expected_revision=here.revision, title=incoming.title,
                 description=incoming.description, body=incoming.body, type=incoming.type)
-    return catalog.apply(save, PERSON).fact
+    return catalog.apply(save, person).fact
 
 
 def import_candidates(
@@ -60,6 +63,7 @@ def import_candidates(
     allow_flagged: Collection[int] = (),
     progress: ProgressFn = no_progress,
     check: Callable[[], None] = lambda: None,
+    surface: Surface = "cli",
 ) -> ImportReport:
     """Plan ``candidates`` again against the stores as they are now, then write the new ones.
 
@@ -80,7 +84,7 @@ def import_candidates(
             skipped.append(item)
             continue
         try:
-            fact = write_fact(catalog, item.candidate)
+            fact = write_fact(catalog, item.candidate, Person(surface))
         except ContextEngineError as exc:
             failed.append((item.candidate, exc.message))
             continue

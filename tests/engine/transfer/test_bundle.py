@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import tarfile
 from pathlib import Path
@@ -225,3 +226,16 @@ def test_a_file_name_the_bundle_cannot_hold_is_skipped_and_said(exported, tmp_pa
     assert payload["skipped"] == ["project/back\\slash.md"]
     restored = cli_json(tmp_path / "r", ws, "import", "bundle", str(out), "--yes")
     assert restored["written"] is True  # the bundle stays readable by its own reader
+
+
+def test_restored_files_are_private_whatever_the_umask(exported, tmp_path) -> None:
+    _home, ws, bundle = exported
+    target = tmp_path / "restored"
+    old = os.umask(0o277)  # would make new files read-only and folders unlistable
+    try:
+        cli_json(target, ws, "import", "bundle", str(bundle), "--yes")
+    finally:
+        os.umask(old)
+    store = paths_for(target, ws).project_store
+    modes = {p.name: p.stat().st_mode & 0o777 for p in store.rglob("*.md")}
+    assert set(modes.values()) == {0o600}, modes

@@ -69,3 +69,53 @@ def test_dry_run_and_yes_exclude_each_other(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["--home", str(tmp_path / "h"), "import", "gemini",
                                       "--dry-run", "--yes"])
     assert result.exit_code == 2
+
+
+def test_ctrl_c_during_export_leaves_no_bundle(tmp_path: Path, monkeypatch) -> None:
+    from context_engine.transfer import export
+
+    ws = workspace(tmp_path)
+    populate(paths_for(tmp_path / "home", ws))
+    real, calls = export.read_file, [0]
+
+    def interrupted(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls[0] += 1
+        if calls[0] == 4:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(export, "read_file", interrupted)
+    out = tmp_path / "out"
+    out.mkdir()
+    result = CliRunner().invoke(cli, ["--home", str(tmp_path / "home"), "--workspace", str(ws),
+                                      "export", "--out", str(out / "b.tar.gz")])
+    assert result.exit_code == 1
+    assert "export cancelled; no bundle was written" in result.stderr
+    assert list(out.iterdir()) == []
+
+
+def test_ctrl_c_during_a_restore_leaves_the_stores_unchanged(tmp_path: Path, monkeypatch
+                                                            ) -> None:
+    from context_engine.facts import placement
+    from support.bundles import store_files_of
+
+    ws = workspace(tmp_path)
+    populate(paths_for(tmp_path / "home", ws))
+    bundle = tmp_path / "b.tar.gz"
+    base = ["--home", str(tmp_path / "home"), "--workspace", str(ws)]
+    assert CliRunner().invoke(cli, [*base, "export", "--out", str(bundle)]).exit_code == 0
+    real, calls = placement._place, [0]
+
+    def interrupted(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls[0] += 1
+        if calls[0] == 8:  # in the global store, after the whole project store
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(placement, "_place", interrupted)
+    target = tmp_path / "new"
+    result = CliRunner().invoke(cli, ["--home", str(target), "--workspace", str(ws), "import",
+                                      "bundle", str(bundle), "--yes"])
+    assert result.exit_code == 1
+    assert "import cancelled; the stores are unchanged" in result.stderr
+    assert store_files_of(target) == {}

@@ -126,7 +126,7 @@ class BundlePresenter(QObject):
         def work(token: CancelToken) -> RestoreReport:
             return restore_bundle(paths, Path(path), write=True,
                                   on_conflict="revision" if choice == "revision" else "skip",
-                                  check=token.check)
+                                  check=token.check, surface="app")
 
         self.tasks.write(Op("Importing bundle", work, self.restored.emit, self._on_failed,
                             long=True))

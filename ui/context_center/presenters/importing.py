@@ -84,7 +84,7 @@ class ImportPresenter(QObject):
             catalog = self.backend.local_catalog()
             return import_candidates(catalog, candidates, allow_flagged=allowed,
                                      progress=lambda d, t, _w: self.progressed.emit(d, t),
-                                     check=token.check)
+                                     check=token.check, surface="app")
 
         self.dialog.set_busy(True, f"Importing {len(candidates)} memories…")
         self._op = self.tasks.write(Op("Importing memories", work, self._on_imported,

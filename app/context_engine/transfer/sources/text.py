@@ -114,14 +114,19 @@ def name_from(text: str) -> str:
 
 
 def first_line(body: str) -> str:
-    """The first non-empty, non-heading line of a body, without list markers, bounded."""
+    """The first paragraph (or list item) of a body that is not a heading, bounded."""
+    paragraph: list[str] = []
     for line in body.splitlines():
         stripped = line.strip()
+        if paragraph and (not stripped or re.match(r"^(?:[-*+#]|\d+[.)])\s", stripped)):
+            break
         if not stripped or stripped.startswith("#") or stripped == "---":
             continue
-        stripped = re.sub(r"^(?:[-*+]\s+|\d+[.)]\s+)", "", stripped)
-        return clip(stripped)
-    return ""
+        item = re.sub(r"^(?:[-*+]\s+|\d+[.)]\s+)", "", stripped)
+        if item != stripped:
+            return clip(item)
+        paragraph.append(stripped)
+    return clip(" ".join(paragraph))
 
 
 def clip(text: str, limit: int = DESCRIPTION_CHARS) -> str:

@@ -8,9 +8,9 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..facts.archive import regular_md_files
-from ..facts.ids import is_valid_id
-from ..facts.store import ARCHIVE_DIR, INDEX_NAME, REVISIONS_DIR
+from .archive import regular_md_files
+from .ids import is_valid_id
+from .store import ARCHIVE_DIR, INDEX_NAME, REVISIONS_DIR
 
 KINDS = ("fact", "index", "archive", "revision")
 
