@@ -71,10 +71,13 @@ def _strong(query: Query, pool: SparseIndex) -> frozenset[str]:
 def _named_single(
     ranked: list[Ranked], query: Query, fact_of: Callable[[str], Fact]
 ) -> tuple[list[Ranked], list[Ranked]]:
-    """Hits that passed the gate on one long word (S8.5's short-query rule) must carry that
-    word in their name, title or description: a one-word request is about a fact named by it,
-    not one that mentions it in passing."""
+    """Hits that passed the gate on one long word (S8.5's short-query rule) while the request
+    also named something else must carry that word in their name, title or description: the
+    request is about a fact named by it, not one that mentions it in passing. A request that is
+    that one word (``weasyprint``, ``check weasyprint``) takes every fact mentioning it."""
     counting = _counting_bits(query) & ~_bits_of(query, query.weak)
+    if len(_subject_terms(query)) < 2:
+        return list(ranked), []
     distinctive = _bits_of(query, query.distinctive)
     kept: list[Ranked] = []
     loose: list[Ranked] = []
