@@ -567,10 +567,14 @@ class Recaller:
         if len(scored.slots) == 0:
             return
         adjusted, stale = boosted(shadow, scored, now_us)
-        order = np.argsort(-adjusted, kind="stable")
-        counts[LOST_OVERRIDE] = len(order)
+        counts[LOST_OVERRIDE] = len(adjusted)
+        # Score, then id: never slot order (a restored index numbers slots differently).
+        order = sorted(
+            range(len(adjusted)),
+            key=lambda i: (-adjusted[i], self._fact_id(shadow.key(int(scored.slots[i])))),
+        )
         out: list[TraceDrop] = []
-        for i in order[:DROPPED_DETAIL].tolist():
+        for i in order[:DROPPED_DETAIL]:
             reference = shadow.key(int(scored.slots[i]))
             winner = self._tracker.overrider(reference)
             detail = f"overridden by {winner[0]} (same {winner[1]})" if winner else ""
