@@ -8,8 +8,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-import numpy as np
-
 from ..facts.freshness import freshness
 from ..facts.model import Diagnostic, Fact
 from .block import DEFAULT_BUDGET, DEFAULT_LIMIT, BlockHit, build_block, clamp_budget, clamp_limit
