@@ -36,6 +36,16 @@ IMPORT_ALREADY_LOADED = "import_already_loaded"
 IMPORT_NOT_OWN_LINE = "import_not_own_line"
 INSTRUCTIONS_LARGE = "instructions_large"
 IMPORT_MENTION = "import_not_a_file"
+# Codes that report, rather than refuse: nothing was lost.
+INFO_CODES: frozenset[str] = frozenset(
+    {
+        DOCUMENT_DUPLICATE,
+        IMPORT_ALREADY_LOADED,
+        IMPORT_NOT_OWN_LINE,
+        INSTRUCTIONS_LARGE,
+        IMPORT_MENTION,
+    }
+)
 WORKSPACE_UNREADABLE = "workspace_unreadable"
 RESOLVER_ERROR = "resolver_error"
 

@@ -9,7 +9,7 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
-from .model import InstructionDiagnostic, InstructionDocument, Resolution
+from .model import INFO_CODES, InstructionDiagnostic, InstructionDocument, Resolution
 
 
 def printable(text: str) -> str:
@@ -84,8 +84,9 @@ def format_report(resolution: Resolution) -> str:
     if resolution.diagnostics:
         lines.append("Diagnostics:")
         for diag in resolution.diagnostics:
+            note = " (note)" if diag.code in INFO_CODES else ""
             lines.append(
-                f"  {diag.code} at {_where(diag.source, diag.line)}: "
+                f"  {diag.code}{note} at {_where(diag.source, diag.line)}: "
                 f"{printable(diag.path)}: {printable(diag.message)}"
             )
     else:

@@ -8,8 +8,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-import numpy as np
-
 from ..facts.freshness import freshness
 from ..facts.model import Diagnostic, Fact
 from .block import DEFAULT_BUDGET, DEFAULT_LIMIT, BlockHit, build_block, clamp_budget, clamp_limit
@@ -71,10 +69,13 @@ def _strong(query: Query, pool: SparseIndex) -> frozenset[str]:
 def _named_single(
     ranked: list[Ranked], query: Query, fact_of: Callable[[str], Fact]
 ) -> tuple[list[Ranked], list[Ranked]]:
-    """Hits that passed the gate on one long word (S8.5's short-query rule) must carry that
-    word in their name, title or description: a one-word request is about a fact named by it,
-    not one that mentions it in passing."""
+    """Hits that passed the gate on one long word (S8.5's short-query rule) while the request
+    also named something else must carry that word in their name, title or description: the
+    request is about a fact named by it, not one that mentions it in passing. A request that is
+    that one word (``weasyprint``, ``check weasyprint``) takes every fact mentioning it."""
     counting = _counting_bits(query) & ~_bits_of(query, query.weak)
+    if len(_subject_terms(query)) < 2:
+        return list(ranked), []
     distinctive = _bits_of(query, query.distinctive)
     kept: list[Ranked] = []
     loose: list[Ranked] = []
@@ -564,10 +565,14 @@ class Recaller:
         if len(scored.slots) == 0:
             return
         adjusted, stale = boosted(shadow, scored, now_us)
-        order = np.argsort(-adjusted, kind="stable")
-        counts[LOST_OVERRIDE] = len(order)
+        counts[LOST_OVERRIDE] = len(adjusted)
+        # Score, then id: never slot order (a restored index numbers slots differently).
+        order = sorted(
+            range(len(adjusted)),
+            key=lambda i: (-adjusted[i], self._fact_id(shadow.key(int(scored.slots[i])))),
+        )
         out: list[TraceDrop] = []
-        for i in order[:DROPPED_DETAIL].tolist():
+        for i in order[:DROPPED_DETAIL]:
             reference = shadow.key(int(scored.slots[i]))
             winner = self._tracker.overrider(reference)
             detail = f"overridden by {winner[0]} (same {winner[1]})" if winner else ""

@@ -117,12 +117,19 @@ def rank(
     )
     head = [record(i) for i in head_idx]
     below_idx = np.flatnonzero(~keep)
-    if len(below_idx) > detail:
-        below_idx = below_idx[np.argpartition(-adjusted[below_idx], detail)[:detail]]
-    below_idx = below_idx[np.argsort(-adjusted[below_idx], kind="stable")]
+    if len(below_idx) > detail > 0:
+        # Everything scoring at least the detail-th best (ties at the cut included).
+        cut = -np.partition(-adjusted[below_idx], detail - 1)[detail - 1]
+        below_idx = below_idx[adjusted[below_idx] >= cut]
+    # The same total order as the head (score, newer, id): slot order differs between a
+    # fresh build and a restored index, so it must never decide what the trace lists.
+    below_sorted = sorted(
+        below_idx.tolist(),
+        key=lambda i: (-adjusted[i], -updated[i], fact_id(index.key(int(scored.slots[i])))),
+    )[:detail]
     return Ranking(
         head=head,
-        below=[record(int(i)) for i in below_idx],
+        below=[record(int(i)) for i in below_sorted],
         kept=len(kept),
         below_total=int(len(adjusted) - len(kept)),
     )

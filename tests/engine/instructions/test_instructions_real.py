@@ -117,3 +117,16 @@ def test_large_instruction_block_warns_locally(tmp_path: Path) -> None:
     assert "instructions_large" not in block
     _, small = _resolve(tmp_path / "small", {"AGENTS.md": AGENTS})
     assert small == []
+
+
+def test_cli_report_marks_informational_diagnostics(tmp_path: Path) -> None:
+    from context_engine.instructions import format_report
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "AGENTS.md").write_text(AGENTS, encoding="utf-8")
+    (ws / "CLAUDE.md").write_text("@AGENTS.md\n@docs/missing.md\n", encoding="utf-8")
+    (tmp_path / "home").mkdir()
+    report = format_report(resolve_instructions(engine_paths(tmp_path / "home", ws)))
+    assert "  import_already_loaded (note) at " in report
+    assert "  import_unreadable at " in report  # a refusal is not a note

@@ -41,6 +41,10 @@ FACTS: list[dict[str, str]] = [
      "body": "Lint config lives in packages/eslint-config."},
     {"name": "dotfiles", "description": "Shell setup",
      "body": "The zsh config uses starship and zoxide."},
+    {"name": "commit-msg-zh", "title": "提交信息用中文写", "description": "提交信息的语言",
+     "body": "本仓库的提交信息用中文写，不要加 emoji。"},
+    {"name": "local-tests-zh", "title": "本地测试", "description": "测试之前",
+     "body": "本地运行测试前先启动数据库。"},
 ]
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
@@ -72,6 +76,9 @@ TURNS: dict[str, str] = {
     "stripe webhook received twice: duplicates by event id?": "focus_on_subject",
     "what is the staging url": "stale_beside_fresh,gate_stopwords_generic",
     "something is off with the config": "one_word_named,gate_stopwords_generic",
+    "提交信息用什么格式写": "",
+    "提交信息": "",
+    "运行测试": "gate_stopwords_generic",
 }
 
 

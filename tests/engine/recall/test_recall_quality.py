@@ -124,6 +124,8 @@ def test_one_word_match_must_name_the_fact() -> None:
         fact("dotfiles", "Shell setup; the zsh config uses starship.", title="Dotfiles"),
     ]
     assert names(Recaller(store), "something is off with the config") == ["eslint"]
+    # A request that is just the word takes every fact that mentions it.
+    assert sorted(names(Recaller(store), "config")) == ["dotfiles", "eslint"]
 
 
 def test_quality_set_targets() -> None:
