@@ -78,7 +78,7 @@ def open_prefix(
     facts = sources.active_facts()  # as is: the engine recognises its own snapshot
     instructions = sources.instructions()
     block = instructions.block if with_instructions else ""
-    prefix = build_stable_prefix(build_memory_block(facts), block)
+    prefix = build_stable_prefix(build_memory_block(facts, scrub=sources.scrub), block)
     return sources.scrub(prefix), Baseline.capture(facts, instructions.documents)
 
 
