@@ -5,7 +5,6 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-
 from context_engine.facts.model import Fact
 from context_engine.session.prefix import (
     GLOBAL_HEADING,
@@ -40,7 +39,8 @@ def test_block_fits_the_bound_at_any_size(count: int) -> None:
     if count >= 102:
         index = block.split(INDEX_HEADING, 1)[1].splitlines()
         shown = [line for line in index if line.startswith("- [")]
-        assert index[-1] == f"… and {count - len(shown)} more facts: search them with the memory tool"
+        more = count - len(shown)
+        assert index[-1] == f"… and {more} more facts: search them with the memory tool"
         assert len(shown) > 20
 
 
@@ -56,8 +56,15 @@ def test_project_before_global_on_equal_timestamps() -> None:
     same = BASE
     facts = [
         Fact(
-            id=f"mem-{s}-{i}", revision=1, name=f"{s}-{i:04d}", title="", description="x" * 120,
-            type="reference", scope=s, body="", updated_at=same,  # type: ignore[arg-type]
+            id=f"mem-{s}-{i}",
+            revision=1,
+            name=f"{s}-{i:04d}",
+            title="",
+            description="x" * 120,
+            type="reference",
+            scope=s,
+            body="",
+            updated_at=same,  # type: ignore[arg-type]
         )
         for i in range(200)
         for s in ("global", "project")

@@ -135,8 +135,14 @@ def build_memory_block(
         heading = f"### {one_line(fact.display_title)} (global/{fact.type})"
         sections.append(scrub(f"{heading}\n\n{fact.body.strip()}"))
     tail = [INDEX_HEADING, INDEX_PREAMBLE]
-    whole = _join([*head, *([GLOBAL_HEADING, *sections] if sections else []), *tail,
-                   "\n".join(lines.values()) if lines else EMPTY_INDEX])
+    whole = _join(
+        [
+            *head,
+            *([GLOBAL_HEADING, *sections] if sections else []),
+            *tail,
+            "\n".join(lines.values()) if lines else EMPTY_INDEX,
+        ]
+    )
     if len(whole) <= bound:
         return whole
     return _bounded(guidance, sections, ordered, lines, bound)
@@ -169,8 +175,12 @@ def _bounded(
                 break
             kept.append(text)
             used += len(text) + 2
-    parts = [MEMORY_HEADING, *([GLOBAL_HEADING, *kept] if kept else []), INDEX_HEADING,
-             INDEX_PREAMBLE]
+    parts = [
+        MEMORY_HEADING,
+        *([GLOBAL_HEADING, *kept] if kept else []),
+        INDEX_HEADING,
+        INDEX_PREAMBLE,
+    ]
     room = bound - len(_join(parts)) - 2 - more_room
     chosen: set[str] = set()
     for fact in sorted(ordered, key=_newest_first):
