@@ -80,7 +80,22 @@ def _payload(
 def summary_cmd(ctx: CliContext) -> None:
     """Instructions, facts (id, revision, scope, type, freshness), archive and store locations."""
     payload, text = summary(ctx.catalog())
-    ctx.emit(payload, text)
+    if ctx.json:
+        ctx.emit(payload, text)
+    else:
+        page(text)
+
+
+def page(text: str) -> None:
+    """Through a pager on a terminal like git (``$PAGER``, else ``less -FRX``); plain if piped."""
+    import os
+    import sys
+
+    if not sys.stdout.isatty():
+        click.echo(text)
+        return
+    os.environ.setdefault("LESS", "FRX")  # short output prints and exits, as with git
+    click.echo_via_pager(text)
 
 
 @memory.command("revisions")
