@@ -34,6 +34,7 @@ TOP_LEVEL: dict[str, tuple[str, str]] = {
     "hook": ("agent_cmds", "hook"),
     "import": ("transfer_cmds", "import_group"),
     "export": ("transfer_cmds", "export_cmd"),
+    "proposals": ("proposals_cmds", "proposals"),
 }
 
 # ``memory`` subcommand -> (module whose ``@memory.command`` defines it, attribute)
@@ -75,6 +76,7 @@ SHORT_HELP: dict[str, str] = {
     "hook": "Answer one agent hook: JSON on stdin, the context to add as JSON on stdout.",
     "import": "Bring memories in: from Claude Code, Codex, Gemini CLI, or an exported bundle.",
     "export": "Write both stores (facts, revisions, archive) to a portable bundle.",
+    "proposals": "Writes an agent asked for when no person could confirm them (bare: list).",
 }
 
 # The first line of each ``memory`` subcommand's help.

@@ -8,9 +8,11 @@ explicit approval runs the call again with a one-time approval bound to the same
 (the policy re-checks everything, and writes stay create-only). A client that cannot answer an
 elicitation gets the refusal reason and nothing is written.
 
-The elicitation message is the approval notification of ``policy/notify.py`` — the tool name
-only, never a fact's name, reason or content (S7.4): the client already shows the person the
-tool call's arguments, and the refusal text the model gets carries the policy's reason.
+Arguments are checked against the advertised schemas before anything runs or anyone is asked
+(``tools_validate.py``). The elicitation message names the product and shows what would be
+written (paths scrubbed, S7.4). When no person can answer — the client has no elicitation, or a
+headless ``claude -p`` answers for nobody — the write is kept as a proposal for a person to
+review (S15.2), never made; the model is told "declined" only when a person declined.
 """
 
 from __future__ import annotations
@@ -40,8 +42,16 @@ CONFIRM_SCHEMA: dict[str, Any] = {
     },
     "required": [APPROVE_FIELD],
 }
+PRODUCT = "Context Engine"
 NO_PERSON = "no person can confirm this write (the client does not support elicitation)"
 DECLINED = "the person declined the write"
+# MCP tool annotations (clients such as Codex decide on approvals from them).
+ANNOTATIONS: dict[str, dict[str, bool]] = {
+    "memory": {"read_only_hint": True, "destructive_hint": False, "idempotent_hint": True},
+    "remember": {"read_only_hint": False, "destructive_hint": False, "idempotent_hint": False},
+    "forget": {"read_only_hint": False, "destructive_hint": True, "idempotent_hint": True},
+}
+TITLES = {"memory": "Search memory", "remember": "Remember a fact", "forget": "Forget a fact"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +75,7 @@ class ToolReply:
     is_error: bool = False
     needs_person: str | None = None
     ask: str = ""
+    request: ConfirmationRequest | None = None
 
 
 class ToolHost(Protocol):
@@ -78,10 +89,38 @@ class ToolHost(Protocol):
         """Run one call; ``approved`` grants one confirmation for exactly these arguments."""
         ...
 
+    def keep(self, name: str, args: Mapping[str, Any], reply: ToolReply, agent: str) -> str:
+        """Keep a call no person could confirm as a proposal; the text the model gets."""
+        ...
+
 
 def refused_text(reason: str) -> str:
     """The tool result when nothing was written."""
     return f"Refused: {reason}. Nothing was written."
+
+
+def server_version() -> str:
+    """This installation's version (empty when the package metadata is missing)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("context-center")
+    except PackageNotFoundError:
+        return ""
+
+
+def nobody_answers() -> bool:
+    """True under a headless ``claude -p``, which answers every elicitation without a person."""
+    import os
+
+    return os.environ.get("CLAUDE_CODE_ENTRYPOINT") in ("sdk-cli", "sdk-ts", "sdk-py")
+
+
+def client_name(ctx: ServerRequestContext[Any, Any]) -> str:
+    """The client's declared name (``claude-code``, ``codex-mcp-client``, …)."""
+    params = ctx.session.client_params
+    info = params.client_info if params is not None else None
+    return info.name if info is not None else "unknown client"
 
 
 def client_can_elicit(ctx: ServerRequestContext[Any, Any]) -> bool:
@@ -100,6 +139,11 @@ def _accepted(result: Any) -> bool:
     return action == "accept" and content.get(APPROVE_FIELD) is True
 
 
+def _no_decision(answer: Any) -> bool:
+    """A non-yes that is no person's decision: dismissed, or answered with nobody there."""
+    return getattr(answer, "action", None) == "cancel" or nobody_answers()
+
+
 def build_server(host: ToolHost, *, version: str = "") -> Server[Any]:
     """The low-level MCP server over ``host`` (exact schemas, so not the decorator API)."""
     import anyio
@@ -108,12 +152,21 @@ def build_server(host: ToolHost, *, version: str = "") -> Server[Any]:
     from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
     from ..policy.permission import argument_digest
+    from .validate import schema_error
 
     defs = {tool.name: tool for tool in host.tool_defs()}
 
     def listed() -> list[types.Tool]:
         return [
-            types.Tool(name=t.name, description=t.description, input_schema=dict(t.input_schema))
+            types.Tool(
+                name=t.name,
+                title=TITLES.get(t.name),
+                description=t.description,
+                input_schema=dict(t.input_schema),
+                annotations=types.ToolAnnotations(
+                    title=TITLES.get(t.name), open_world_hint=False, **ANNOTATIONS.get(t.name, {})
+                ),
+            )
             for t in defs.values()
         ]
 
@@ -137,20 +190,34 @@ def build_server(host: ToolHost, *, version: str = "") -> Server[Any]:
         args = dict(params.arguments or {})
         if name not in defs:
             return result(ToolReply(f"unknown tool: {name}", is_error=True))
+        problem = schema_error(name, params.arguments or {})
+        if problem is not None:  # before the policy, and before any person is asked
+            return result(ToolReply(f"Error: {problem}. Nothing was written.", is_error=True))
         digest = argument_digest(name, args)  # binds an elicitation round to these arguments
         responses = params.input_responses or {}
-        if CONFIRM_KEY in responses:
+        answer_round = responses.get(CONFIRM_KEY) if CONFIRM_KEY in responses else None
+        if answer_round is not None and params.request_state == digest:
             # Retry round of a 2026-07-28 elicitation: only the round we asked for counts.
-            if params.request_state == digest and _accepted(responses[CONFIRM_KEY]):
+            if _accepted(answer_round):
                 return result(await run(name, args, True))
+        elif CONFIRM_KEY in responses:
             return result(ToolReply(refused_text(DECLINED), is_error=True))
         reply = await run(name, args, False)
         if reply.needs_person is None:
             return result(reply)
-        no_person = ToolReply(refused_text(f"{reply.needs_person}; {NO_PERSON}"), is_error=True)
+
+        async def no_person() -> types.CallToolResult:
+            agent = client_name(ctx)
+            kept = await anyio.to_thread.run_sync(lambda: host.keep(name, args, reply, agent))
+            return result(ToolReply(kept))
+
+        if answer_round is not None:  # the person's answer to our round was not a yes
+            if _no_decision(answer_round):
+                return await no_person()
+            return result(ToolReply(refused_text(DECLINED), is_error=True))
         if not client_can_elicit(ctx):
-            return result(no_person)
-        message = reply.ask or f"Approve the agent's `{name}` memory call?"
+            return await no_person()
+        message = reply.ask or f"{PRODUCT}: approve the agent's `{name}` memory call?"
         if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
             form = types.ElicitRequestFormParams(message=message, requested_schema=CONFIRM_SCHEMA)
             return types.InputRequiredResult(
@@ -162,14 +229,17 @@ def build_server(host: ToolHost, *, version: str = "") -> Server[Any]:
             )
         except Exception:
             # Any failure to ask (no back channel, client error, bad reply) means no person.
-            return result(no_person)
+            return await no_person()
         if not _accepted(answer):
+            if _no_decision(answer):
+                return await no_person()
             return result(ToolReply(refused_text(DECLINED), is_error=True))
         return result(await run(name, args, True))
 
     return Server(
         SERVER_NAME,
-        version=version,
+        version=version or server_version(),
+        title=PRODUCT,
         instructions=(
             "Project and global memory for this workspace: search and read facts with `memory`, "
             "save durable facts with `remember`, archive wrong ones with `forget`."
@@ -195,7 +265,10 @@ class EngineToolHost:
     """The three agent tools of one engine, run as a headless controller owning the store."""
 
     def __init__(self, engine: ContextEngine) -> None:
+        import secrets
+
         self.engine = engine
+        self.session = f"mcp-{secrets.token_hex(4)}"  # one server process = one agent session
 
     def tool_defs(self) -> Sequence[ToolDef]:
         """The fixed tool specs (S9.2)."""
@@ -219,11 +292,32 @@ class EngineToolHost:
         if outcome.written or outcome.ran:
             return ToolReply(outcome.result)
         if asked.request is not None:
-            from ..policy.notify import approval_notification
-
-            ask = approval_notification(asked.request)
-            return ToolReply(refused_text(outcome.reason), True, outcome.reason, ask)
+            ask = self.engine.scrub(elicitation_message(asked.request))
+            return ToolReply(refused_text(outcome.reason), True, outcome.reason, ask, asked.request)
         return ToolReply(_refusal(outcome.reason, outcome.result), is_error=True)
+
+    def keep(self, name: str, args: Mapping[str, Any], reply: ToolReply, agent: str) -> str:
+        """Keep the call as a proposal for this workspace (S15.2); the model's text."""
+        from ..proposals.review import keep, kept_text
+
+        reason = reply.needs_person or "a person must confirm this write"
+        if reply.request is None:
+            return refused_text(f"{reason}; {NO_PERSON}")
+        proposal = keep(
+            self.engine.paths, name, args, reply.request, agent=agent, session=self.session
+        )
+        return self.engine.scrub(kept_text(proposal, reason))
+
+
+def elicitation_message(request: ConfirmationRequest) -> str:
+    """What the person is asked: the product, the change, the policy's reason, the content."""
+    change = "archive" if request.tool == "forget" else "save"
+    body = request.diff or request.content
+    return (
+        f"{PRODUCT}: the agent wants to {change} {request.reference} "
+        f"({request.scope}/{request.type}, {request.revision_label}).\n"
+        f"A person must confirm because: {request.reason}.\n\n{body.rstrip()}"
+    )
 
 
 def _refusal(reason: str, result: str) -> str:

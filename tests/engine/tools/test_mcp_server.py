@@ -64,8 +64,11 @@ def assert_private(paths: EnginePaths, output: str) -> None:
 
 
 async def accept(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
-    assert "`remember`" in params.message or "`forget`" in params.message  # tool name (S7.4)
-    assert "global" not in params.message and "tabs" not in params.message
+    # The product, the change and its content, never a local path (S7.4).
+    assert params.message.startswith("Context Engine: the agent wants to ")
+    assert "global/prefers-tabs.md" in params.message
+    assert "Always indent with tabs." in params.message
+    assert "/home/" not in params.message and "/tmp/" not in params.message
     return types.ElicitResult(action="accept", content={"approve": True})
 
 
@@ -94,8 +97,9 @@ def test_tools_search_read_write_and_refuse_without_elicitation(paths: EnginePat
             assert "project/deploy-window.md" in text(found) and not found.is_error
             assert "Tuesdays" in text(read)
             assert not saved.is_error and "project/release-target.md" in text(saved)
-            assert refused.is_error and "global memory requires confirmation" in text(refused)
-            assert "Nothing was written" in text(refused)
+            # No elicitation: kept for a person to review, not written, and not "declined".
+            assert "Kept for review, not written: global memory requires" in text(refused)
+            assert "declined" not in text(refused) and "prop-" in text(refused)
 
     anyio.run(main)
     facts = active(paths)
