@@ -104,7 +104,7 @@ def test_invalid_arguments_are_refused_before_anyone_is_asked(
     anyio.run(main)
     assert asked == []
     assert active(paths) == {}
-    assert store_for(paths).list() == []
+    assert store_for(paths).entries() == []
 
 
 def test_client_without_elicitation_keeps_a_proposal_accept_writes_it(paths: EnginePaths) -> None:
@@ -118,7 +118,7 @@ def test_client_without_elicitation_keeps_a_proposal_accept_writes_it(paths: Eng
     assert answer.startswith("Kept for review, not written: only explicitly classified")
     assert "declined" not in answer and str(paths.home) not in answer
     assert active(paths) == {}  # a proposal, not a fact
-    [kept] = store_for(paths).list()
+    [kept] = store_for(paths).entries()
     assert kept.id in answer and kept.tool == "remember" and kept.agent
     assert kept.reference == "project/prefers-tabs.md"
     file = paths.workspace_data / "proposals.json"
@@ -130,7 +130,7 @@ def test_client_without_elicitation_keeps_a_proposal_accept_writes_it(paths: Eng
     done = cli(paths, "proposals", "accept", kept.id)
     assert done.returncode == 0, done.stderr
     assert active(paths) == {"project/prefers-tabs.md": "Always indent with tabs."}
-    assert store_for(paths).list() == []
+    assert store_for(paths).entries() == []
 
 
 def test_accept_after_a_concurrent_change_is_a_conflict(paths: EnginePaths) -> None:
@@ -139,16 +139,16 @@ def test_accept_after_a_concurrent_change_is_a_conflict(paths: EnginePaths) -> N
             await client.call_tool("remember", USER_FACT)
 
     anyio.run(main)
-    [kept] = store_for(paths).list()
+    [kept] = store_for(paths).entries()
     # Someone else creates the same fact before the person accepts.
     Memory(paths).save(name="prefers-tabs", description="d", body="Spaces, two.", type="user")
     done = cli(paths, "--json", "proposals", "accept", kept.id)
     assert done.returncode == 1
     assert json.loads(done.stdout)["error"]["code"] == "conflict"
     assert active(paths) == {"project/prefers-tabs.md": "Spaces, two."}  # not overwritten
-    assert [p.id for p in store_for(paths).list()] == [kept.id]  # still there to dismiss
+    assert [p.id for p in store_for(paths).entries()] == [kept.id]  # still there to dismiss
     gone = cli(paths, "proposals", "dismiss", kept.id)
-    assert gone.returncode == 0 and store_for(paths).list() == []
+    assert gone.returncode == 0 and store_for(paths).entries() == []
 
 
 def test_headless_claude_answer_is_not_a_person_declining(paths: EnginePaths) -> None:
@@ -173,5 +173,5 @@ def test_a_secret_is_refused_outright_never_kept(paths: EnginePaths) -> None:
 
     answer = anyio.run(main)
     assert "neither written nor kept" in answer
-    assert store_for(paths).list() == [] and active(paths) == {}
+    assert store_for(paths).entries() == [] and active(paths) == {}
     assert not (paths.workspace_data / "proposals.json").exists()

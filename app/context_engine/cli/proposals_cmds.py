@@ -26,7 +26,7 @@ def list_cmd(ctx: CliContext) -> None:
     """Every kept proposal: id, time, agent, session, the write and the policy's reason."""
     from ..proposals.review import store_for
 
-    kept = store_for(ctx.paths()).list()
+    kept = store_for(ctx.paths()).entries()
     lines = [
         f"{p.id}  {p.created_at}  {p.agent} ({p.session})  {p.tool} {p.reference}\n"
         f"    why a person must confirm: {p.reason}"

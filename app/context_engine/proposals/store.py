@@ -34,7 +34,7 @@ class ProposalStore:
         self.path = directory / FILE_NAME
         self.limit = limit
 
-    def list(self) -> list[Proposal]:
+    def entries(self) -> list[Proposal]:
         """Every kept proposal, oldest first; empty when there is no file (reads create none)."""
         try:
             text = self.path.read_text("utf-8")
@@ -51,9 +51,9 @@ class ProposalStore:
 
     def get(self, proposal_id: str) -> Proposal:
         """One proposal by id (a unique prefix is enough)."""
-        matches = [p for p in self.list() if p.id == proposal_id]
+        matches = [p for p in self.entries() if p.id == proposal_id]
         if not matches:
-            matches = [p for p in self.list() if p.id.startswith(proposal_id)]
+            matches = [p for p in self.entries() if p.id.startswith(proposal_id)]
         if len(matches) != 1:
             raise FactNotFound(f'proposal "{proposal_id}" not found')
         return matches[0]
@@ -61,7 +61,7 @@ class ProposalStore:
     def add(self, proposal: Proposal) -> Proposal:
         """Keep ``proposal``; the same call again replaces the older one (keeping its id)."""
         with self._locked():
-            kept = self.list()
+            kept = self.entries()
             same = next((p for p in kept if p.digest == proposal.digest), None)
             if same is not None:
                 kept.remove(same)
@@ -74,7 +74,7 @@ class ProposalStore:
         """Drop one proposal (after it was accepted or dismissed)."""
         with self._locked():
             found = self.get(proposal_id)
-            self._write([p for p in self.list() if p.id != found.id])
+            self._write([p for p in self.entries() if p.id != found.id])
         return found
 
     @contextlib.contextmanager
