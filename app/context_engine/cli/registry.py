@@ -35,6 +35,9 @@ TOP_LEVEL: dict[str, tuple[str, str]] = {
     "import": ("transfer_cmds", "import_group"),
     "export": ("transfer_cmds", "export_cmd"),
     "proposals": ("proposals_cmds", "proposals"),
+    "install": ("install_cmds", "install_cmd"),
+    "uninstall": ("install_cmds", "uninstall_cmd"),
+    "doctor": ("install_cmds", "doctor_cmd"),
 }
 
 # ``memory`` subcommand -> (module whose ``@memory.command`` defines it, attribute)
@@ -77,6 +80,9 @@ SHORT_HELP: dict[str, str] = {
     "import": "Bring memories in: from Claude Code, Codex, Gemini CLI, or an exported bundle.",
     "export": "Write both stores (facts, revisions, archive) to a portable bundle.",
     "proposals": "Writes an agent asked for when no person could confirm them (bare: list).",
+    "install": "Add our hooks and MCP server to the agent's settings (merged, with a backup).",
+    "uninstall": "Remove exactly what install added (untouched files come back byte-identical).",
+    "doctor": "Check the set-up: run each hook once, sizes against the agent's limit, `mcp list`.",
 }
 
 # The first line of each ``memory`` subcommand's help.
