@@ -103,9 +103,3 @@ def doctor_cmd(ctx: CliContext, agent: str | None, scope: str | None, no_agent: 
         sys.exit(1)
     click.echo("all good.")
 
-
-def register(group: click.Group) -> None:
-    """Attach ``install``, ``uninstall`` and ``doctor`` to the top-level CLI."""
-    group.add_command(install_cmd)
-    group.add_command(uninstall_cmd)
-    group.add_command(doctor_cmd)

@@ -77,7 +77,3 @@ def dismiss_cmd(ctx: CliContext, proposal_id: str) -> None:
     gone = dismiss(ctx.paths(), proposal_id)
     ctx.emit({"id": gone.id, "dismissed": True}, f"Dismissed {gone.id}; nothing was written.")
 
-
-def register(group: click.Group) -> None:
-    """Attach ``proposals`` to the top-level CLI."""
-    group.add_command(proposals)

@@ -100,13 +100,10 @@ def refused_text(reason: str) -> str:
 
 
 def server_version() -> str:
-    """This installation's version (empty when the package metadata is missing)."""
-    from importlib.metadata import PackageNotFoundError, version
+    """This installation's version."""
+    from .. import __version__
 
-    try:
-        return version("context-center")
-    except PackageNotFoundError:
-        return ""
+    return __version__
 
 
 def nobody_answers() -> bool:

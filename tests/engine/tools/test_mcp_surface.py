@@ -17,7 +17,7 @@ from context_engine.paths import EnginePaths
 from context_engine.proposals.review import store_for
 from mcp import Client, StdioServerParameters
 
-APP = Path(__file__).resolve().parents[2] / "app"
+APP = Path(__file__).resolve().parents[3] / "app"
 USER_FACT = {
     "name": "prefers-tabs",
     "description": "Indentation preference",

@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 
 from context_engine.facts.memory import Memory
-from store_helpers import make_paths
+from support.store import make_paths
 
-APP = Path(__file__).resolve().parents[2] / "app"
+APP = Path(__file__).resolve().parents[3] / "app"
 
 
 def _setup(tmp_path: Path) -> list[str]:
