@@ -8,6 +8,7 @@ output object for ``SessionStart`` and ``BeforeAgent``. An empty object adds not
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -68,9 +69,18 @@ class HookPayload:
         return cls(
             session_id=_str(data.get("session_id")) or "default",
             cwd=_str(data.get("cwd")) or None,
-            prompt=_str(data.get("prompt")),
+            prompt=user_prompt(_str(data.get("prompt"))),
             event=_str(data.get("hook_event_name")) or None,
         )
+
+
+# Gemini CLI puts earlier hook context in front of the prompt it hands the next hook.
+_HOST_CONTEXT = re.compile(r"\A(?:\s*<hook_context>.*?</hook_context>)+\s*", re.S)
+
+
+def user_prompt(text: str) -> str:
+    """The person's own words: host-added ``<hook_context>`` blocks in front are dropped (S8.1)."""
+    return _HOST_CONTEXT.sub("", text)
 
 
 def _str(value: Any) -> str:

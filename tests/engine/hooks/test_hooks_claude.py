@@ -146,3 +146,16 @@ def test_unknown_event_and_bad_input_add_nothing(env: tuple[Path, Path, EnginePa
     assert handle("claude-code", "PreToolUse", tool_use, home=str(home)) == "{}"
     out = run_cli(["-m", "context_engine.hooks", "--home", str(home), "claude-code"], "[1, 2")
     assert json.loads(out.stdout) == {} and "nothing added" in out.stderr
+
+
+def test_gemini_hook_context_in_front_of_the_prompt_never_enters_the_query() -> None:
+    from context_engine.hooks.protocol import HookPayload
+
+    text = (
+        "<hook_context># Memory\n\n- [release target](release-target.md)\n</hook_context>\n\n"
+        "Where are release artifacts published from?"
+    )
+    payload = HookPayload.parse(json.dumps({"prompt": text, "hook_event_name": "BeforeAgent"}))
+    assert payload.prompt == "Where are release artifacts published from?"
+    inner = "Explain <hook_context> tags </hook_context> please"
+    assert HookPayload.parse(json.dumps({"prompt": inner})).prompt == inner
