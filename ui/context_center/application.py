@@ -17,6 +17,7 @@ from .presenters.bundles import BundlePresenter
 from .presenters.facts import FactsPresenter
 from .presenters.importing import ImportPresenter
 from .presenters.instructions import InstructionsPresenter
+from .presenters.proposals import ProposalsPresenter
 from .presenters.recall import RecallPresenter
 from .presenters.suggestions import SuggestionsPresenter
 from .presenters.writes import WriteFlows
@@ -79,6 +80,10 @@ class Application(QObject):
         self.instructions = InstructionsPresenter(self.instructions_tab, *args)
         self.archive = ArchivePresenter(self.archive_tab, *args, self.writes)
         self.suggestions = SuggestionsPresenter(self.suggestions_tab, self.window, *args)
+        local = paths if backend is None else None
+        self.proposals = ProposalsPresenter(
+            self.suggestions_tab.proposals, local, self.tasks, self.hub
+        )
         self.recall = RecallPresenter(self.recall_tab, *args)
         self.importing = ImportPresenter(self.window, self.backend, self.tasks)
         self.bundles = BundlePresenter(self.window, self.backend, self.tasks)
@@ -189,6 +194,7 @@ class Application(QObject):
         # Suggestions are scanned when the tab opens (S11.1), in the background.
         if self.window.tabs.currentWidget() is self.suggestions_tab:
             self.suggestions.scan()
+            self.proposals.reload()
 
     @Slot()
     def _on_cancel(self) -> None:

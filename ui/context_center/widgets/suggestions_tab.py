@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..models.table import Column, RowTableModel
+from .proposals_panel import ProposalsPanel
 
 CANDIDATE_COLUMNS = (
     Column("Kind", lambda c: "skill" if not hasattr(c, "type") else "memory"),
@@ -75,9 +76,19 @@ class SuggestionsTab(QWidget):
         splitter.addWidget(self.table)
         splitter.addWidget(right)
         splitter.setSizes([620, 560])
+        # Writes agents asked for, kept for review (S15.2), above the scan's candidates.
+        self.proposals = ProposalsPanel()
+        candidates = QWidget()
+        cl = QVBoxLayout(candidates)
+        cl.setContentsMargins(0, 0, 0, 0)
+        cl.addLayout(top)
+        cl.addWidget(splitter, 1)
+        stack = QSplitter(Qt.Orientation.Vertical)
+        stack.addWidget(self.proposals)
+        stack.addWidget(candidates)
+        stack.setSizes([220, 520])
         layout = QVBoxLayout(self)
-        layout.addLayout(top)
-        layout.addWidget(splitter, 1)
+        layout.addWidget(stack, 1)
         self.rescan_button.clicked.connect(self.rescan_requested.emit)
         self.table.selectionModel().selectionChanged.connect(self._on_selection)
         self.accept_button.clicked.connect(lambda: self._emit(self.accept_requested))
