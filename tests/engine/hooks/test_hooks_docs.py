@@ -13,10 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import APP_DIR, ROOT
+from support import ROOT
 
 DOCS = ROOT / "docs" / "agents.md"
-APP = APP_DIR
 
 
 def blocks(language: str) -> list[str]:
@@ -39,7 +38,8 @@ def test_every_config_snippet_parses_and_registers_our_commands() -> None:
     toml = [tomllib.loads(text) for text in blocks("toml")]
     servers += [t["mcp_servers"]["context-engine"] for t in toml]
     assert len(servers) == 3
-    assert all(s == {"command": "context-engine", "args": ["mcp"]} for s in servers)
+    fast = {"command": "python3", "args": ["-I", "-m", "context_engine", "mcp"]}
+    assert all(s == fast for s in servers)
     events = {event for c in configs for event, _ in hook_commands(c)}
     assert events == {"SessionStart", "UserPromptSubmit", "BeforeAgent"}
 
@@ -49,16 +49,16 @@ def test_every_documented_hook_command_answers_its_event(tmp_path: Path) -> None
     workspace = tmp_path / "repo"
     (workspace / ".git").mkdir(parents=True)
     home = tmp_path / "reasonix"
-    env = dict(os.environ, PYTHONPATH=str(APP), REASONIX_HOME=str(home))
+    env = dict(os.environ, REASONIX_HOME=str(home))
     commands = [item for text in blocks("json") for item in hook_commands(json.loads(text))]
     assert len(commands) == 6
     for event, command in commands:
         argv = shlex.split(command)
-        assert argv[0] == "context-engine"
+        assert argv[:4] == ["python3", "-I", "-m", "context_engine.hooks"]  # the fast entry
         payload = {"session_id": "docs", "cwd": str(workspace), "hook_event_name": event}
         payload["prompt"] = "continue"
         out = subprocess.run(
-            [sys.executable, "-m", "context_engine", *argv[1:]],
+            [sys.executable, *argv[1:]],  # this installation's Python for "python3"
             input=json.dumps(payload), capture_output=True, text=True, env=env, check=True,
         )
         data = json.loads(out.stdout)
