@@ -63,8 +63,9 @@ def test_dismiss_drops_the_proposal_without_writing(qtbot, app_root, demo):
 def test_accepting_a_changed_fact_is_a_conflict_shown_to_the_person(qtbot, app_root, demo):
     _keep(demo.paths, USER_FACT)
     panel = _open(qtbot, app_root, 1)
-    Memory(demo.paths).save(name="prefers-small-diffs", description="d", body="Other.",
-                            type="feedback")
+    Memory(demo.paths).save(
+        name="prefers-small-diffs", description="d", body="Other.", type="feedback"
+    )
     panel.table.selectRow(0)
     panel.accept_button.click()
     qtbot.waitUntil(lambda: "changed since proposal" in panel.status.text(), timeout=10000)

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from context_engine.facts.memory import Memory
 from support.store import make_paths
 
@@ -31,6 +32,7 @@ def _setup(tmp_path: Path) -> list[str]:
     ]
 
 
+@pytest.mark.slow
 def test_piped_memory_lists_every_fact_plainly(tmp_path: Path) -> None:
     argv = _setup(tmp_path)
     env = dict(os.environ, PYTHONPATH=str(APP), PAGER="false")
@@ -39,6 +41,7 @@ def test_piped_memory_lists_every_fact_plainly(tmp_path: Path) -> None:
     assert all(f"fact-{i:03d}" in out for i in range(40))
 
 
+@pytest.mark.slow
 def test_terminal_memory_goes_through_the_pager(tmp_path: Path) -> None:
     argv = _setup(tmp_path)
     paged = tmp_path / "paged.txt"

@@ -153,6 +153,7 @@ def test_dry_run_writes_nothing(env: dict[str, Path]) -> None:
     assert snapshot(env["home"].parent) == before
 
 
+@pytest.mark.slow  # runs the hooks as processes
 def test_doctor_passes_on_a_good_setup_and_fails_on_a_broken_one(env: dict[str, Path]) -> None:
     code, out = run(env, "doctor", "gemini", "--no-agent")
     assert code == 1 and "run `context-engine install gemini`" in out
@@ -178,6 +179,7 @@ def test_doctor_passes_on_a_good_setup_and_fails_on_a_broken_one(env: dict[str, 
     assert code == 1 and "is not valid JSON" in out
 
 
+@pytest.mark.slow  # runs the hooks as processes
 def test_doctor_reports_an_oversized_block(
     env: dict[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -16,6 +16,9 @@ from context_engine.facts.memory import Memory
 from context_engine.paths import EnginePaths
 from context_engine.proposals.review import store_for
 from mcp import Client, StdioServerParameters
+from support.secrets import POSITIVES
+
+pytestmark = pytest.mark.slow  # MCP server and CLI subprocesses
 
 APP = Path(__file__).resolve().parents[3] / "app"
 USER_FACT = {
@@ -165,7 +168,7 @@ def test_headless_claude_answer_is_not_a_person_declining(paths: EnginePaths) ->
 
 
 def test_a_secret_is_refused_outright_never_kept(paths: EnginePaths) -> None:
-    secret = {**USER_FACT, "body": "token: ghp_" + "a" * 36}
+    secret = {**USER_FACT, "body": f"the CI token is {POSITIVES['github_token'][0]}"}
 
     async def main() -> str:
         async with Client(server(paths)) as client:
