@@ -51,6 +51,8 @@ ANNOTATIONS: dict[str, dict[str, bool]] = {
     "remember": {"read_only_hint": False, "destructive_hint": False, "idempotent_hint": False},
     "forget": {"read_only_hint": False, "destructive_hint": True, "idempotent_hint": True},
 }
+RESOURCE_SCHEME = "memory://"
+RESOURCE_PAGE = 500
 TITLES = {"memory": "Search memory", "remember": "Remember a fact", "forget": "Forget a fact"}
 
 
@@ -91,6 +93,14 @@ class ToolHost(Protocol):
 
     def keep(self, name: str, args: Mapping[str, Any], reply: ToolReply, agent: str) -> str:
         """Keep a call no person could confirm as a proposal; the text the model gets."""
+        ...
+
+    def resources(self) -> Sequence[tuple[str, str, str]]:
+        """``(reference, title, description)`` of every active fact (``memory://`` resources)."""
+        ...
+
+    def read_resource(self, reference: str) -> str:
+        """One fact as the ``memory`` tool's ``read`` shows it."""
         ...
 
 
@@ -233,6 +243,38 @@ def build_server(host: ToolHost, *, version: str = "") -> Server[Any]:
             return result(ToolReply(refused_text(DECLINED), is_error=True))
         return result(await run(name, args, True))
 
+    async def on_list_resources(
+        ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        listed = await anyio.to_thread.run_sync(host.resources)
+        start = int(params.cursor) if params and params.cursor and params.cursor.isdigit() else 0
+        page = listed[start : start + RESOURCE_PAGE]
+        more = str(start + RESOURCE_PAGE) if start + RESOURCE_PAGE < len(listed) else None
+        return types.ListResourcesResult(
+            resources=[
+                types.Resource(
+                    uri=f"{RESOURCE_SCHEME}{ref}",
+                    name=ref,
+                    title=title or None,
+                    description=description or None,
+                    mime_type="text/markdown",
+                )
+                for ref, title, description in page
+            ],
+            next_cursor=more,
+        )
+
+    async def on_read_resource(
+        ctx: ServerRequestContext[Any, Any], params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        uri = str(params.uri)
+        if not uri.startswith(RESOURCE_SCHEME):
+            raise ValueError(f"unknown resource: {uri}")
+        reference = uri[len(RESOURCE_SCHEME) :]
+        text = await anyio.to_thread.run_sync(lambda: host.read_resource(reference))
+        contents = types.TextResourceContents(uri=uri, mime_type="text/markdown", text=text)
+        return types.ReadResourceResult(contents=[contents])
+
     return Server(
         SERVER_NAME,
         version=version or server_version(),
@@ -243,6 +285,8 @@ def build_server(host: ToolHost, *, version: str = "") -> Server[Any]:
         ),
         on_list_tools=on_list_tools,
         on_call_tool=on_call_tool,
+        on_list_resources=on_list_resources,
+        on_read_resource=on_read_resource,
     )
 
 
@@ -304,6 +348,20 @@ class EngineToolHost:
             self.engine.paths, name, args, reply.request, agent=agent, session=self.session
         )
         return self.engine.scrub(kept_text(proposal, reason))
+
+    def resources(self) -> Sequence[tuple[str, str, str]]:
+        """Every active fact by reference (never a path), in the index's order."""
+        facts = sorted(self.engine.active_facts(), key=lambda f: (f.scope != "project", f.name))
+        return [(f.reference, f.display_title, f.description) for f in facts]
+
+    def read_resource(self, reference: str) -> str:
+        """The ``memory`` tool's ``read`` of ``reference`` (scrubbed like every tool result)."""
+        outcome = self.engine.run_tool(
+            "memory", {"operation": "read", "name": reference}, controller="headless"
+        )
+        if not outcome.ran:
+            raise ValueError(outcome.result)
+        return outcome.result
 
 
 def elicitation_message(request: ConfirmationRequest) -> str:

@@ -178,3 +178,25 @@ def test_a_secret_is_refused_outright_never_kept(paths: EnginePaths) -> None:
     assert "neither written nor kept" in answer
     assert store_for(paths).entries() == [] and active(paths) == {}
     assert not (paths.workspace_data / "proposals.json").exists()
+
+
+def test_facts_are_memory_resources_named_by_reference(paths: EnginePaths) -> None:
+    Memory(paths).save(
+        name="deploy-window",
+        description="When deploys may run",
+        body=f"Deploys run on Tuesdays from {paths.workspace}/deploy.",
+        type="project",
+    )
+
+    async def main() -> tuple[list[str], str]:
+        async with Client(server(paths)) as client:
+            listed = await client.list_resources()
+            uris = [str(r.uri) for r in listed.resources]
+            read = await client.read_resource("memory://project/deploy-window.md")
+            body = "".join(getattr(c, "text", "") for c in read.contents)
+            return uris, body
+
+    uris, body = anyio.run(main)
+    assert uris == ["memory://project/deploy-window.md"]
+    assert "Deploys run on Tuesdays" in body
+    assert str(paths.workspace) not in body and str(paths.home) not in body
