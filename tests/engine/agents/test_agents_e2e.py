@@ -178,6 +178,21 @@ def script(record: Recorded) -> Reply:
     return Reply(text="They are published from main-v2.")
 
 
+def run_headless(
+    argv: list[str], world: World, env: dict[str, str]
+) -> subprocess.CompletedProcess[str]:
+    """One headless agent run in the repository, with no terminal."""
+    return subprocess.run(
+        argv,
+        cwd=world.repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT_S,
+        stdin=subprocess.DEVNULL,
+    )
+
+
 def run_claude(world: World, bin_dir: Path, standin: StandIn) -> subprocess.CompletedProcess[str]:
     env = world.env(
         bin_dir,
@@ -192,15 +207,7 @@ def run_claude(world: World, bin_dir: Path, standin: StandIn) -> subprocess.Comp
     )
     context_engine(world, env, "install", "claude-code")
     argv = ["claude", "-p", PROMPT, "--allowedTools", "mcp__context-engine__memory"]
-    return subprocess.run(
-        argv,
-        cwd=world.repo,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT_S,
-        stdin=subprocess.DEVNULL,
-    )
+    return run_headless(argv, world, env)
 
 
 def run_codex(world: World, bin_dir: Path, standin: StandIn) -> subprocess.CompletedProcess[str]:
@@ -219,15 +226,7 @@ def run_codex(world: World, bin_dir: Path, standin: StandIn) -> subprocess.Compl
     out = context_engine(world, env, "install", "codex")  # codex on PATH: trusts our hooks
     assert "trusted 2 context-engine hook(s) in Codex" in out, out
     argv = ["codex", "exec", "--skip-git-repo-check", "--sandbox", "read-only", PROMPT]
-    return subprocess.run(
-        argv,
-        cwd=world.repo,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT_S,
-        stdin=subprocess.DEVNULL,
-    )
+    return run_headless(argv, world, env)
 
 
 def run_gemini(world: World, bin_dir: Path, standin: StandIn) -> subprocess.CompletedProcess[str]:
@@ -247,15 +246,7 @@ def run_gemini(world: World, bin_dir: Path, standin: StandIn) -> subprocess.Comp
     env = world.env(bin_dir, standin, GEMINI_API_KEY="standin", GOOGLE_GEMINI_BASE_URL=standin.url)
     context_engine(world, env, "install", "gemini")
     argv = ["gemini", "-p", PROMPT, "--yolo", "--skip-trust"]
-    return subprocess.run(
-        argv,
-        cwd=world.repo,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT_S,
-        stdin=subprocess.DEVNULL,
-    )
+    return run_headless(argv, world, env)
 
 
 RUNNERS = {"claude-code": run_claude, "codex": run_codex, "gemini": run_gemini}

@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtCore import Signal, Slot
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QHBoxLayout,
     QLabel,
     QPushButton,
-    QSplitter,
-    QTableView,
     QTextBrowser,
     QVBoxLayout,
     QWidget,
 )
 
 from ..models.table import Column, RowTableModel
+from .review_split import detail_split, row_table, selected_row
 
 PROPOSAL_COLUMNS = (
     Column("Agent", lambda p: p.agent),
@@ -42,12 +40,7 @@ class ProposalsPanel(QWidget):
         self.model = RowTableModel(PROPOSAL_COLUMNS, key=lambda p: p.id, parent=self)
         self.status = QLabel("No writes are waiting for review.")
         self.status.setWordWrap(True)
-        self.table = QTableView()
-        self.table.setModel(self.model)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.verticalHeader().setVisible(False)
-        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table = row_table(self.model)
         self.detail = QTextBrowser()
         self.accept_button = QPushButton("Accept and write")
         self.dismiss_button = QPushButton("Dismiss")
@@ -55,15 +48,7 @@ class ProposalsPanel(QWidget):
         buttons.addWidget(self.dismiss_button)
         buttons.addStretch(1)
         buttons.addWidget(self.accept_button)
-        right = QWidget()
-        rl = QVBoxLayout(right)
-        rl.setContentsMargins(0, 0, 0, 0)
-        rl.addWidget(self.detail, 1)
-        rl.addLayout(buttons)
-        splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.addWidget(self.table)
-        splitter.addWidget(right)
-        splitter.setSizes([620, 560])
+        splitter = detail_split(self.table, self.detail, buttons)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.status)
@@ -75,8 +60,7 @@ class ProposalsPanel(QWidget):
 
     def selected(self) -> object | None:
         """The selected proposal."""
-        rows = self.table.selectionModel().selectedRows()
-        return self.model.row_at(rows[0].row()) if rows else None
+        return selected_row(self.table, self.model)
 
     def _enable(self, proposal: object | None) -> None:
         self.accept_button.setEnabled(proposal is not None)

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal, SignalInstance, Slot
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QHBoxLayout,
     QLabel,
     QPushButton,
     QSplitter,
-    QTableView,
     QTextBrowser,
     QVBoxLayout,
     QWidget,
@@ -17,6 +15,7 @@ from PySide6.QtWidgets import (
 
 from ..models.table import Column, RowTableModel
 from .proposals_panel import ProposalsPanel
+from .review_split import detail_split, row_table, selected_row
 
 CANDIDATE_COLUMNS = (
     Column("Kind", lambda c: "skill" if not hasattr(c, "type") else "memory"),
@@ -47,12 +46,7 @@ class SuggestionsTab(QWidget):
         self.status = QLabel("Sessions are scanned when this tab opens.")
         self.status.setWordWrap(True)
         self.rescan_button = QPushButton("Scan again")
-        self.table = QTableView()
-        self.table.setModel(self.model)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.verticalHeader().setVisible(False)
-        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table = row_table(self.model)
         for column, width in enumerate((64, 300, 72, 130)):
             self.table.setColumnWidth(column, width)
         self.detail = QTextBrowser()
@@ -67,15 +61,7 @@ class SuggestionsTab(QWidget):
         buttons.addStretch(1)
         buttons.addWidget(self.edit_button)
         buttons.addWidget(self.accept_button)
-        right = QWidget()
-        rl = QVBoxLayout(right)
-        rl.setContentsMargins(0, 0, 0, 0)
-        rl.addWidget(self.detail, 1)
-        rl.addLayout(buttons)
-        splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.addWidget(self.table)
-        splitter.addWidget(right)
-        splitter.setSizes([620, 560])
+        splitter = detail_split(self.table, self.detail, buttons)
         # Writes agents asked for, kept for review (S15.2), above the scan's candidates.
         self.proposals = ProposalsPanel()
         candidates = QWidget()
@@ -98,8 +84,7 @@ class SuggestionsTab(QWidget):
 
     def selected(self) -> object | None:
         """The selected candidate."""
-        rows = self.table.selectionModel().selectedRows()
-        return self.model.row_at(rows[0].row()) if rows else None
+        return selected_row(self.table, self.model)
 
     def _enable(self, candidate: object | None) -> None:
         memory = candidate is not None and hasattr(candidate, "type")
