@@ -318,3 +318,42 @@ def test_session_block_arrives_whole_at_ten_thousand_facts(agent: str, tmp_path:
     assert len(block) <= 10_000 and "more facts: search them with the memory tool" in block
     sent = [sent_text(r) for r in main_calls(standin, agent)]
     assert any(block.strip() in text for text in sent), why
+
+
+ENV_FOR = {
+    "claude-code": lambda standin: {
+        "ANTHROPIC_BASE_URL": standin.url,
+        "ANTHROPIC_API_KEY": "sk-ant-standin",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_AUTOUPDATER": "1",
+    },
+    "codex": lambda standin: {"STANDIN_API_KEY": "standin"},
+    "gemini": lambda standin: {"GEMINI_API_KEY": "standin", "GOOGLE_GEMINI_BASE_URL": standin.url},
+}
+
+
+@pytest.mark.parametrize("agent", list(PINS))
+def test_doctor_runs_the_agents_own_mcp_list(agent: str, tmp_path: Path) -> None:
+    world = make_world(tmp_path)
+    bin_dir = agent_bin_dir(agent)
+    with StandIn(script) as standin:
+        env = world.env(bin_dir, standin, **ENV_FOR[agent](standin))
+        env.setdefault("CODEX_HOME", str(world.home / ".codex"))
+        context_engine(world, env, "install", agent)
+        argv = [
+            sys.executable,
+            "-m",
+            "context_engine",
+            "--home",
+            str(world.rx),
+            "--workspace",
+            str(world.repo),
+            "doctor",
+            agent,
+        ]
+        done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=600)
+    binary = PINS[agent][2]
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"{binary} mcp list: " in done.stdout and "SessionStart:" in done.stdout
+    if agent == "codex":
+        assert "Codex sees 2 context-engine hook(s)" in done.stdout
