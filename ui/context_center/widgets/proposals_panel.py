@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal, Slot
+from PySide6.QtCore import Signal, SignalInstance, Slot
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -66,7 +66,7 @@ class ProposalsPanel(QWidget):
         self.accept_button.setEnabled(proposal is not None)
         self.dismiss_button.setEnabled(proposal is not None)
 
-    def _emit(self, signal: Signal) -> None:
+    def _emit(self, signal: SignalInstance) -> None:
         proposal = self.selected()
         if proposal is not None:
             signal.emit(proposal)
