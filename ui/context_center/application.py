@@ -80,9 +80,9 @@ class Application(QObject):
         self.instructions = InstructionsPresenter(self.instructions_tab, *args)
         self.archive = ArchivePresenter(self.archive_tab, *args, self.writes)
         self.suggestions = SuggestionsPresenter(self.suggestions_tab, self.window, *args)
-        local = paths if backend is None else None
+        own_files = paths if self.backend.local else None  # proposals are local files
         self.proposals = ProposalsPresenter(
-            self.suggestions_tab.proposals, local, self.tasks, self.hub
+            self.suggestions_tab.proposals, own_files, self.tasks, self.hub
         )
         self.recall = RecallPresenter(self.recall_tab, *args)
         self.importing = ImportPresenter(self.window, self.backend, self.tasks)
