@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 
 from context_engine.paths import EnginePaths
+from context_engine.proposals.model import Proposal
 from PySide6.QtCore import QObject, Signal, Slot
 
 from ..services.hub import ChangeSet, Hub
@@ -86,7 +87,9 @@ class ProposalsPresenter(QObject):
         def failed(exc: BaseException) -> None:
             self.panel.status.setText(f"Not written: {getattr(exc, 'message', exc)}")
 
-        pid = proposal.id  # type: ignore[attr-defined]
+        if not isinstance(proposal, Proposal):
+            return
+        pid = proposal.id
         self.tasks.write(
             Op("Accepting proposal", lambda t: accept(ContextEngine(paths), pid), done, failed))
 
@@ -97,7 +100,9 @@ class ProposalsPresenter(QObject):
             return
         from context_engine.proposals.review import dismiss
 
-        pid = proposal.id  # type: ignore[attr-defined]
+        if not isinstance(proposal, Proposal):
+            return
+        pid = proposal.id
         self.tasks.write(
             Op("Dismissing proposal", lambda t: dismiss(paths, pid), lambda _: self.reload(),
                self._failed))
@@ -105,12 +110,12 @@ class ProposalsPresenter(QObject):
 
 def proposal_html(proposal: object) -> str:
     """Who asked, when, why a person must confirm, and exactly what would be written."""
+    if not isinstance(proposal, Proposal):
+        return ""
     p = proposal
-    text = p.diff or p.content  # type: ignore[attr-defined]
     return (
-        f"<h3>{html.escape(p.tool)} {html.escape(p.reference)}</h3>"  # type: ignore[attr-defined]
-        f"<p>{html.escape(p.agent)} · {html.escape(p.session)} · "  # type: ignore[attr-defined]
-        f"{html.escape(p.created_at)}</p>"  # type: ignore[attr-defined]
-        f"<p><b>Why a person must confirm:</b> {html.escape(p.reason)}</p>"  # type: ignore[attr-defined]
-        f"<pre>{html.escape(text)}</pre>"
+        f"<h3>{html.escape(p.tool)} {html.escape(p.reference)}</h3>"
+        f"<p>{html.escape(p.agent)} · {html.escape(p.session)} · {html.escape(p.created_at)}</p>"
+        f"<p><b>Why a person must confirm:</b> {html.escape(p.reason)}</p>"
+        f"<pre>{html.escape(p.diff or p.content)}</pre>"
     )
