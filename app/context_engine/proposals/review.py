@@ -126,7 +126,7 @@ def accept(engine: ContextEngine, proposal_id: str) -> Accepted:
 
 
 def _write(engine: ContextEngine, proposal: Proposal, approval: _ExactlyProposed) -> Any:
-    """The one place a proposal is written: the write tool, as a person (S10.5)."""
+    """The one place a proposal is written: the write tool through the catalog's door."""
     return engine.run_tool(
         proposal.tool, proposal.arguments, controller="interactive", confirmation=approval
     )

@@ -126,18 +126,15 @@ def make_world(tmp_path: Path, bulk: int = 0) -> World:
     return World(home, repo, rx, paths)
 
 
+def run_cli(world: World, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    """``context-engine --home <rx> --workspace <repo> ARGS`` with this installation's Python."""
+    where = ["--home", str(world.rx), "--workspace", str(world.repo)]
+    argv = [sys.executable, "-m", "context_engine", *where, *args]
+    return subprocess.run(argv, capture_output=True, text=True, env=env, timeout=600)
+
+
 def context_engine(world: World, env: dict[str, str], *args: str) -> str:
-    argv = [
-        sys.executable,
-        "-m",
-        "context_engine",
-        "--home",
-        str(world.rx),
-        "--workspace",
-        str(world.repo),
-        *args,
-    ]
-    done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=300)
+    done = run_cli(world, env, *args)
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout
 
@@ -352,18 +349,7 @@ def test_doctor_runs_the_agents_own_mcp_list(agent: str, tmp_path: Path) -> None
         env = world.env(bin_dir, standin, **ENV_FOR[agent](standin))
         env.setdefault("CODEX_HOME", str(world.home / ".codex"))
         context_engine(world, env, "install", agent)
-        argv = [
-            sys.executable,
-            "-m",
-            "context_engine",
-            "--home",
-            str(world.rx),
-            "--workspace",
-            str(world.repo),
-            "doctor",
-            agent,
-        ]
-        done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=600)
+        done = run_cli(world, env, "doctor", agent)
     binary = PINS[agent][2]
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"{binary} mcp list: " in done.stdout and "SessionStart:" in done.stdout
