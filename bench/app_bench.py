@@ -1,6 +1,14 @@
 """Context Center benchmarks (offscreen): first paint, filter latency, file write → table.
 
     .venv/bin/python bench/app_bench.py [--facts 10000] [--rows 100000] [--runs 5]
+    .venv/bin/python bench/app_bench.py --session 10000,100000 [--before /path/to/base/tree]
+
+``--session`` runs the whole app over a generated store in a fresh process per size: first
+paint, table complete, RSS after load and the peak after a scripted tour of every tab (with
+one recall and F5), filter latency, and outside-write → table latency (median, worst).
+``--before`` runs the same script against another checkout (e.g. the base commit) first.
+Targets at 100,000 facts (issue 18): first paint ≤ 0.3 s, table complete ≤ 2 s,
+RSS ≤ 400 MB, write → screen ≤ 1 s.
 
 Prints medians, and the GUI event-loop latency during a burst of writes by another thread.
 Targets (issue 7): first paint < 1.5 s at 10,000 facts; filter < 100 ms at
@@ -268,14 +276,157 @@ def bench_burst(writes: int) -> None:
               f"worst {gaps[-1]} ms")
 
 
+SESSION = r"""
+import json, os, resource, statistics, sys, time
+t0 = time.perf_counter()
+code, home, ws, settings = sys.argv[1:5]
+writes = int(sys.argv[5])
+sys.path[:0] = [code + "/app", code + "/ui"]
+from dataclasses import replace
+from pathlib import Path
+from PySide6.QtCore import QEvent, QObject, QSettings
+from PySide6.QtWidgets import QApplication
+from context_engine.facts.codec import render_fact
+from context_engine.paths import EnginePaths
+from context_center import application, theme
+
+def rss_mb():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+def peak_mb():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+app = QApplication([])
+theme.install(app)
+root = application.build(EnginePaths.resolve(home=home, workspace=ws),
+                         QSettings(settings, QSettings.Format.IniFormat))
+marks = {}
+class Painted(QObject):
+    def eventFilter(self, obj, event):
+        if event.type() == QEvent.Type.Paint and "paint" not in marks:
+            marks["paint"] = time.perf_counter() - t0
+        return False
+spy = Painted()
+root.window.installEventFilter(spy)
+root.window.tabs.setCurrentWidget(root.facts_tab)
+root.launch()
+
+def pump(pred, timeout):
+    end = time.perf_counter() + timeout
+    while not pred():
+        app.processEvents()
+        if time.perf_counter() > end:
+            return False
+        time.sleep(0.002)
+    return True
+
+def settle(seconds):
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        app.processEvents()
+        time.sleep(0.01)
+
+model = root.facts_tab.model
+pump(lambda: model.rowCount() > 0, 600)
+marks["table"] = time.perf_counter() - t0
+settle(1.0)
+marks["rss_load"] = rss_mb()
+# Tour: every tab, one recall, F5.
+for index in range(root.window.tabs.count()):
+    root.window.tabs.setCurrentIndex(index)
+    settle(1.5)
+root.recall_tab.message.setText("which release branch do we deploy from")
+root.recall_tab.run_button.click()
+settle(3.0)
+root.window.refresh_action.trigger()
+settle(3.0)
+root.window.tabs.setCurrentWidget(root.facts_tab)
+pump(lambda: model.rowCount() > 0, 600)
+settle(1.0)
+marks["rss_peak"] = peak_mb()
+# Filter latency: type a query, wait for the filtered result.
+filters = []
+every = root.facts.snapshot.rows
+for text in ("release", "deploy cache", "ticket42", ""):
+    words = text.lower().split()
+    expected = sum(1 for r in every if all(w in r.haystack for w in words))
+    start = time.perf_counter()
+    root.facts_tab.search.setText(text)
+    pump(lambda: model.rowCount() == expected, 60)
+    filters.append(time.perf_counter() - start)
+settle(1.0)
+# Outside writes, one at a time: file replaced atomically → row shows the new revision.
+rows = list(root.facts.snapshot.rows[:writes])
+latencies = []
+for row in rows:
+    fact = row.fact
+    newer = replace(fact, revision=fact.revision + 1)
+    tmp = fact.path.with_name(".tmp-" + fact.path.name)
+    tmp.write_bytes(render_fact(newer))
+    start = time.perf_counter()
+    os.replace(tmp, fact.path)
+    key = (fact.scope, fact.id)
+    ok = pump(lambda: (r := model.row_at(model.find(key))) is not None
+              and r.fact.revision == newer.revision, 60)
+    latencies.append(time.perf_counter() - start if ok else float("inf"))
+    settle(0.3)
+root.shutdown()
+marks["filter_median"] = statistics.median(filters[:3])
+marks["write_median"] = statistics.median(latencies)
+marks["write_worst"] = max(latencies)
+marks["cpu"] = sum(resource.getrusage(resource.RUSAGE_SELF)[:2])
+print(json.dumps(marks))
+"""
+
+
+def bench_session(sizes: list[int], before: Path | None, writes: int) -> None:
+    """The whole app over generated stores, for the base checkout (``before``) and this one."""
+    anchor_start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "pass"], check=True)
+    anchor = time.perf_counter() - anchor_start
+    print(f"(anchor: python -c pass = {anchor * 1000:.0f} ms; machine shared, figures loaded)")
+    sys.path.insert(0, str(ROOT / "bench"))
+    from _facts import make_workspace
+
+    for count in sizes:
+        with tempfile.TemporaryDirectory() as tmp:
+            t = Path(tmp)
+            paths = make_workspace(t, count)
+            trees = ([("before", before)] if before is not None else []) + [("after", ROOT)]
+            for label, tree in trees:
+                out = subprocess.run(
+                    [sys.executable, "-c", SESSION, str(tree), str(paths.home),
+                     str(paths.workspace), str(t / f"{label}.ini"), str(writes)],
+                    capture_output=True, text=True, timeout=3600,
+                    env=dict(os.environ, QT_QPA_PLATFORM="offscreen"),
+                )
+                if out.returncode != 0:
+                    print(f"{label} {count:,}: failed: {out.stderr[-400:]}")
+                    continue
+                m = __import__("json").loads(out.stdout.strip().splitlines()[-1])
+                print(f"{label:6} {count:>7,} facts: first paint {m['paint']:.2f} s · table "
+                      f"complete {m['table']:.1f} s · RSS after load {m['rss_load']:.0f} MB · "
+                      f"peak after tour {m['rss_peak']:.0f} MB · filter "
+                      f"{m['filter_median'] * 1000:.0f} ms · write→screen median "
+                      f"{m['write_median']:.2f} s, worst {m['write_worst']:.2f} s · "
+                      f"CPU {m['cpu']:.0f} s")
+
+
 def main() -> None:
     """Run the three benchmarks and print medians."""
     parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--session", help="comma-separated store sizes for the whole-app run")
+    parser.add_argument("--before", type=Path, help="another checkout to run --session on first")
+    parser.add_argument("--writes", type=int, default=10, help="outside writes per session")
     parser.add_argument("--facts", type=int, default=10_000)
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--burst", type=int, default=1000, help="writes in the latency burst")
     args = parser.parse_args()
+    if args.session:
+        bench_session([int(n) for n in args.session.split(",")], args.before, args.writes)
+        return
     bench_first_paint(args.facts, args.runs)
     bench_filter(args.rows, max(1, args.runs // 2))
     bench_write_to_table(args.runs)

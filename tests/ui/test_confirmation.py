@@ -32,7 +32,9 @@ def test_text_states_scope_type_revision_finding_and_diff():
     assert "github-token" in text.reason
     assert "+new body" in text.content_html and "-old body" in text.content_html
     forget = confirm_text(_request(tool="forget", diff="", revision_to=None, content="body"))
-    assert forget.action == "Archive" and forget.revision == "revision 3 (archived)"
+    # The person's own forget, in their words: nothing about tools, archived only once done.
+    assert forget.action == "Forget" and forget.revision == "revision 3, kept in the archive"
+    assert "Recover" in forget.summary and not forget.tool
     assert "body" in forget.content_html
 
 

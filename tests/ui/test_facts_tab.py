@@ -113,8 +113,7 @@ def test_edit_conflict_shows_dialog_and_leaves_the_file(qtbot, app_root, demo):
     assert flows.conflict.isVisible()
     qtbot.wait(300)
     assert path.read_bytes() == on_disk  # nothing written until the person chooses
-    flows.conflict.diff_button.click()  # the diff: what is on disk against my edit
-    diff = flows.conflict._diff.toPlainText()
+    diff = flows.conflict._diff.toPlainText()  # shown at once: on disk against my edit
     assert "-Changed by another process." in diff and "+My edit." in diff
     assert flows.conflict.isVisible() and path.read_bytes() == on_disk
     flows.conflict.reload_button.click()
@@ -146,7 +145,7 @@ def test_forget_cancel_keeps_and_ok_archives(qtbot, app_root, demo):
     assert request.tool == "forget" and request.reference == "project/owner-contact.md"
     assert flows.confirm.isVisible()
     assert flows.confirm.cancel_button.isDefault()
-    assert "revision 1 (archived)" in flows.confirm._facts.text()
+    assert "revision 1, kept in the archive" in flows.confirm._facts.text()
     with qtbot.waitSignal(flows.forgotten, timeout=3000) as outcome:
         flows.confirm.cancel_button.click()
     assert not outcome.args[0].written

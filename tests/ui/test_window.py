@@ -48,8 +48,9 @@ def test_delete_key_asks_before_forgetting(qtbot, app_root):
 
 def test_status_bar_shows_paths_and_counts(app_root, demo):
     w = app_root.window
-    assert str(demo.paths.project_store) in w.paths_label.text()
-    assert str(demo.paths.global_store) in w.paths_label.text()
+    assert str(demo.paths.project_store) in w.paths_text()
+    assert str(demo.paths.global_store) in w.paths_text()
+    assert str(demo.paths.global_store) in w.paths_label.toolTip()
     assert "11 facts" in w.counts_label.text() and "2 archived" in w.counts_label.text()
 
 
@@ -127,7 +128,8 @@ def test_fact_context_menu_offers_edit_history_forget(qtbot, app_root):
     tab.select_key(row.key)
     menu = tab.context_menu()
     labels = [a.text() for a in menu.actions() if not a.isSeparator()]
-    assert labels == ["Edit…", "History", "Forget…"]
+    assert labels == ["Edit…", "History", "Open in editor", "Show in folder",
+                      "Export selected…", "Forget…"]
     with qtbot.waitSignal(tab.history_requested, timeout=1000) as blocker:
         menu.actions()[1].trigger()
     assert blocker.args[0].key == row.key

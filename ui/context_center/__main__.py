@@ -30,6 +30,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     """Build the app and run the event loop."""
     args = parse_args(argv)
+    if args.workspace is not None and not Path(args.workspace).expanduser().is_dir():
+        # Never fall back to the current directory's repository: say what is wrong.
+        print(f"context-center: --workspace {args.workspace}: no such directory",
+              file=sys.stderr)
+        return 2
     demo_dir: tempfile.TemporaryDirectory[str] | None = None
     try:
         workspace, home = args.workspace, args.home

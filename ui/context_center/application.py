@@ -36,10 +36,15 @@ from .widgets.suggestions_tab import SuggestionsTab
 
 def watch_targets(paths: EnginePaths) -> WatchTargets:
     """Both stores, the instruction directories, the session folders and our trace folder."""
-    claude = SourceRoots.from_env().claude
-    # Reasonix sessions, and this workspace's Claude Code transcripts (suggestion sources).
-    targets = WatchTargets.of(paths, [claude / "projects" / sanitize(str(paths.root))])
-    targets.boundaries = (*targets.boundaries, claude)
+    from .services.watch_scope import claude_dir_to_watch
+
+    claude = claude_dir_to_watch(paths, SourceRoots.from_env().claude)
+    # Reasonix sessions, and this workspace's Claude Code transcripts (suggestion sources);
+    # never the person's real ~/.claude when --home points elsewhere.
+    sessions = [claude / "projects" / sanitize(str(paths.root))] if claude is not None else []
+    targets = WatchTargets.of(paths, sessions)
+    if claude is not None:
+        targets.boundaries = (*targets.boundaries, claude)
     return targets
 
 
@@ -93,6 +98,9 @@ class Application(QObject):
         self._first_paint: _FirstPaint | None = None
         self._counts: dict[str, object] = {}
         self._wire()
+        from .daily_use import install as install_daily_use
+
+        self.daily_use = install_daily_use(self)
         if local and paths is not None:
             self.window.show_paths(str(paths.project_store), str(paths.global_store))
             self.window.setWindowTitle(f"{paths.root.name} — Context Center")

@@ -15,7 +15,7 @@ from typing import cast
 
 from context_engine.catalog.remote import RemoteCatalog
 from context_engine.errors import ContextEngineError
-from PySide6.QtCore import QObject, QSettings, QStringListModel, Qt, Signal, Slot
+from PySide6.QtCore import QEvent, QObject, QSettings, QStringListModel, Qt, Signal, Slot
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QCompleter,
@@ -54,12 +54,21 @@ class RefCompleter(QObject):
         self._root = root
         self._complete = complete
         self._kind = kind
+        self._stale = True
         root.hub.changes_applied.connect(self._on_changes)
+        field.installEventFilter(self)
 
     def refresh(self) -> None:
         """Ask for the candidates in the background; errors leave the list as it was."""
+        self._stale = False
         self._root.tasks.read(Op("Completing", lambda t: self._complete(self._kind, ""),
                                  self._apply, lambda exc: None))
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Refill only when the field is about to be used (a listing at 100k is not free)."""
+        if event.type() == QEvent.Type.FocusIn and self._stale:
+            self.refresh()
+        return False
 
     def _apply(self, items: tuple[str, ...]) -> None:
         self.model.setStringList(list(items))
@@ -67,7 +76,7 @@ class RefCompleter(QObject):
     @Slot(object)
     def _on_changes(self, changes: ChangeSet) -> None:
         if changes.touches("facts") or changes.touches("archive"):
-            self.refresh()
+            self._stale = True
 
 
 class RemoteWorkspace(QObject):
@@ -104,7 +113,8 @@ class RemoteWorkspace(QObject):
         self.reconnect_button.clicked.connect(self.reconnect)
         self.changes_arrived.connect(self._on_changes)
         self.state_arrived.connect(self._on_state)
-        self.completer = RefCompleter(self.root, self.root.facts_tab.search, self._complete)
+        # On the "Go to fact" field: never a popup over the full-text search box.
+        self.completer = RefCompleter(self.root, self.root.facts_tab.goto, self._complete)
         self._quiet = False  # our own close/reconnect: not a dropped connection
         self._started = False
         self._show_state("connecting…")
@@ -206,7 +216,7 @@ def install(root: Application, settings: QSettings | None = None) -> QAction:
         def complete(kind: str, prefix: str) -> tuple[str, ...]:
             return local.complete("archives" if kind == "archives" else "refs", prefix)
 
-        RefCompleter(root, root.facts_tab.search, complete).refresh()
+        RefCompleter(root, root.facts_tab.goto, complete)
     return action
 
 

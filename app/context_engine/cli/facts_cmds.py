@@ -141,6 +141,10 @@ def list_cmd(ctx: CliContext, fact_type: str | None, scope: str | None) -> None:
     if not ctx.json:
         for diag in snapshot.diagnostics:
             click.echo(f"warning: {diag.path}: {diag.message}", err=True)
+        from ..facts.copies import find_copies
+
+        for copies in find_copies(snapshot.facts):  # never a fact listed twice silently
+            click.echo(f"warning: {copies.message}", err=True)
     text = "\n".join(fact_line(f) for f in facts) if facts else "no memories"
     ctx.emit({"facts": [fact_json(f) for f in facts]}, text)
 

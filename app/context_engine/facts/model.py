@@ -15,9 +15,12 @@ FACT_TYPES: tuple[FactType, ...] = ("user", "feedback", "project", "reference")
 SCOPES: tuple[Scope, ...] = ("project", "global")
 
 
+_NOT_ALNUM = re.compile(r"[\W_]+")  # exactly the complement of str.isalnum (checked per code point)
+
+
 def normalize_key(text: str) -> str:
     """Lowercase letters and digits only: the equivalence key for titles and descriptions."""
-    return "".join(ch for ch in text.lower() if ch.isalnum())
+    return _NOT_ALNUM.sub("", text.lower())
 
 
 def one_line(text: str) -> str:

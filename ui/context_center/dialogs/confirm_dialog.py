@@ -45,6 +45,9 @@ class ConfirmDialog(QDialog):
         self._facts.setWordWrap(True)
         self._content = QTextBrowser()
         self._content.setOpenLinks(False)
+        self._summary.setAccessibleName("What will happen")
+        self._facts.setAccessibleName("Details")
+        self._content.setAccessibleName("Content or difference")
         self._buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
         )
@@ -90,8 +93,8 @@ class ConfirmDialog(QDialog):
         self.ok_button.setAutoDefault(False)
         self.ok_button.setDefault(False)
         self.cancel_button.setDefault(True)
-        self.cancel_button.setFocus()
         self.open()
+        self.cancel_button.setFocus()  # after open(): a reused dialog keeps its last focus
 
     @Slot(int)
     def _on_finished(self, result: int) -> None:

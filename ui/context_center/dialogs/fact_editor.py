@@ -19,6 +19,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from .discard_dialog import DiscardDialog
+
 FACT_TYPES = ("project", "reference", "user", "feedback")
 SCOPES = ("project", "global")
 
@@ -95,6 +97,13 @@ class FactEditor(QDialog):
         layout.addWidget(self.status)
         layout.addWidget(self.buttons)
         QShortcut(QKeySequence.StandardKey.Save, self, self._on_save)
+        self.discard = DiscardDialog(self)
+        self._closing_confirmed = False
+        for widget, name in ((self.name_edit, "Name"), (self.title_edit, "Title"),
+                             (self.description_edit, "Description"), (self.type_box, "Type"),
+                             (self.scope_box, "Scope"), (self.body_edit, "Body (Markdown)"),
+                             (self.status, "Editor status")):
+            widget.setAccessibleName(name)
 
     @property
     def draft(self) -> FactDraft:
@@ -112,6 +121,7 @@ class FactEditor(QDialog):
     def edit(self, draft: FactDraft) -> None:
         """Load ``draft`` into the fields and show the editor (non-blocking)."""
         self._draft = draft
+        self._closing_confirmed = False
         self.setWindowTitle("New fact" if draft.is_new else f"Edit {draft.scope}/{draft.name}.md")
         self.name_edit.setText(draft.name)
         self.name_edit.setReadOnly(not draft.is_new)
@@ -124,6 +134,31 @@ class FactEditor(QDialog):
         self.set_busy(False)
         self.open()
         self.title_edit.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def is_dirty(self) -> bool:
+        """Whether the fields differ from what was loaded (closing would lose typing)."""
+        d, now = self._draft, self.draft
+        return (d.name.strip(), d.title.strip(), d.description.strip(), d.type, d.scope,
+                d.body) != (now.name, now.title, now.description, now.type, now.scope, now.body)
+
+    def reject(self) -> None:
+        """Esc, Cancel or the close button: ask first when something typed would be lost."""
+        if self._closing_confirmed or not self.isVisible() or not self.is_dirty():
+            self._closing_confirmed = False
+            super().reject()
+            return
+        if self.discard.isVisible():
+            return
+        what = "this new fact" if self._draft.is_new else f"{self._draft.scope}/" \
+            f"{self._draft.name}.md"
+        self.discard.ask(what, self._on_discard_answered)
+
+    def _on_discard_answered(self, discard: bool) -> None:
+        if discard:
+            self._closing_confirmed = True
+            self.reject()
+        else:
+            self.activateWindow()
 
     def rebase(self, base_revision: int, digest: str | None) -> None:
         """Keep the typed text but build on what is on disk now ("save as new revision")."""

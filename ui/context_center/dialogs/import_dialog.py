@@ -68,6 +68,10 @@ class ImportDialog(QDialog):
         self.close_button = self.buttons.addButton(QDialogButtonBox.StandardButton.Close)
         self.import_button.setEnabled(False)
         self.cancel_button.setEnabled(False)
+        for widget, name in ((self.agent_box, "Agent to import from"),
+                             (self.table, "Import candidates"), (self.body_edit, "Body"),
+                             (self.status, "Import status"), (self.progress, "Progress")):
+            widget.setAccessibleName(name)
         self._layout()
         self._body_row = -1
         self.scan_button.clicked.connect(self._on_scan)

@@ -8,7 +8,7 @@ from context_engine.facts.archive import ArchivedEntry
 from context_engine.facts.model import Fact
 from PySide6.QtCore import QObject, Signal, Slot
 
-from ..render.diff import diff_html
+from ..render.diff import changed_fields, diff_html, record_text
 from ..render.markdown import render_markdown
 from ..services.backend import Backend, History
 from ..services.fact_rows import FactRow
@@ -80,8 +80,7 @@ class ArchivePresenter(QObject):
                     self.history):
                 return
             self.history = history
-            rows = [(True, history.active)] + [(False, f) for f in history.revisions]
-            self.tab.revisions_model.set_rows(rows)
+            self.tab.revisions_model.set_rows(revision_rows(history, self.writes.written_here))
             fact = history.active
             self.tab.history_label.setText(
                 f"<b>{html.escape(fact.reference)}</b> — active revision {fact.revision}, "
@@ -91,6 +90,7 @@ class ArchivePresenter(QObject):
         def failed(exc: BaseException) -> None:
             self.history = None
             self.tab.revisions_model.set_rows([])
+            self.tab.diff.clear()  # nothing stale next to a disabled Restore
             self.tab.history_label.setText("This fact is no longer active (see the archive).")
 
         self.tasks.read(Op("Reading history", work, done, failed))
@@ -111,7 +111,8 @@ class ArchivePresenter(QObject):
             new, old = chosen[0][1], chosen[-1][1]  # rows are newest first
         old_label = f"revision {old.revision}"
         new_label = f"revision {new.revision}"
-        self.tab.diff.setHtml(diff_html(old.body, new.body, old_label, new_label))
+        # Every field the person can change, not only the body.
+        self.tab.diff.setHtml(diff_html(record_text(old), record_text(new), old_label, new_label))
 
     @Slot(object)
     def _on_restore(self, row: tuple[bool, Fact]) -> None:
@@ -140,6 +141,29 @@ class ArchivePresenter(QObject):
     @Slot(object)
     def _on_recover(self, entry: ArchivedEntry) -> None:
         self.writes.recover(entry.path)
+
+
+def revision_summary(older: object | None, newer: object) -> str:
+    """What one revision changed against the one before it, in words."""
+    if older is None:
+        return "created"
+    fields = changed_fields(older, newer)
+    return ", ".join(fields) + " changed" if fields else "no field changed (restored or touched)"
+
+
+def revision_rows(history: History, written_here: frozenset[tuple[str, int]] = frozenset()
+                  ) -> list[tuple[object, ...]]:
+    """(is_active, fact, what changed, written by) rows, newest first.
+
+    The fact files do not record who wrote a revision; the app knows only its own writes.
+    """
+    facts = [history.active, *history.revisions]
+    rows: list[tuple[object, ...]] = []
+    for i, fact in enumerate(facts):
+        older = facts[i + 1] if i + 1 < len(facts) else None
+        who = "this app" if (fact.id, fact.revision) in written_here else ""
+        rows.append((i == 0, fact, revision_summary(older, fact), who))
+    return rows
 
 
 def archived_html(entry: object) -> str:

@@ -2,14 +2,54 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from context_engine.errors import ContextEngineError
+from context_engine.facts.resolve import Stores
 from PySide6.QtCore import QObject, Signal, Slot
 
 from ..render.markdown import render_markdown
 from ..services.backend import Backend
-from ..services.fact_rows import FactFilter, FactRow, FactsSnapshot, filter_rows, sort_for
+from ..services.fact_delta import (
+    KeyIndex,
+    NeedsFullRead,
+    Patched,
+    merge_sorted,
+    patch,
+    read_changed,
+)
+from ..services.fact_rows import (
+    FactFilter,
+    FactRow,
+    FactsSnapshot,
+    counts_of,
+    filter_rows,
+    sort_for,
+)
 from ..services.hub import ChangeSet, Hub
-from ..services.tasks import Op, TaskManager
+from ..services.tasks import CancelToken, Op, TaskManager
 from ..widgets.facts_tab import SORT_KEYS, FactsTab, detail_html
+
+
+def local_stores(backend: Backend | None) -> Stores | None:
+    """The engine's two stores of a local window (per-file re-reads), else ``None``.
+
+    Reads go through ``Store.load`` — the same parser as every snapshot — never around it.
+    """
+    if backend is None or not getattr(backend, "local", False):
+        return None
+    try:
+        return backend.local_catalog().memory.stores
+    except ContextEngineError:  # a remote catalog: no local files
+        return None
+
+
+def _written_paths(detail: object) -> frozenset[str]:
+    """The files one of our own writes (the engine's ``Changes``) created or removed."""
+    paths = getattr(detail, "paths", None)
+    if not isinstance(paths, tuple) or not paths:
+        return frozenset()
+    return frozenset(str(p) for p in paths)
 
 
 class FactsPresenter(QObject):
@@ -36,6 +76,10 @@ class FactsPresenter(QObject):
         self._detail_generation = 0
         self._loading: Op | None = None
         self._reload_again = False
+        # File-by-file patches of a large snapshot (watcher paths); one in flight at a time.
+        self._index: KeyIndex | None = None
+        self._patching: Op | None = None
+        self._pending_paths: set[str] = set()
         hub.changes_applied.connect(self._on_changes)
         tasks.finished.connect(self._on_task_finished)
         tab.filter_changed.connect(self._on_filter_changed)
@@ -47,8 +91,16 @@ class FactsPresenter(QObject):
             self._reload_again = True
             return
         # The first read of a large store is long work: shown in the status bar, cancellable.
+        backend = self.backend
+        indexed = local_stores(backend) is not None  # local stores: patchable
+
+        def work(token: CancelToken) -> tuple[FactsSnapshot, KeyIndex | None]:
+            snapshot = backend.facts(token)
+            # The key index for per-file patches, built with the rows (never twice).
+            return snapshot, KeyIndex(snapshot.rows) if indexed else None
+
         self._loading = self.tasks.read(
-            Op("Reading the stores", self.backend.facts, self._on_snapshot, self._on_failed,
+            Op("Reading the stores", work, self._on_loaded, self._on_failed,
                long=not self._loaded)
         )
 
@@ -61,20 +113,79 @@ class FactsPresenter(QObject):
 
     @Slot(object)
     def _on_changes(self, changes: ChangeSet) -> None:
-        if changes.touches("facts") or changes.touches("archive"):
+        if not (changes.touches("facts") or changes.touches("archive")):
+            return
+        stores = local_stores(self.backend)
+        paths = changes.paths or _written_paths(changes.detail)
+        if paths and self._loaded and self._loading is None and stores is not None:
+            self._pending_paths.update(paths)
+            self._patch_next(stores)
+        else:
             self.reload()
 
-    def _on_snapshot(self, snapshot: FactsSnapshot) -> None:
+    def _patch_next(self, stores: Stores) -> None:
+        """Re-read only the named files and patch the rows (serially, off the GUI thread)."""
+        if self._patching is not None or not self._pending_paths:
+            return
+        paths, self._pending_paths = frozenset(self._pending_paths), set()
+        snapshot, index, ordered = self.snapshot, self._index, self._sorted
+        unreadable = {str(d.path) for d in snapshot.diagnostics}
+        self._index = None  # the worker owns (and updates) it until done
+
+        def work(token: CancelToken) -> tuple[Patched, KeyIndex, Any]:
+            if paths & unreadable:
+                raise NeedsFullRead("a file that could not be read changed")
+            keys = index if index is not None else KeyIndex(snapshot.rows)
+            changed = read_changed(stores.all(), paths)
+            patched = patch(snapshot, keys, changed)
+            merged = None
+            if ordered is not None and patched.changed:  # keep the sort: no full re-sort
+                (column, descending), rows = ordered
+                key = SORT_KEYS[column] if 0 <= column < len(SORT_KEYS) else None
+                if callable(key):
+                    merged = ((column, descending), merge_sorted(
+                        rows, patched.removed, patched.added, key, descending))
+            return patched, keys, merged
+
+        def done(result: tuple[Patched, KeyIndex, Any]) -> None:
+            self._patching = None
+            patched, keys, merged = result
+            if snapshot is not self.snapshot:  # a full read landed meanwhile: patch again
+                self._pending_paths.update(paths)
+            else:
+                self._index = keys
+                if patched.changed:
+                    self._apply_snapshot(patched.snapshot, merged)
+            self._patch_next(stores)
+
+        def failed(exc: BaseException) -> None:
+            self._patching = None
+            self._index = None
+            self.reload()
+
+        self._patching = self.tasks.read(Op("Reading changed facts", work, done, failed))
+
+    def _on_loaded(self, result: tuple[FactsSnapshot, KeyIndex | None]) -> None:
+        snapshot, index = result
+        self._on_snapshot(snapshot, index)
+
+    def _on_snapshot(self, snapshot: FactsSnapshot, index: KeyIndex | None = None) -> None:
         self._loading = None
         if self._reload_again:
             self._reload_again = False
             self.reload()
         # Compare ids and revisions: the echo of our own write (or a no-op touch) changes nothing.
         if self._loaded and snapshot.signature == self.snapshot.signature:
+            if self._index is None and self._patching is None:
+                self._index = index
             return
+        self._index = index
+        self._apply_snapshot(snapshot)
+
+    def _apply_snapshot(self, snapshot: FactsSnapshot, ordered: Any = None) -> None:
         self._loaded = True
         self.snapshot = snapshot
-        self._sorted = None
+        self._sorted = ordered  # the new rows already sorted (a patch), else sorted on demand
         self.tab.show_snapshot(snapshot)
         self._apply_filter(self.tab.criteria())
         self.snapshot_applied.emit(snapshot)
@@ -95,17 +206,18 @@ class FactsPresenter(QObject):
         rows = self.snapshot.rows
         narrowed = self._narrowing_base(criteria, rows)
 
-        def work(token: object) -> tuple[tuple[FactRow, ...], tuple[FactRow, ...]]:
+        def work(token: object) -> tuple[tuple[FactRow, ...], tuple[FactRow, ...], Any]:
             ordered = cached[1] if cached is not None else sort_for(rows, criteria, SORT_KEYS)
-            return ordered, filter_rows(narrowed if narrowed is not None else ordered, criteria)
+            shown = filter_rows(narrowed if narrowed is not None else ordered, criteria)
+            return ordered, shown, counts_of(shown)
 
-        def done(result: tuple[tuple[FactRow, ...], tuple[FactRow, ...]]) -> None:
-            ordered, shown = result
+        def done(result: tuple[tuple[FactRow, ...], tuple[FactRow, ...], Any]) -> None:
+            ordered, shown, counts = result
             if rows is self.snapshot.rows:
                 self._sorted = (spec, ordered)
                 self._last = (criteria, shown, rows)
             if generation == self._filter_generation:  # a newer keystroke wins
-                self.tab.show_rows(shown)
+                self.tab.show_rows(shown, counts)
 
         self.tasks.read(Op("Filtering", work, done))
 

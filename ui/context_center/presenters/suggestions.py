@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 
+from context_engine.errors import ContextEngineError
 from context_engine.suggestions.model import MemoryCandidate, SkillCandidate, Suggestions
 from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtWidgets import QWidget
@@ -11,8 +12,9 @@ from PySide6.QtWidgets import QWidget
 from ..dialogs.fact_editor import FactDraft, FactEditor
 from ..render.markdown import render_markdown
 from ..services.backend import Backend
+from ..services.dismissed import FILE_NAME, DismissedStore
 from ..services.hub import ChangeSet, Hub
-from ..services.tasks import Op, TaskManager
+from ..services.tasks import CancelToken, Op, TaskManager
 from ..widgets.suggestions_tab import SuggestionsTab
 
 Candidate = MemoryCandidate | SkillCandidate
@@ -28,9 +30,11 @@ class SuggestionsPresenter(QObject):
     Signals:
         scanned(object): a scan result was shown
         accepted(object): a candidate became this Fact
+        dismissed_saved(): a dismissal was written to the state root
     """
 
     scanned = Signal(object)
+    dismissed_saved = Signal()
     accepted = Signal(object)
 
     def __init__(self, tab: SuggestionsTab, window: QWidget, backend: Backend,
@@ -42,9 +46,16 @@ class SuggestionsPresenter(QObject):
         self.hub = hub
         self.editor = FactEditor(window)
         self.dismissed: set[str] = set()
+        try:
+            project_dir = getattr(getattr(backend, "paths", None), "project_dir", None)
+        except ContextEngineError:  # a remote window's backend has no local paths
+            project_dir = None
+        # Kept in the state root per workspace; a remote window keeps them for the session.
+        self.store = DismissedStore(project_dir / FILE_NAME) if project_dir is not None else None
         self._candidate: Candidate | None = None
         self._detail_generation = 0
         self._scanning: Op | None = None
+        self._loaded_dismissed: set[str] = set()
         self.result: Suggestions | None = None
         hub.changes_applied.connect(self._on_changes)
         tab.rescan_requested.connect(self.scan)
@@ -59,9 +70,15 @@ class SuggestionsPresenter(QObject):
         if self._scanning is not None and not self._scanning.token.cancelled:
             return  # one scan at a time; a cancelled one no longer counts
         self.tab.status.setText("Scanning recent sessions…")
+        store = self.store
+
+        def work(token: CancelToken) -> Suggestions:
+            if store is not None:
+                self._loaded_dismissed = store.load()
+            return self.backend.suggestions(token)
+
         self._scanning = self.tasks.read(
-            Op("Scanning sessions", self.backend.suggestions, self._on_result, self._on_failed,
-               long=True))
+            Op("Scanning sessions", work, self._on_result, self._on_failed, long=True))
 
     @Slot(object)
     def _on_changes(self, changes: ChangeSet) -> None:
@@ -74,6 +91,7 @@ class SuggestionsPresenter(QObject):
 
     def _on_result(self, result: Suggestions) -> None:
         self._scanning = None
+        self.dismissed |= self._loaded_dismissed
         self.result = result
         if not getattr(result, "available", False):
             self.tab.status.setText("Suggestions are unavailable for this workspace.")
@@ -165,6 +183,16 @@ class SuggestionsPresenter(QObject):
     def _on_dismiss(self, candidate: Candidate) -> None:
         self.dismissed.add(candidate.id)
         self._show()
+        store, ids = self.store, {candidate.id}
+        if store is not None:
+            self.tasks.write(Op("Remembering the dismissal", lambda t: store.add(ids),
+                                self._on_dismiss_saved, self._on_dismiss_failed))
+
+    def _on_dismiss_saved(self, _result: object) -> None:
+        self.dismissed_saved.emit()
+
+    def _on_dismiss_failed(self, exc: BaseException) -> None:
+        self.tab.status.setText(f"Dismissed for now; could not remember it: {exc}")
 
 
 def candidate_html(c: Candidate) -> str:

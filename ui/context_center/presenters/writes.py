@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from context_engine.errors import (
@@ -21,6 +22,7 @@ from PySide6.QtWidgets import QWidget
 
 from ..dialogs.conflict_dialog import RELOAD, SAVE_AS_NEW, ConflictDialog
 from ..dialogs.fact_editor import FactDraft, FactEditor
+from ..render.diff import record_text
 from ..services.backend import Backend
 from ..services.confirmation import QtConfirmationService
 from ..services.fact_rows import FactRow
@@ -28,6 +30,34 @@ from ..services.hub import ChangeSet, Hub
 from ..services.tasks import Op, TaskManager
 
 FACT_AREAS = frozenset({"facts", "archive"})
+
+
+@dataclass(frozen=True, slots=True)
+class UndoStep:
+    """How to undo the last write: restore ``revision`` on top of ``expected`` (S4.6).
+
+    A restore writes a new revision, so the undo is itself undoable the same way.
+    """
+
+    fact_id: str
+    reference: str
+    revision: int
+    expected: int
+
+    @property
+    def label(self) -> str:
+        """What the status bar says next to the Undo button."""
+        return f"Saved revision {self.expected} of {self.reference}"
+
+
+def undo_step(before: int | None, changes: Any) -> UndoStep | None:
+    """The undo of a write that moved a fact from revision ``before`` to ``changes.fact``."""
+    fact = getattr(changes, "fact", None)
+    if fact is None or before is None or not getattr(changes, "changed", True):
+        return None
+    if fact.revision <= before:
+        return None
+    return UndoStep(fact.id, fact.reference, before, fact.revision)
 
 
 class WriteFlows(QObject):
@@ -38,9 +68,11 @@ class WriteFlows(QObject):
         failed(str): a write failed; the message says why
         conflict_shown(): the conflict dialog opened (tests wait for it)
         forgotten(object): a forget finished (the door's WriteOutcome; written or refused)
+        undo_changed(object): the :class:`UndoStep` now offered, or None
     """
 
     saved = Signal(object)
+    undo_changed = Signal(object)
     forgotten = Signal(object)
     failed = Signal(str)
     conflict_shown = Signal()
@@ -55,6 +87,8 @@ class WriteFlows(QObject):
         self.confirm = self.confirmation.dialog
         self.conflict = ConflictDialog(parent)
         self.editor.save_requested.connect(self._on_save_requested)
+        self.undo: UndoStep | None = None
+        self.written_here: frozenset[tuple[str, int]] = frozenset()  # (id, revision) we wrote
 
     # -- create and edit -------------------------------------------------------------------
 
@@ -92,14 +126,26 @@ class WriteFlows(QObject):
         self._write(
             "Saving fact",
             lambda: self.backend.save(draft),
-            on_done=self._on_saved,
+            on_done=lambda changes: self._on_saved(draft, changes),
             on_error=lambda exc: self._on_save_failed(draft, exc),
         )
 
-    def _on_saved(self, changes: Any) -> None:
+    def _on_saved(self, draft: FactDraft, changes: Any) -> None:
         self.editor.set_busy(False)
         self.editor.accept()
         self.saved.emit(changes)
+        self._offer_undo(undo_step(draft.base_revision, changes))
+
+    def _offer_undo(self, step: UndoStep | None) -> None:
+        self.undo = step
+        self.undo_changed.emit(step)
+
+    def undo_last(self) -> None:
+        """Undo the last write: restore the revision it replaced (a new, undoable revision)."""
+        step, self.undo = self.undo, None
+        self.undo_changed.emit(None)
+        if step is not None:
+            self.restore(step.fact_id, step.revision, step.expected)
 
     def _on_save_failed(self, draft: FactDraft, exc: BaseException) -> None:
         self.editor.set_busy(False)
@@ -130,7 +176,7 @@ class WriteFlows(QObject):
 
         self.conflict.ask(
             mine.name, int(mine.base_revision or 0), int(disk.base_revision or 0),
-            disk.body, self.editor.draft.body, decide,
+            record_text(disk), record_text(self.editor.draft), decide,
         )
         self.conflict_shown.emit()
 
@@ -152,9 +198,14 @@ class WriteFlows(QObject):
 
     def restore(self, fact_id: str, revision: int, active_revision: int,
                 on_done: Callable[[Any], None] | None = None) -> None:
-        """Restore (the person's click is the confirmation, S10.5)."""
+        """Restore (the person's click is the confirmation, S10.5); offered for undo after."""
+        def done(changes: Any) -> None:
+            self._offer_undo(undo_step(active_revision, changes))
+            if on_done is not None:
+                on_done(changes)
+
         self._write("Restoring revision",
-                    lambda: self.backend.restore(fact_id, revision, active_revision), on_done)
+                    lambda: self.backend.restore(fact_id, revision, active_revision), done)
 
     def recover(self, archive_path: Any, on_done: Callable[[Any], None] | None = None) -> None:
         """Recover an archive entry (the person's click is the confirmation, S10.5)."""
@@ -171,6 +222,9 @@ class WriteFlows(QObject):
         areas: frozenset[str] = FACT_AREAS,
     ) -> Op:
         def success(changes: Any) -> None:
+            fact = getattr(changes, "fact", None)
+            if fact is not None:
+                self.written_here = self.written_here | {(fact.id, fact.revision)}
             self.hub.publish(ChangeSet(areas, "app", changes))
             if on_done is not None:
                 on_done(changes)

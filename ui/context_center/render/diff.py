@@ -43,3 +43,20 @@ def diff_lines_html(text: str) -> str:
         else:
             out.append(escaped)
     return "<pre style='white-space: pre-wrap'>" + "<br>".join(out) + "</pre>"
+
+
+FIELDS = ("title", "description", "type", "scope")
+
+
+def record_text(record: object) -> str:
+    """A fact or draft as diffable text: every field the person can change, then the body."""
+    lines = [f"{name}: {getattr(record, name, '')}" for name in FIELDS]
+    return "\n".join(lines) + "\n\n" + str(getattr(record, "body", ""))
+
+
+def changed_fields(old: object, new: object) -> list[str]:
+    """Names of the fields (and "body") that differ between two revisions."""
+    names = [n for n in FIELDS if getattr(old, n, None) != getattr(new, n, None)]
+    if getattr(old, "body", None) != getattr(new, "body", None):
+        names.append("body")
+    return names

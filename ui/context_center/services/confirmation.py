@@ -33,6 +33,18 @@ def confirm_text(request: ConfirmationRequest) -> ConfirmText:
     reason = request.reason
     if request.findings:
         reason += f" (sensitive-content rules: {', '.join(request.findings)})"
+    if request.tool == "forget":
+        # The person's own Forget: say it in their words, not the agent tool's.
+        return ConfirmText(
+            action="Forget",
+            summary=f"Forget {request.reference}? It moves to the archive; Archive → "
+                    "Recover brings it back.",
+            scope=request.scope,
+            type=request.type,
+            revision=f"revision {request.revision_from}, kept in the archive"
+            if request.revision_from is not None else "",
+            content_html=plain_block(request.content),
+        )
     action = ACTIONS.get(request.tool, "Apply")
     what = "archive" if request.revision_to is None else "write"
     return ConfirmText(

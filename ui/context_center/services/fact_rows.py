@@ -23,6 +23,8 @@ class FactRow:
     note: str = ""  # override / possible duplicate, explained in words
     overridden: bool = False  # a global fact hidden by an equivalent project fact
     haystack: str = ""  # lowercased searchable text
+    conflict: bool = False  # another file has the same id, or the same name in this scope
+    keys: tuple[str, ...] = ()  # every key relating it to other rows (for per-file patches)
 
     @property
     def key(self) -> tuple[str, str]:
@@ -76,17 +78,18 @@ def build_rows(facts: Iterable[Fact], now: datetime | None = None) -> tuple[Fact
     from context_engine.recall.pool import equivalence_keys
 
     facts = list(facts)
+    eq_keys = [equivalence_keys(fact) for fact in facts]
     project_keys: dict[str, Fact] = {}
-    for fact in facts:
+    for fact, keys in zip(facts, eq_keys, strict=True):
         if fact.scope == "project":
-            for key in equivalence_keys(fact):
+            for key in keys:
                 project_keys.setdefault(key, fact)
     overridden_by: dict[str, tuple[Fact, str]] = {}
     overrides: dict[str, list[str]] = defaultdict(list)
-    for fact in facts:
+    for fact, keys in zip(facts, eq_keys, strict=True):
         if fact.scope != "global":
             continue
-        for key in equivalence_keys(fact):
+        for key in keys:
             winner = project_keys.get(key)
             if winner is not None:
                 why = KEY_WORDS.get(key.split(":", 1)[0], "an equivalent key")
@@ -96,13 +99,26 @@ def build_rows(facts: Iterable[Fact], now: datetime | None = None) -> tuple[Fact
     # Possible duplicates: the same normalized title or description (the write policy's test
     # for "an existing memory may already cover this fact", S10.1), override pairs excepted.
     groups: dict[str, list[Fact]] = defaultdict(list)
-    for fact in facts:
-        for key in _duplicate_keys(fact):
+    dup_keys = [_duplicate_keys(fact) for fact in facts]
+    for fact, keys in zip(facts, dup_keys, strict=True):
+        for key in keys:
             groups[key].append(fact)
-    group_refs = {key: {f.reference for f in group} for key, group in groups.items()}
+    group_refs: dict[str, set[str]] = {}  # filled lazily: most keys are unique
+    # Copies: the same id in two files, or two files claiming one name in one store. Tools
+    # and the CLI act on one of them only, so both paths are named.
+    from context_engine.facts.copies import find_copies
+
+    copy_notes: dict[str, str] = {}
+    for copies in find_copies(facts):
+        for path in copies.paths:
+            copy_notes.setdefault(str(path), f"Conflict: {copies.message}.")
     rows = []
-    for fact in facts:
+    for fact, keys, eq in zip(facts, dup_keys, eq_keys, strict=True):
         notes = []
+        copy_note = copy_notes.get(str(fact.path)) if copy_notes else None
+        conflict = copy_note is not None
+        if copy_note:
+            notes.append(copy_note)
         hidden = overridden_by.get(fact.reference)
         if hidden is not None:
             winner, why = hidden
@@ -119,8 +135,10 @@ def build_rows(facts: Iterable[Fact], now: datetime | None = None) -> tuple[Fact
         if hidden is not None:
             paired.add(hidden[0].reference)
         paired.update(r.split(" ", 1)[0] for r in overrides.get(fact.reference, ()))
-        for key in _duplicate_keys(fact):
+        for key in keys:
             group = groups.get(key, ())
+            if len(group) < 2:
+                continue
             # Name at most three twins: a large group must not make this quadratic.
             twins: list[str] = []
             for other in group:
@@ -129,7 +147,9 @@ def build_rows(facts: Iterable[Fact], now: datetime | None = None) -> tuple[Fact
                     if len(twins) == 3:
                         break
             if twins:
-                refs = group_refs[key]
+                refs = group_refs.get(key)
+                if refs is None:
+                    refs = group_refs[key] = {f.reference for f in group}
                 more = len(refs) - len(paired & refs) - len(twins)
                 extra = f" and {more} more" if more > 0 else ""
                 what = "title" if key.startswith("title:") else "description"
@@ -148,6 +168,8 @@ def build_rows(facts: Iterable[Fact], now: datetime | None = None) -> tuple[Fact
                 note=" ".join(notes),
                 overridden=hidden is not None,
                 haystack=haystack,
+                conflict=conflict,
+                keys=(*eq, *keys, f"ref:{fact.scope}/{fact.name}"),
             )
         )
     return tuple(rows)
@@ -208,3 +230,8 @@ def sort_for(
         return tuple(rows)
     key = sort_keys[criteria.sort_column]
     return tuple(sorted(rows, key=key, reverse=criteria.descending))
+
+
+def counts_of(rows: Sequence[FactRow]) -> list[tuple[str, dict[str, int]]]:
+    """Spread over type, scope and freshness of exactly ``rows`` (the shown ones)."""
+    return FactsSnapshot(tuple(rows), ()).counts()

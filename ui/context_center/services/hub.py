@@ -17,6 +17,8 @@ class ChangeSet:
     areas: frozenset[str]
     origin: str = "disk"  # "disk" (watcher/F5) or "app" (our own write)
     detail: object | None = None
+    # The fact files that changed, when known (watcher); empty means "re-read the stores".
+    paths: frozenset[str] = frozenset()
 
     @classmethod
     def everything(cls, origin: str = "disk") -> ChangeSet:

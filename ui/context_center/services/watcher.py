@@ -3,10 +3,16 @@
 watchdog calls its handler on the observer thread; the handler only classifies the path and
 emits a Qt signal, which is queued to the GUI thread. There a ~250 ms timer coalesces a burst
 (one atomic save is several events) into one :class:`ChangeSet`. Nothing here reads a file.
+
+The ChangeSet names the fact files that changed, so a large store is patched file by file
+instead of re-read. When the kernel's inotify queue overflows (watchdog then only logs a
+warning), or a burst is too large to track file by file, every view is re-read instead and
+``overflowed`` says so.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from collections.abc import Iterable
@@ -22,9 +28,11 @@ from .hub import AREAS, ChangeSet
 
 __all__ = ["FileWatcher", "WatchTargets", "is_ignored"]
 
-DEBOUNCE_MS = 250
+DEBOUNCE_MS = 150  # one atomic save is a few events within milliseconds
 MAX_WAIT_S = 0.6  # a continuous stream still refreshes the views this often
-OVERFLOW_EVENTS = 2000  # more raw events than this in one window → treat as overflow, rescan all
+MAX_TRACKED_PATHS = 20000  # more changed fact files than this in one window → rescan all
+OVERFLOW_MESSAGE = "Inotify queue overflowed"
+WATCHDOG_LOGGER = "watchdog.observers.inotify_c"
 class _Handler(FileSystemEventHandler):
     """Observer-thread side: classify and forward; no file reads, no widgets."""
 
@@ -41,22 +49,43 @@ class _Handler(FileSystemEventHandler):
         self._bridge.raw_event.emit(paths)
 
 
+class _OverflowLog(logging.Handler):
+    """Turns watchdog's "Inotify queue overflowed" warning into our overflow signal."""
+
+    def __init__(self, bridge: FileWatcher) -> None:
+        super().__init__(logging.WARNING)
+        self._bridge = bridge
+
+    def emit(self, record: logging.LogRecord) -> None:
+        """Observer thread: forward (queued) to the GUI thread; never raises."""
+        try:
+            if OVERFLOW_MESSAGE in record.getMessage():
+                self._bridge.overflow_detected.emit()
+        except RuntimeError:  # the bridge is gone (application exit)
+            pass
+
+
 class FileWatcher(QObject):
     """watchdog → GUI-thread bridge → debounce → ``changed`` (create on the GUI thread).
 
     Signals:
         raw_event(list): emitted on the observer thread, delivered queued to the GUI thread
+        overflow_detected(): the kernel dropped events (observer thread, queued)
         changed(object): a debounced :class:`ChangeSet` of areas that changed on disk
+        overflowed(): events were lost and everything is being re-read (say so)
     """
 
     raw_event = Signal(list)
+    overflow_detected = Signal()
     changed = Signal(object)
+    overflowed = Signal()
 
     def __init__(self, targets: WatchTargets, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._targets = targets
         self._areas: set[str] = set()
-        self._events = 0
+        self._paths: set[str] = set()
+        self._rescan = False
         self._window_start = 0.0
         self._observer: BaseObserver | None = None
         self._handler = _Handler(self)
@@ -66,6 +95,8 @@ class FileWatcher(QObject):
         self._timer.setInterval(DEBOUNCE_MS)
         self._timer.timeout.connect(self._on_quiet)
         self.raw_event.connect(self._on_raw_event)
+        self.overflow_detected.connect(self.overflow)
+        self._log_handler = _OverflowLog(self)
 
     @property
     def running(self) -> bool:
@@ -85,12 +116,14 @@ class FileWatcher(QObject):
             except OSError:
                 continue  # a folder that vanished or exhausted inotify watches: F5 still works
         observer.daemon = True
+        logging.getLogger(WATCHDOG_LOGGER).addHandler(self._log_handler)
         observer.start()
         self._observer = observer
 
     def stop(self) -> None:
         """Stop the observer thread and drop pending events."""
         self._timer.stop()
+        logging.getLogger(WATCHDOG_LOGGER).removeHandler(self._log_handler)
         if self._observer is not None:
             self._observer.stop()
             self._observer.join(timeout=5)
@@ -124,12 +157,16 @@ class FileWatcher(QObject):
 
     @Slot(list)
     def _on_raw_event(self, paths: list[str]) -> None:
-        self._events += 1
         for path in paths:
             area = self._targets.classify(path)
             if area is not None:
                 self._areas.add(area)
-        if not (self._areas or self._events > OVERFLOW_EVENTS):
+                if area == "facts" and not self._rescan:
+                    self._paths.add(path)
+                    if len(self._paths) > MAX_TRACKED_PATHS:
+                        self._rescan = True
+                        self._paths.clear()
+        if not self._areas:
             return
         now = time.monotonic()
         if not self._timer.isActive():
@@ -138,15 +175,19 @@ class FileWatcher(QObject):
         if now - self._window_start < MAX_WAIT_S or not self._timer.isActive():
             self._timer.start()
 
+    @Slot()
     def overflow(self) -> None:
-        """The event queue overflowed (or events were dropped): rescan everything."""
+        """The event queue overflowed (or events were dropped): rescan everything, say so."""
         self._areas.update(AREAS)
+        self._rescan = True
+        self._paths.clear()
+        self.overflowed.emit()
         self._timer.start()
 
     @Slot()
     def _on_quiet(self) -> None:
-        if self._events > OVERFLOW_EVENTS:
-            self._areas.update(AREAS)
-        areas, self._areas, self._events = frozenset(self._areas), set(), 0
+        areas, self._areas = frozenset(self._areas), set()
+        paths, self._paths = frozenset(self._paths), set()
+        rescan, self._rescan = self._rescan, False
         if areas:
-            self.changed.emit(ChangeSet(areas, "disk"))
+            self.changed.emit(ChangeSet(areas, "disk", paths=frozenset() if rescan else paths))

@@ -29,6 +29,9 @@ REVISION_COLUMNS = (
     Column("Revision", lambda r: f"{r[1].revision}" + ("  (active)" if r[0] else ""),
            sort_key=lambda r: r[1].revision),
     Column("Updated", lambda r: _stamp(r[1])),
+    Column("What changed", lambda r: r[2] if len(r) > 2 else "",
+           tooltip=lambda r: r[2] if len(r) > 2 else ""),
+    Column("Written by", lambda r: r[3] if len(r) > 3 else ""),
     Column("Scope", lambda r: r[1].scope),
     Column("Type", lambda r: r[1].type),
     Column("Description", lambda r: r[1].description),
@@ -126,6 +129,15 @@ class ArchiveTab(QWidget):
         self.recover_button.setEnabled(False)
         self.revisions.selectionModel().selectionChanged.connect(self._on_revisions)
         self.archive.selectionModel().selectionChanged.connect(self._on_archive)
+        # A reset drops the selection silently: follow it, so no pane shows what is gone.
+        self.revisions_model.modelReset.connect(self._on_revisions)
+        self.archive_model.modelReset.connect(self._on_archive)
+        for widget, name in ((self.history_label, "History of the selected fact"),
+                             (self.revisions, "Revisions"), (self.diff, "Revision difference"),
+                             (self.restore_button, "Restore selected revision"),
+                             (self.archive, "Archive"), (self.recover_button, "Recover"),
+                             (self.archive_detail, "Selected archive entry"), (hint, "Hint")):
+            widget.setAccessibleName(name)
         self.restore_button.clicked.connect(self._on_restore)
         self.recover_button.clicked.connect(self._on_recover)
 
@@ -149,6 +161,8 @@ class ArchiveTab(QWidget):
     def _on_archive(self) -> None:
         entry = self.selected_entry()
         self.recover_button.setEnabled(entry is not None and entry.fact is not None)
+        if entry is None:
+            self.archive_detail.clear()
         self.archive_selected.emit(entry)
 
     @Slot()

@@ -3,8 +3,19 @@
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 
-from PySide6.QtCore import QItemSelectionModel, QPoint, Qt, Signal, SignalInstance, Slot
+from PySide6.QtCore import (
+    QEvent,
+    QItemSelectionModel,
+    QObject,
+    QPoint,
+    Qt,
+    Signal,
+    SignalInstance,
+    Slot,
+)
+from PySide6.QtGui import QColor, QKeyEvent, QTextCharFormat, QTextDocument
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -17,12 +28,13 @@ from PySide6.QtWidgets import (
     QSplitter,
     QTableView,
     QTextBrowser,
+    QTextEdit,
     QVBoxLayout,
     QWidget,
 )
 
 from ..models.table import Column, RowTableModel
-from ..services.fact_rows import FactFilter, FactRow, FactsSnapshot
+from ..services.fact_rows import FactFilter, FactRow, FactsSnapshot, counts_of
 from .spread_chart import SpreadChart
 
 FRESHNESS_COLORS = {"stale": "#c0504d", "fresh": "#3fa34d"}
@@ -32,8 +44,10 @@ FACT_COLUMNS: tuple[Column, ...] = (
     Column("Title", lambda r: r.fact.display_title, sort_key=lambda r: r.fact.display_title.lower(),
            tooltip=lambda r: r.fact.description),
     Column("Type", lambda r: r.fact.type),
-    Column("Scope", lambda r: r.fact.scope + (" (overridden)" if r.overridden else ""),
-           tooltip=lambda r: r.note, color=lambda r: "#8a8a8a" if r.overridden else None),
+    Column("Scope", lambda r: r.fact.scope + (" (conflict)" if r.conflict else
+                                              " (overridden)" if r.overridden else ""),
+           tooltip=lambda r: r.note,
+           color=lambda r: "#cf222e" if r.conflict else "#8a8a8a" if r.overridden else None),
     Column("Freshness", lambda r: r.freshness, color=lambda r: FRESHNESS_COLORS.get(r.freshness)),
     Column("Revision", lambda r: str(r.fact.revision), sort_key=lambda r: r.fact.revision),
     Column("Updated", lambda r: r.updated),
@@ -64,6 +78,9 @@ class FactsTab(QWidget):
         selection_changed(object): the selected :class:`FactRow` or None
         new_requested(), edit_requested(object), forget_requested(object),
         history_requested(object)
+        forget_many_requested(list), export_requested(list): the selected FactRows
+        open_requested(object), reveal_requested(object): a file Path (external editor,
+            file manager)
     """
 
     filter_changed = Signal(object)
@@ -72,6 +89,10 @@ class FactsTab(QWidget):
     edit_requested = Signal(object)
     forget_requested = Signal(object)
     history_requested = Signal(object)
+    forget_many_requested = Signal(list)
+    export_requested = Signal(list)
+    open_requested = Signal(object)
+    reveal_requested = Signal(object)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -84,18 +105,23 @@ class FactsTab(QWidget):
         self.type_box = _combo("types", ("user", "feedback", "project", "reference"))
         self.scope_box = _combo("scopes", ("project", "global"))
         self.freshness_box = _combo("freshness", ("fresh", "current", "stale"))
+        self.goto = QLineEdit()
+        self.goto.setPlaceholderText("Go to fact…")
+        self.goto.setToolTip("Type a name or project/name.md and press Return")
+        self.goto.setMaximumWidth(200)
         self.new_button = QPushButton("New fact…")
         self.new_button.setToolTip("Create a fact (Ctrl+N)")
         bar = QHBoxLayout()
         bar.addWidget(self.search, 1)
-        for widget in (self.type_box, self.scope_box, self.freshness_box, self.new_button):
+        for widget in (self.type_box, self.scope_box, self.freshness_box, self.goto,
+                       self.new_button):
             bar.addWidget(widget)
         self.chart = SpreadChart()
         self.summary = QLabel()
         self.table = QTableView()
         self.table.setModel(self.model)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.table.setSortingEnabled(True)
         self.table.setAlternatingRowColors(True)
         self.table.verticalHeader().setVisible(False)
@@ -117,9 +143,15 @@ class FactsTab(QWidget):
         self.edit_button = QPushButton("Edit…")
         self.forget_button = QPushButton("Forget…")
         self.history_button = QPushButton("History")
+        self.open_button = QPushButton("Open in editor")
+        self.open_button.setToolTip("Open the fact's file in your external editor")
+        self.reveal_button = QPushButton("Show in folder")
+        self.reveal_button.setToolTip("Show the fact's file in the file manager")
         actions = QHBoxLayout()
         actions.addWidget(self.edit_button)
         actions.addWidget(self.history_button)
+        actions.addWidget(self.open_button)
+        actions.addWidget(self.reveal_button)
         actions.addStretch(1)
         actions.addWidget(self.forget_button)
         right = QWidget()
@@ -147,18 +179,40 @@ class FactsTab(QWidget):
         layout.addLayout(top)
         layout.addWidget(self.splitter, 1)
         self._sort = (0, False)
+        self._total = 0
+        self._all_rows: tuple[FactRow, ...] = ()
         self._selected_key: object = None
+        named: tuple[tuple[QWidget, str], ...] = (
+            (self.search, "Search facts"), (self.goto, "Go to fact by name"),
+            (self.type_box, "Filter by type"),
+            (self.scope_box, "Filter by scope"), (self.freshness_box, "Filter by freshness"),
+            (self.new_button, "New fact"), (self.chart, "Spread of the shown facts"),
+            (self.summary, "Fact counts"), (self.table, "Facts"),
+            (self.diagnostics, "Files that could not be read"),
+            (self.diagnostics_label, "Unreadable files"), (self.detail, "Selected fact"),
+            (self.edit_button, "Edit fact"), (self.forget_button, "Forget fact"),
+            (self.history_button, "Fact history"), (self.open_button, "Open in external editor"),
+            (self.reveal_button, "Show in file manager"),
+        )
+        for control, name in named:
+            control.setAccessibleName(name)
         self.search.textChanged.connect(self._on_filter_edited)
+        self.goto.returnPressed.connect(self._on_goto)
         for box in (self.type_box, self.scope_box, self.freshness_box):
             box.currentIndexChanged.connect(self._on_filter_edited)
         self.model.sort_requested.connect(self._on_sort_requested)
         self.table.selectionModel().selectionChanged.connect(self._on_selection)
+        # A reset drops the selection without selectionChanged: follow it, or the pane lies.
+        self.model.modelReset.connect(self._on_selection)
         self.table.doubleClicked.connect(self._on_double_click)
+        self._keys = _EditKeys(self.table, lambda: self._emit_for_selected(self.edit_requested))
         self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.table.customContextMenuRequested.connect(self._on_context_menu)
         self.new_button.clicked.connect(self.new_requested.emit)
         self.edit_button.clicked.connect(lambda: self._emit_for_selected(self.edit_requested))
-        self.forget_button.clicked.connect(lambda: self._emit_for_selected(self.forget_requested))
+        self.forget_button.clicked.connect(self._on_forget_clicked)
+        self.open_button.clicked.connect(lambda: self._emit_path(self.open_requested))
+        self.reveal_button.clicked.connect(lambda: self._emit_path(self.reveal_requested))
         self.history_button.clicked.connect(lambda: self._emit_for_selected(self.history_requested))
         self._set_detail_buttons(False)
         self.show_snapshot(FactsSnapshot((), ()))
@@ -177,12 +231,8 @@ class FactsTab(QWidget):
 
     def show_snapshot(self, snapshot: FactsSnapshot) -> None:
         """A new store snapshot: chart, counts and diagnostics (the rows come filtered)."""
-        self.chart.set_counts(snapshot.counts())
-        project = sum(1 for r in snapshot.rows if r.fact.scope == "project")
-        self.summary.setText(
-            f"<b>{len(snapshot.rows)}</b> facts<br>{project} project · "
-            f"{len(snapshot.rows) - project} global"
-        )
+        self._total = len(snapshot.rows)  # counts and chart follow with the filtered rows
+        self._all_rows = snapshot.rows
         self.diagnostics_model.set_rows(snapshot.diagnostics)
         count = len(snapshot.diagnostics)
         self.diagnostics_label.setText(
@@ -191,8 +241,23 @@ class FactsTab(QWidget):
         self.diagnostics.setVisible(bool(count))
         self.diagnostics_label.setVisible(bool(count))
 
-    def show_rows(self, rows: tuple[FactRow, ...]) -> None:
-        """Filtered, sorted rows; keeps the selection on the same fact when it is still there."""
+    def _show_counts(self, rows: tuple[FactRow, ...],
+                     counts: list[tuple[str, dict[str, int]]]) -> None:
+        self.chart.set_counts(counts)
+        project = counts[1][1].get("project", 0) if len(counts) > 1 else 0
+        shown = len(rows)
+        head = (f"<b>{shown}</b> facts" if shown == self._total
+                else f"<b>{shown}</b> of {self._total} facts")
+        self.summary.setText(f"{head}<br>{project} project · {shown - project} global")
+
+    def show_rows(self, rows: tuple[FactRow, ...],
+                  counts: list[tuple[str, dict[str, int]]] | None = None) -> None:
+        """Filtered, sorted rows; keeps the selection on the same fact when it is still there.
+
+        Counts and chart describe what is shown ("3 of 11"); ``counts`` may come computed
+        off the GUI thread.
+        """
+        self._show_counts(rows, counts if counts is not None else counts_of(rows))
         key = self._selected_key
         self.model.set_rows(rows)
         row = self.model.find(key) if key is not None else -1
@@ -208,9 +273,14 @@ class FactsTab(QWidget):
             self.selection_changed.emit(None)
 
     def selected_row(self) -> FactRow | None:
-        """The selected fact row."""
-        rows = self.table.selectionModel().selectedRows()
-        return self.model.row_at(rows[0].row()) if rows else None
+        """The selected fact row (the first, when several are)."""
+        rows = self.selected_rows()
+        return rows[0] if rows else None
+
+    def selected_rows(self) -> list[FactRow]:
+        """Every selected fact row, in table order."""
+        numbers = sorted(i.row() for i in self.table.selectionModel().selectedRows())
+        return [r for r in (self.model.row_at(n) for n in numbers) if r is not None]
 
     def select_key(self, key: object) -> bool:
         """Select the row with ``key`` (scope, id) if it is shown."""
@@ -222,8 +292,26 @@ class FactsTab(QWidget):
         return True
 
     def show_detail(self, html_text: str) -> None:
-        """The rendered detail of the selected fact."""
+        """The rendered detail of the selected fact, with the search words highlighted."""
         self.detail.setHtml(html_text)
+        self.highlight(self.search.text().split())
+
+    def highlight(self, words: list[str]) -> int:
+        """Mark every match of ``words`` in the detail pane; returns how many were marked."""
+        document = self.detail.document()
+        marks: list[QTextEdit.ExtraSelection] = []
+        fmt = QTextCharFormat()
+        fmt.setBackground(QColor(255, 210, 0, 130))
+        for word in words:
+            cursor = document.find(word, 0)
+            while not cursor.isNull() and len(marks) < 500:
+                mark = QTextEdit.ExtraSelection()
+                mark.cursor = cursor
+                mark.format = fmt
+                marks.append(mark)
+                cursor = document.find(word, cursor, QTextDocument.FindFlag(0))
+        self.detail.setExtraSelections(marks)
+        return len(marks)
 
     def reveal(self, key: object) -> None:
         """Show the fact with ``key``: clear search and filters, then select it."""
@@ -240,19 +328,45 @@ class FactsTab(QWidget):
         # selects the fact again in the full list.
         self.filter_changed.emit(self.criteria())
 
+    @Slot()
+    def _on_goto(self) -> None:
+        text = self.goto.text().strip()
+        if not text:
+            return
+        wanted = [r for r in self._all_rows if text in (r.fact.reference, r.fact.name)]
+        if wanted:
+            self.reveal(wanted[0].key)
+            self.table.setFocus()
+
     def focus_search(self) -> None:
         """Ctrl+F."""
         self.search.setFocus()
         self.search.selectAll()
 
-    def _set_detail_buttons(self, enabled: bool) -> None:
-        for button in (self.edit_button, self.forget_button, self.history_button):
-            button.setEnabled(enabled)
+    def _set_detail_buttons(self, enabled: bool, several: bool = False) -> None:
+        for button in (self.edit_button, self.history_button, self.open_button,
+                       self.reveal_button):
+            button.setEnabled(enabled and not several)
+        self.forget_button.setEnabled(enabled)
+        self.forget_button.setText("Forget selected…" if several else "Forget…")
 
     def _emit_for_selected(self, signal: SignalInstance) -> None:
         row = self.selected_row()
         if row is not None:
             signal.emit(row)
+
+    def _emit_path(self, signal: SignalInstance) -> None:
+        row = self.selected_row()
+        if row is not None and row.fact.path is not None:
+            signal.emit(row.fact.path)
+
+    @Slot()
+    def _on_forget_clicked(self) -> None:
+        rows = self.selected_rows()
+        if len(rows) > 1:
+            self.forget_many_requested.emit(rows)
+        elif rows:
+            self.forget_requested.emit(rows[0])
 
     @Slot()
     def _on_filter_edited(self) -> None:
@@ -265,11 +379,18 @@ class FactsTab(QWidget):
 
     @Slot()
     def _on_selection(self) -> None:
-        row = self.selected_row()
+        rows = self.selected_rows()
+        row = rows[0] if rows else None
         self._selected_key = row.key if row is not None else None
-        self._set_detail_buttons(row is not None)
+        self._set_detail_buttons(row is not None, several=len(rows) > 1)
         if row is None:
             self.detail.setHtml("<p><i>Select a fact to see it here.</i></p>")
+            self.detail.setExtraSelections([])
+        elif len(rows) > 1:
+            self.detail.setHtml(f"<p><b>{len(rows)} facts selected.</b> Forget or export "
+                                "them together, or select one to see it.</p>")
+            self.selection_changed.emit(None)
+            return
         self.selection_changed.emit(row)
 
     @Slot()
@@ -281,8 +402,12 @@ class FactsTab(QWidget):
         menu = QMenu(self)
         menu.addAction("Edit…", lambda: self._emit_for_selected(self.edit_requested))
         menu.addAction("History", lambda: self._emit_for_selected(self.history_requested))
+        menu.addAction("Open in editor", lambda: self._emit_path(self.open_requested))
+        menu.addAction("Show in folder", lambda: self._emit_path(self.reveal_requested))
+        menu.addAction("Export selected…",
+                       lambda: self.export_requested.emit(self.selected_rows()))
         menu.addSeparator()
-        menu.addAction("Forget…", lambda: self._emit_for_selected(self.forget_requested))
+        menu.addAction("Forget…", self._on_forget_clicked)
         return menu
 
     @Slot(QPoint)
@@ -290,9 +415,29 @@ class FactsTab(QWidget):
         index = self.table.indexAt(pos)
         if not index.isValid():
             return
-        self.table.selectRow(index.row())
+        if not self.table.selectionModel().isRowSelected(index.row(), index.parent()):
+            self.table.selectRow(index.row())
         menu = self.context_menu()
         menu.popup(self.table.viewport().mapToGlobal(pos))  # non-blocking, unlike exec()
+
+
+class _EditKeys(QObject):
+    """Return, Enter and F2 on the table open the editor on the selected fact."""
+
+    def __init__(self, table: QTableView, edit: Callable[[], None]) -> None:
+        super().__init__(table)
+        self._edit = edit
+        table.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Consume only the edit keys, and only without modifiers."""
+        plain = (Qt.KeyboardModifier.NoModifier, Qt.KeyboardModifier.KeypadModifier)
+        if event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent) and \
+                event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_F2) and \
+                event.modifiers() in plain:
+            self._edit()
+            return True
+        return False
 
 
 def detail_html(row: FactRow, body_html: str) -> str:

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
-from PySide6.QtCore import QModelIndex, Qt, Signal, Slot
+from PySide6.QtCore import QModelIndex, Qt, Signal, SignalInstance, Slot
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
+    QPushButton,
     QSplitter,
     QTableView,
     QTabWidget,
@@ -42,11 +44,16 @@ class InstructionsTab(QWidget):
         diagnostic_activated(object): an InstructionDiagnostic was clicked
         target_changed(str): resolve for this path (relative to the workspace root; "" = the
             workspace itself)
+        edit_requested(object), open_requested(object), reveal_requested(object): the
+            selected document's or import's file Path
     """
 
     document_selected = Signal(object)
     diagnostic_activated = Signal(object)
     target_changed = Signal(str)
+    edit_requested = Signal(object)
+    open_requested = Signal(object)
+    reveal_requested = Signal(object)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -96,11 +103,29 @@ class InstructionsTab(QWidget):
         splitter.addWidget(left)
         splitter.addWidget(self.views)
         splitter.setSizes([560, 620])
+        for widget, name in ((self.header, "Workspace and home"),
+                             (self.target, "Resolve instructions for a sub-path"),
+                             (self.tree, "Instruction documents and imports"),
+                             (self.diagnostics, "Instruction diagnostics"),
+                             (self.rendered, "Rendered document"),
+                             (self.source, "Expanded text"), (self.block, "Exact provider block"),
+                             (self.views, "Document views")):
+            widget.setAccessibleName(name)
+        self.edit_button = QPushButton("Edit file…")
+        self.open_button = QPushButton("Open in editor")
+        self.reveal_button = QPushButton("Show in folder")
+        for button, signal in ((self.edit_button, self.edit_requested),
+                               (self.open_button, self.open_requested),
+                               (self.reveal_button, self.reveal_requested)):
+            button.clicked.connect(lambda _=False, s=signal: self._emit_path(s))
+            button.setEnabled(False)
+            target_row.addWidget(button)
         layout = QVBoxLayout(self)
         layout.addWidget(self.header)
         layout.addLayout(target_row)
         layout.addWidget(splitter, 1)
         self.tree.selectionModel().currentRowChanged.connect(self._on_current)
+        self.tree_model.modelReset.connect(self._on_reset)
         self.diagnostics.clicked.connect(self._on_diagnostic)
         self.target.returnPressed.connect(lambda: self.target_changed.emit(self.target.text()))
 
@@ -118,8 +143,25 @@ class InstructionsTab(QWidget):
                 stack.append(index)
         return False
 
+    def selected_path(self) -> Path | None:
+        """The file of the selected document or import (an existing file only)."""
+        payload = self.tree_model.data(self.tree.currentIndex(), roles.ROW)
+        path = getattr(payload, "path", None)
+        return path if isinstance(path, Path) else None
+
+    def _emit_path(self, signal: SignalInstance) -> None:
+        path = self.selected_path()
+        if path is not None:
+            signal.emit(path)
+
+    @Slot()
+    def _on_reset(self) -> None:
+        for button in (self.edit_button, self.open_button, self.reveal_button):
+            button.setEnabled(self.selected_path() is not None)
+
     @Slot(QModelIndex, QModelIndex)
     def _on_current(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        self._on_reset()
         self.document_selected.emit(self.tree_model.data(current, roles.ROW))
 
     @Slot(QModelIndex)

@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable
 
-from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, Signal, SignalInstance
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtCore import QByteArray, QSettings, QSize, Qt, QTimer, Signal, SignalInstance
+from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence, QResizeEvent
 from PySide6.QtWidgets import (
+    QApplication,
     QLabel,
     QMainWindow,
     QProgressBar,
     QPushButton,
+    QSizePolicy,
     QTabWidget,
     QWidget,
 )
+
+from .help_dialogs import about_text, shortcuts_html
 
 
 class MainWindow(QMainWindow):
@@ -26,6 +30,9 @@ class MainWindow(QMainWindow):
         save_requested(): Ctrl+S
         forget_requested(): Del
         cancel_requested(): the status bar's Cancel button
+        undo_requested(): Ctrl+Z or the status bar's Undo button
+        open_workspace_requested(): File → Open workspace…
+        edit_requested(): Return / F2 on the Facts tab
     """
 
     refresh_requested = Signal()
@@ -37,21 +44,30 @@ class MainWindow(QMainWindow):
     save_requested = Signal()
     forget_requested = Signal()
     cancel_requested = Signal()
+    undo_requested = Signal()
+    open_workspace_requested = Signal()
+    edit_requested = Signal()
 
     def __init__(self, settings: QSettings, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._settings = settings
+        # Asked before the window closes (e.g. an editor with unsaved changes); False keeps it.
+        self.close_guard: Callable[[], bool] | None = None
         self.setWindowTitle("Context Center")
-        self.resize(1180, 760)
+        self.resize(fit_to_screen(QSize(1180, 760)))
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
+        self.tabs.setAccessibleName("Views")
         self.setCentralWidget(self.tabs)
+        self._paths_text = ""
+        self._paths = ("", "")
         self._build_menus()
         self._build_status_bar()
 
     def add_tab(self, widget: QWidget, title: str) -> None:
-        """Append a tab."""
+        """Append a tab (Ctrl+1…5 select it; Ctrl+Tab cycles)."""
         self.tabs.addTab(widget, title)
+        widget.setAccessibleName(title.replace("&&", "&") + " tab")
 
     def _action(
         self,
@@ -83,20 +99,88 @@ class MainWindow(QMainWindow):
         file_menu.addAction(self.export_bundle_action)
         file_menu.addAction(self.import_bundle_action)
         file_menu.addSeparator()
-        quit_action = QAction("&Quit", self)
-        quit_action.setShortcut(QKeySequence.StandardKey.Quit)
-        quit_action.triggered.connect(self.close)
-        file_menu.addAction(quit_action)
+        self.open_workspace_action = self._action("&Open workspace…",
+                                                  QKeySequence.StandardKey.Open,
+                                                  self.open_workspace_requested)
+        file_menu.addAction(self.open_workspace_action)
+        file_menu.addSeparator()
+        self.quit_action = QAction("&Quit", self)
+        self.quit_action.setShortcut(QKeySequence("Ctrl+Q"))
+        # Every window of the app, from any of them (not just this one).
+        self.quit_action.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
+        self.quit_action.triggered.connect(quit_app)
+        self.addAction(self.quit_action)
+        file_menu.addAction(self.quit_action)
         edit_menu = bar.addMenu("&Edit")
+        self.undo_action = self._action("&Undo last write", QKeySequence.StandardKey.Undo,
+                                        self.undo_requested)
+        self.undo_action.setEnabled(False)
+        self.edit_action = self._action("&Edit fact…", QKeySequence(Qt.Key.Key_F2),
+                                        self.edit_requested)
         self.find_action = self._action("&Find", QKeySequence.StandardKey.Find, self.find_requested)
         self.forget_action = self._action("&Forget fact…", QKeySequence(Qt.Key.Key_Delete),
                                           self.forget_requested)
+        edit_menu.addAction(self.undo_action)
+        edit_menu.addSeparator()
+        edit_menu.addAction(self.edit_action)
         edit_menu.addAction(self.find_action)
         edit_menu.addAction(self.forget_action)
         view_menu = bar.addMenu("&View")
         self.refresh_action = self._action("&Refresh", QKeySequence(Qt.Key.Key_F5),
                                            self.refresh_requested)
         view_menu.addAction(self.refresh_action)
+        view_menu.addSeparator()
+        self.next_tab_action = QAction("&Next tab", self)
+        self.next_tab_action.setShortcuts([QKeySequence("Ctrl+Tab"), QKeySequence("Ctrl+PgDown")])
+        self.next_tab_action.triggered.connect(lambda: self._step_tab(1))
+        self.previous_tab_action = QAction("&Previous tab", self)
+        self.previous_tab_action.setShortcuts([QKeySequence("Ctrl+Shift+Tab"),
+                                               QKeySequence("Ctrl+PgUp")])
+        self.previous_tab_action.triggered.connect(lambda: self._step_tab(-1))
+        for action in (self.next_tab_action, self.previous_tab_action):
+            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+            self.addAction(action)
+            view_menu.addAction(action)
+        self.tab_actions: list[QAction] = []
+        for number in range(1, 6):
+            action = QAction(f"Tab {number}", self)
+            action.setShortcut(QKeySequence(f"Ctrl+{number}"))
+            action.triggered.connect(lambda _=False, i=number - 1: self.tabs.setCurrentIndex(i))
+            self.addAction(action)
+            self.tab_actions.append(action)
+        help_menu = bar.addMenu("&Help")
+        self.shortcuts_action = QAction("&Keyboard shortcuts", self)
+        self.shortcuts_action.setShortcut(QKeySequence(QKeySequence.StandardKey.HelpContents))
+        self.shortcuts_action.triggered.connect(self.show_shortcuts)
+        self.addAction(self.shortcuts_action)
+        self.about_action = QAction("&About Context Center", self)
+        self.about_action.triggered.connect(self.show_about)
+        help_menu.addAction(self.shortcuts_action)
+        help_menu.addAction(self.about_action)
+        self.help_box: QWidget | None = None
+
+    def _step_tab(self, step: int) -> None:
+        count = self.tabs.count()
+        if count:
+            self.tabs.setCurrentIndex((self.tabs.currentIndex() + step) % count)
+
+    def show_shortcuts(self) -> None:
+        """Help → Keyboard shortcuts (non-blocking)."""
+        self._show_help("Keyboard shortcuts", shortcuts_html(self))
+
+    def show_about(self) -> None:
+        """Help → About (non-blocking)."""
+        self._show_help("About Context Center", about_text())
+
+    def _show_help(self, title: str, text: str) -> None:
+        from PySide6.QtWidgets import QMessageBox
+
+        box = QMessageBox(QMessageBox.Icon.Information, title, text,
+                          QMessageBox.StandardButton.Close, self)
+        box.setTextFormat(Qt.TextFormat.RichText)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.help_box = box
+        box.open()
 
     def _build_status_bar(self) -> None:
         status = self.statusBar()
@@ -117,8 +201,24 @@ class MainWindow(QMainWindow):
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setFlat(True)
         self.cancel_button.clicked.connect(self.cancel_requested.emit)
+        self.undo_button = QPushButton("Undo")
+        self.undo_button.setFlat(True)
+        self.undo_button.setToolTip("Undo the last write (Ctrl+Z): restores the revision it "
+                                    "replaced, as a new revision")
+        self.undo_button.clicked.connect(self.undo_requested.emit)
+        self.undo_button.setVisible(False)
+        self.paths_label.setMinimumWidth(80)
+        # The label takes the room the status bar gives it; the text is elided to fit it.
+        self.paths_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        for widget, name in ((self.paths_label, "Store paths"), (self.counts_label, "Counts"),
+                             (self.message_label, "Last message"),
+                             (self.progress_label, "Work in progress"),
+                             (self.progress, "Progress"), (self.cancel_button, "Cancel work"),
+                             (self.undo_button, "Undo last write")):
+            widget.setAccessibleName(name)
         status.addWidget(self.paths_label, 1)
         status.addPermanentWidget(self.message_label)
+        status.addPermanentWidget(self.undo_button)
         status.addPermanentWidget(self.progress_label)
         status.addPermanentWidget(self.progress)
         status.addPermanentWidget(self.cancel_button)
@@ -127,13 +227,42 @@ class MainWindow(QMainWindow):
 
     def show_paths(self, project_store: str, global_store: str) -> None:
         """Store locations (local display only; never sent anywhere)."""
-        self.paths_label.setText(
-            f"project: {_tilde(project_store)}   global: {_tilde(global_store)}")
+        self._paths_text = f"project: {project_store}   global: {global_store}"
+        self._paths = (project_store, global_store)
         self.paths_label.setToolTip(f"Project store: {project_store}\nGlobal store: {global_store}")
+        self._elide_paths()
+
+    def _elide_paths(self) -> None:
+        # Each whole path elided in its middle to half the room: both ends stay readable.
+        metrics = self.paths_label.fontMetrics()
+        labels = metrics.horizontalAdvance("project:    global: ")
+        half = max(40, (self.paths_label.width() - labels - 16) // 2)
+        project, global_ = (metrics.elidedText(p, Qt.TextElideMode.ElideMiddle, half)
+                            for p in self._paths)
+        self.paths_label.setText(f"project: {project}   global: {global_}")
+
+    def paths_text(self) -> str:
+        """The status bar's store paths in full (the label shows them elided)."""
+        return self._paths_text
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """Re-elide the store paths to the new width."""
+        super().resizeEvent(event)
+        if self._paths_text:
+            QTimer.singleShot(0, self._elide_paths)
+
+    def offer_undo(self, label: str | None) -> None:
+        """"Saved revision 8 — Undo" in the status bar; ``None`` withdraws the offer."""
+        self.undo_action.setEnabled(label is not None)
+        self.undo_button.setVisible(label is not None)
+        if label is not None:
+            self.message_label.setText(label + " —")
+            self._message_timer.stop()
 
     def show_message(self, text: str, timeout_ms: int = 6000) -> None:
         """A transient message (saved, failed …) that leaves the other status widgets shown."""
         self.message_label.setText(text)
+        self.undo_button.setVisible(False)
         self._message_timer.start(timeout_ms)
 
     def show_counts(self, text: str) -> None:
@@ -153,6 +282,7 @@ class MainWindow(QMainWindow):
         geometry = self._settings.value("window/geometry")
         if isinstance(geometry, QByteArray):
             self.restoreGeometry(geometry)
+            self.resize(fit_to_screen(self.size()))
         state = self._settings.value("window/state")
         if isinstance(state, QByteArray):
             self.restoreState(state)
@@ -170,12 +300,29 @@ class MainWindow(QMainWindow):
         self._settings.sync()
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        """Remember the window state on close."""
+        """Remember the window state on close; an open editor with changes asks first."""
+        if self.close_guard is not None and not self.close_guard():
+            event.ignore()
+            return
         self.save_state()
         super().closeEvent(event)
 
 
-def _tilde(path: str) -> str:
-    """``~`` for the user's home directory: shorter, still unambiguous on this machine."""
-    home = str(Path.home())
-    return "~" + path[len(home):] if path == home or path.startswith(home + "/") else path
+def fit_to_screen(wanted: QSize) -> QSize:
+    """``wanted`` shrunk to 90 % of the primary screen's available area (QT_SCALE_FACTOR=2)."""
+    screen = QGuiApplication.primaryScreen()
+    if screen is None:
+        return wanted
+    room = screen.availableGeometry().size()
+    return QSize(min(wanted.width(), int(room.width() * 0.9)),
+                 min(wanted.height(), int(room.height() * 0.9)))
+
+
+def quit_app() -> None:
+    """Ctrl+Q: close every window (each may ask about unsaved edits), then quit."""
+    app = QApplication.instance()
+    if isinstance(app, QApplication):
+        app.closeAllWindows()
+        if not any(w.isVisible() for w in app.topLevelWidgets() if isinstance(w, QMainWindow)):
+            app.quit()
+

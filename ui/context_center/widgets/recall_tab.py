@@ -103,6 +103,12 @@ class RecallTab(QWidget):
         self.block.setReadOnly(True)
         self.block.setFont(monospace())
         self.block.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        for widget, name in ((self.message, "Recall message"), (self.limit, "Fact limit"),
+                             (self.budget, "Character budget"), (self.traces, "Recent traces"),
+                             (self.summary, "Trace summary"), (self.budget_bar, "Budget used"),
+                             (self.hits, "Recalled facts"), (self.drops, "Omitted and suppressed"),
+                             (self.block, "Exact provider block")):
+            widget.setAccessibleName(name)
         left = QWidget()
         ll = QVBoxLayout(left)
         ll.setContentsMargins(0, 0, 0, 0)

@@ -77,6 +77,13 @@ class SuggestionsTab(QWidget):
         layout.addWidget(stack, 1)
         self.rescan_button.clicked.connect(self.rescan_requested.emit)
         self.table.selectionModel().selectionChanged.connect(self._on_selection)
+        self.model.modelReset.connect(self._on_selection)  # accepted/dismissed rows vanish
+        for widget, name in ((self.status, "Scan status"), (self.rescan_button, "Scan again"),
+                             (self.table, "Suggestions"), (self.detail, "Selected suggestion"),
+                             (self.accept_button, "Accept suggestion"),
+                             (self.edit_button, "Edit and accept suggestion"),
+                             (self.dismiss_button, "Dismiss suggestion")):
+            widget.setAccessibleName(name)
         self.accept_button.clicked.connect(lambda: self._emit(self.accept_requested))
         self.edit_button.clicked.connect(lambda: self._emit(self.edit_requested))
         self.dismiss_button.clicked.connect(lambda: self._emit(self.dismiss_requested))
