@@ -248,11 +248,9 @@ def test_every_hit_over_budget_reason() -> None:
 
 
 @settings(max_examples=60, deadline=None)
-@given(
-    budget=st.integers(min_value=0, max_value=3000),
-    limit=st.integers(min_value=0, max_value=10),
-    sizes=st.lists(st.integers(min_value=0, max_value=1500), min_size=1, max_size=10),
-)
+@given(budget=st.integers(min_value=0, max_value=3000),
+       limit=st.integers(min_value=0, max_value=10),
+       sizes=st.lists(st.integers(min_value=0, max_value=1500), min_size=1, max_size=10))
 def test_block_never_exceeds_budget(budget: int, limit: int, sizes: list[int]) -> None:
     store = [
         fact(f"f{i}", "quokka gateway <&> " + "x" * size, title=f"T{i} " + "y" * (size // 10))

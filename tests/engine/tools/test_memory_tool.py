@@ -119,14 +119,10 @@ def test_archived_facts_never_appear() -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (
-            {"operation": "list", "type": "note"},
-            "type must be one of user, feedback, project, reference",
-        ),
-        (
-            {"operation": "search", "query": "x", "scope": "team"},
-            "scope must be one of project, global",
-        ),
+        ({"operation": "list", "type": "note"},
+         "type must be one of user, feedback, project, reference"),
+        ({"operation": "search", "query": "x", "scope": "team"},
+         "scope must be one of project, global"),
         ({"operation": "search"}, "missing required argument: query"),
         ({"operation": "read"}, "missing required argument: name"),
         ({}, "missing required argument: operation"),

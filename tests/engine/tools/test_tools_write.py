@@ -15,7 +15,14 @@ from context_engine.facts.memory import Memory
 from context_engine.paths import EnginePaths
 from context_engine.policy.confirmation import ApprovedOnce, ConfirmationRequest
 from context_engine.policy.permission import argument_digest
-from context_engine.policy.write_policy import Controller
+from context_engine.policy.write_policy import (
+    REASON_DUPLICATE,
+    REASON_GLOBAL,
+    REASON_SENSITIVE,
+    REASON_TYPE,
+    REASON_UPDATE,
+    Controller,
+)
 from support import APP_DIR, RELEASE
 
 HEADLESS = Controller("headless")
@@ -91,24 +98,18 @@ def _with(**changes: object) -> dict[str, object]:
     return args
 
 
+# The tool path reports the policy's own reasons (their wording is test_policy's business).
 CASES = [
-    ("type omitted", _with(type=None),
-     "only explicitly classified project/reference facts are low-risk"),
-    ("scope global", _with(scope="global"), "global memory requires confirmation"),
-    ("type user", _with(type="user"),
-     "only explicitly classified project/reference facts are low-risk"),
-    ("type feedback", _with(type="feedback"),
-     "only explicitly classified project/reference facts are low-risk"),
-    ("id+expected_revision", "UPDATE", "memory updates require confirmation"),
-    ("api key", _with(body="Deploy with ACCESS_" + "KEY: " + "Zq8vT3mK9pL2xR7w"),
-     "memory may contain sensitive information"),
-    ("e-mail", _with(body="Release owner: bob" + "@" + "example.org"),
-     "memory may contain sensitive information"),
-    ("same name", _with(name="deploy-notes"), "an existing memory may already cover this fact"),
-    ("same title", _with(title="Deploy checklist"),
-     "an existing memory may already cover this fact"),
-    ("same description", _with(description="How deploys are run"),
-     "an existing memory may already cover this fact"),
+    ("type omitted", _with(type=None), REASON_TYPE),
+    ("scope global", _with(scope="global"), REASON_GLOBAL),
+    ("type user", _with(type="user"), REASON_TYPE),
+    ("type feedback", _with(type="feedback"), REASON_TYPE),
+    ("id+expected_revision", "UPDATE", REASON_UPDATE),
+    ("api key", _with(body="Deploy with ACCESS_" + "KEY: " + "Zq8vT3mK9pL2xR7w"), REASON_SENSITIVE),
+    ("e-mail", _with(body="Release owner: bob" + "@" + "example.org"), REASON_SENSITIVE),
+    ("same name", _with(name="deploy-notes"), REASON_DUPLICATE),
+    ("same title", _with(title="Deploy checklist"), REASON_DUPLICATE),
+    ("same description", _with(description="How deploys are run"), REASON_DUPLICATE),
 ]
 
 
