@@ -23,7 +23,7 @@ from context_engine.policy.write_policy import (
     REASON_UPDATE,
     Controller,
 )
-from support import APP_DIR, RELEASE
+from support import APP_DIR, RELEASE, release_with
 
 HEADLESS = Controller("headless")
 INTERACTIVE = Controller("interactive")
@@ -88,14 +88,7 @@ def test_low_risk_fact_from_headless_owner_is_written_without_asking(
     assert str(paths.home) not in json.dumps(outcome.as_json())
 
 
-def _with(**changes: object) -> dict[str, object]:
-    args: dict[str, object] = dict(RELEASE)
-    for key, value in changes.items():
-        if value is None:
-            args.pop(key, None)
-        else:
-            args[key] = value
-    return args
+_with = release_with
 
 
 # The tool path reports the policy's own reasons (their wording is test_policy's business).
