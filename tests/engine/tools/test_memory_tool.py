@@ -103,10 +103,8 @@ def test_list_with_filters() -> None:
 
 
 def test_archived_facts_never_appear() -> None:
-    archived = replace(
-        fact("old-secret-plan", "quokka archived plan"),
-        path=Path("/s/memory/.archive/20260101-000000.000-old-secret-plan.md"),
-    )
+    archived = replace(fact("old-secret-plan", "quokka archived plan"),
+                       path=Path("/s/memory/.archive/20260101-000000.000-old-secret-plan.md"))
     store = [*sample_store(), archived]
     assert "old-secret-plan" not in run({"operation": "list"}, store)
     assert "old-secret-plan" not in run(

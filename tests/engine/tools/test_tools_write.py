@@ -237,27 +237,16 @@ Memory(paths).save(name="release-target", description="written by another proces
 
 def _other_process(paths: EnginePaths, script: str) -> None:
     env = dict(os.environ, PYTHONPATH=str(APP_DIR))
-    subprocess.run(
-        [sys.executable, "-c", script, str(paths.home), str(paths.workspace)],
-        check=True,
-        env=env,
-        timeout=60,
-    )
+    subprocess.run([sys.executable, "-c", script, str(paths.home), str(paths.workspace)],
+                   check=True, env=env, timeout=60)
 
 
 def test_fact_created_by_another_process_between_check_and_write_survives(
     memory: Memory, paths: EnginePaths
 ) -> None:
     """S10.3/RELIABILITY C8: the automatic write is create-only under the store lock."""
-    outcome = run_write_tool(
-        memory,
-        "remember",
-        RELEASE,
-        HEADLESS,
-        "yolo",
-        Spy(answer=False),
-        before_write=lambda: _other_process(paths, CREATE_SCRIPT),
-    )
+    outcome = run_write_tool(memory, "remember", RELEASE, HEADLESS, "yolo", Spy(answer=False),
+                             before_write=lambda: _other_process(paths, CREATE_SCRIPT))
     assert (outcome.decision, outcome.written) == ("auto", False)
     assert outcome.result == (
         'Not written: memory "release-target" already exists; automatic writes are create-only.'
@@ -280,15 +269,8 @@ def test_confirmed_update_never_overwrites_a_newer_revision(
     """What the person reviewed is what gets replaced, or nothing is."""
     seed(memory)
     args = {"name": "deploy-notes", "description": "How deploys are run", "body": "Mine."}
-    outcome = run_write_tool(
-        memory,
-        "remember",
-        args,
-        INTERACTIVE,
-        "ask",
-        Spy(answer=True),
-        before_write=lambda: _other_process(paths, UPDATE_SCRIPT),
-    )
+    outcome = run_write_tool(memory, "remember", args, INTERACTIVE, "ask", Spy(answer=True),
+                             before_write=lambda: _other_process(paths, UPDATE_SCRIPT))
     assert not outcome.written
     assert outcome.result.startswith("Not written: memory revision conflict: expected 1, found 2")
     assert memory.resolve("deploy-notes").body.strip() == "Changed by another process."
@@ -397,15 +379,8 @@ def test_tool_definitions_are_byte_identical_across_processes(tmp_path: Path) ->
         cwd = tmp_path / sub
         cwd.mkdir()
         env = dict(os.environ, PYTHONPATH=str(APP_DIR), HOME=str(cwd), REASONIX_HOME=str(cwd))
-        proc = subprocess.run(
-            [sys.executable, "-c", SPEC_DUMP],
-            cwd=cwd,
-            env=env,
-            capture_output=True,
-            text=True,
-            check=True,
-            timeout=60,
-        )
+        proc = subprocess.run([sys.executable, "-c", SPEC_DUMP], cwd=cwd, env=env,
+                              capture_output=True, text=True, check=True, timeout=60)
         outputs.append(proc.stdout)
     assert outputs[0] == outputs[1]
     assert str(tmp_path) not in outputs[0]
@@ -416,15 +391,8 @@ def test_arguments_changed_after_the_decision_are_not_written(
 ) -> None:
     """S10.3: the permission covers the arguments decided on, not whatever they became."""
     args = dict(RELEASE)
-    outcome = run_write_tool(
-        memory,
-        "remember",
-        args,
-        HEADLESS,
-        "ask",
-        Spy(answer=False),
-        before_write=lambda: args.update(type="user", scope="global"),
-    )
+    outcome = run_write_tool(memory, "remember", args, HEADLESS, "ask", Spy(answer=False),
+                             before_write=lambda: args.update(type="user", scope="global"))
     assert (outcome.decision, outcome.written) == ("auto", False)
     assert (
         outcome.result == "Not written: the write permission was granted for different arguments."
