@@ -20,7 +20,6 @@ import argparse
 import json
 import random
 import re
-import statistics
 import subprocess
 import sys
 import tarfile
@@ -31,17 +30,14 @@ from io import BytesIO
 from pathlib import Path
 from typing import Any
 
+from _timing import median
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def median_ms(func: Callable[[], object], runs: int) -> float:
     """Median CPU time of ``func`` in ms (CPU, not wall: the machine is shared)."""
-    times = []
-    for _ in range(runs):
-        started = time.process_time()
-        func()
-        times.append(time.process_time() - started)
-    return statistics.median(times) * 1000
+    return median(func, runs, clock=time.process_time) * 1000
 
 
 def prose(size: int, rng: random.Random) -> str:

@@ -11,7 +11,6 @@ and the remote/local ratio; the difference is the protocol's cost (encode, pipe,
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import tempfile
 import time
@@ -19,6 +18,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
+from _timing import median
 from context_engine.catalog.base import Catalog
 from context_engine.catalog.local import LocalCatalog
 from context_engine.catalog.remote import RemoteCatalog
@@ -53,13 +53,7 @@ def generate(store: Path, n: int) -> str:
 
 def median_ms(func: Callable[[], object], runs: int) -> float:
     """Median wall time of ``runs`` calls after one warm-up, in milliseconds."""
-    func()
-    samples = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        func()
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples) * 1000
+    return median(func, runs, warm_up=True) * 1000
 
 
 def measure(catalog: Catalog, name: str, runs: int) -> dict[str, float]:

@@ -20,6 +20,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from _timing import median
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "app"), str(ROOT / "bench")]
 
@@ -31,12 +33,8 @@ PROMPT = "why does the docker release build time out after the cache migration?"
 
 
 def median_ms(action: Callable[[], object], runs: int) -> float:
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        action()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1000
+    """Median wall time of ``action`` in ms."""
+    return median(action, runs) * 1000
 
 
 def main() -> None:

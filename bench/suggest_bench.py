@@ -16,20 +16,20 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import statistics
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 
+from _timing import median
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "app"))
-sys.path.insert(0, str(ROOT / "tests" / "engine"))
+sys.path.insert(0, str(ROOT / "tests"))
 
 from context_engine.suggestions.readers import _io  # noqa: E402
 from context_engine.suggestions.scanner import scan  # noqa: E402
-from suggest_home import FORMATS, Home, make_home, write_session  # noqa: E402
+from support.suggest import FORMATS, Home, make_home, write_session  # noqa: E402
 
 REQUESTS = [
     "Fix the failing test in parser_test.go.",
@@ -73,12 +73,7 @@ def turn_text(rng: random.Random, fmt: str) -> str:
 
 def median_time(func: Callable[[], object], runs: int) -> float:
     """Median wall time of ``runs`` calls, in seconds."""
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        func()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    return median(func, runs)
 
 
 def parse_only(files: list[Path]) -> None:

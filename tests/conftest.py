@@ -11,15 +11,8 @@ from hypothesis import HealthCheck, settings
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-settings.register_profile(
-    "ci",
-    derandomize=True,
-    database=None,
-    deadline=None,
-    max_examples=200,
-    print_blob=True,
-    suppress_health_check=[HealthCheck.too_slow],
-)
+settings.register_profile("ci", derandomize=True, database=None, deadline=None, max_examples=200,
+                          print_blob=True, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("dev", deadline=None)
 settings.load_profile(
     os.environ.get("HYPOTHESIS_PROFILE")

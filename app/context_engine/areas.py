@@ -8,6 +8,7 @@ atomic writers, MEMORY.md, other files and subfolders of a store are nobody's ch
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -25,6 +26,21 @@ def is_ignored(name: str) -> bool:
         or name.endswith((".partial", ".lock", ".tmp", "~"))
         or name in {".lock", "MEMORY.md"}
     )
+
+
+def event_paths(event: object) -> list[str]:
+    """The paths a watchdog event names: its source, and the destination of a move.
+
+    Opens and reads without a write are nobody's change (an empty list). An atomic replace
+    arrives as moved(tmp → fact.md): the destination is what matters.
+    """
+    if getattr(event, "event_type", "") in ("opened", "closed_no_write"):
+        return []
+    paths = [os.fsdecode(getattr(event, "src_path", ""))]
+    dest = getattr(event, "dest_path", "")
+    if dest:
+        paths.append(os.fsdecode(dest))
+    return paths
 
 
 def _under(path: Path, folder: Path) -> bool:

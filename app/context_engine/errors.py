@@ -14,7 +14,14 @@ ContextEngineError                 base; ``code`` is the stable machine-readable
 ├── StoreIOError                   an OS error before the commit point; the store is unchanged
 │   └── DurabilityUnknown          committed, but the directory fsync failed (RELIABILITY §1)
 ├── LockTimeout                    the store lock could not be taken in time
-└── PolicyRefused                  the write policy refused a write (S10)
+├── PolicyRefused                  the write policy refused a write (S10)
+├── Unavailable                    the catalog does not offer a capability (S11.6, S13.6)
+├── Disconnected                   a remote catalog's connection is closed
+├── ProtocolError                  the other side broke the remote protocol
+└── RemoteError                    a server error whose code has no local class (code kept)
+
+Catalog errors never trigger a fallback to local data: a remote catalog that cannot answer
+says so instead (exit 1 with the code on the CLI).
 """
 
 from __future__ import annotations
@@ -135,6 +142,36 @@ class PolicyRefused(ContextEngineError):
 
     code = "refused"
 
+
+
+class Unavailable(ContextEngineError):
+    """The catalog does not offer this capability (e.g. a server started without it)."""
+
+    code = "unavailable"
+
+    def __init__(self, capability: str, message: str | None = None) -> None:
+        super().__init__(message or f"{capability} is unavailable for this workspace")
+        self.capability = capability
+
+
+class Disconnected(ContextEngineError):
+    """The remote workspace's connection is closed; call ``reconnect()`` to retry."""
+
+    code = "disconnected"
+
+
+class ProtocolError(ContextEngineError):
+    """The other side sent something this protocol version does not allow."""
+
+    code = "protocol_error"
+
+
+class RemoteError(ContextEngineError):
+    """An engine error raised on the server whose code has no local class; ``code`` is kept."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
 
 def public_message(exc: ContextEngineError) -> str:
     """An error message safe for the provider: store I/O details and paths are dropped."""

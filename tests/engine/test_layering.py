@@ -33,13 +33,9 @@ def test_importing_every_engine_module_loads_no_qt() -> None:
         "('PySide6', 'PyQt5', 'PyQt6', 'shiboken6'))\n"
         "print(','.join(bad))\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", script],
-        env={"PYTHONPATH": str(APP), "PATH": "/usr/bin:/bin"},
-        capture_output=True,
-        text=True,
-        check=True,
-    )
+    out = subprocess.run([sys.executable, "-c", script],
+                         env={"PYTHONPATH": str(APP), "PATH": "/usr/bin:/bin"}, capture_output=True,
+                         text=True, check=True)
     assert out.stdout.strip() == ""
 
 

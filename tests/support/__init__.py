@@ -21,3 +21,14 @@ RELEASE = {
     "type": "project",
     "body": "Release artifacts are published from main-v2.",
 }
+
+
+def release_with(**changes: object) -> dict[str, object]:
+    """``RELEASE`` with fields changed; a ``None`` value leaves that field out."""
+    args: dict[str, object] = dict(RELEASE)
+    for key, value in changes.items():
+        if value is None:
+            args.pop(key, None)
+        else:
+            args[key] = value
+    return args

@@ -59,18 +59,9 @@ def load_facts() -> list[Fact]:
         name, ftype, scope, age, title, description, body = line.split("|", 6)
         stamp = NOW - timedelta(days=float(age))
         out.append(
-            Fact(
-                id=f"mem-{n:032x}",
-                revision=1,
-                name=name,
-                title=title,
-                description=description,
-                type=_type(ftype),
-                scope=_scope(scope),
-                body=body,
-                created_at=stamp,
-                updated_at=stamp,
-            )
+            Fact(id=f"mem-{n:032x}", revision=1, name=name, title=title, description=description,
+                 type=_type(ftype), scope=_scope(scope), body=body, created_at=stamp,
+                 updated_at=stamp)
         )
     return out
 
@@ -112,12 +103,8 @@ def evaluate(turns: Sequence[Turn], system: Callable[[str], Sequence[str]]) -> S
         else:
             quiet += 1
             noisy += bool(names)
-    return Scores(
-        success=found / specific if specific else 0.0,
-        mrr=reciprocal / specific if specific else 0.0,
-        precision=right / injected if injected else 1.0,
-        false_injection=noisy / quiet if quiet else 0.0,
-        specific=specific,
-        quiet=quiet,
-        injected=injected,
-    )
+    return Scores(success=found / specific if specific else 0.0,
+                  mrr=reciprocal / specific if specific else 0.0,
+                  precision=right / injected if injected else 1.0,
+                  false_injection=noisy / quiet if quiet else 0.0, specific=specific, quiet=quiet,
+                  injected=injected)

@@ -23,18 +23,9 @@ def fact(
 ) -> Fact:
     """A fact updated ``age_days`` before :data:`NOW`."""
     stamp = NOW - timedelta(days=age_days)
-    return Fact(
-        id=id or f"mem_{scope[0]}_{name}",
-        revision=revision,
-        name=name,
-        title=title or name.replace("-", " "),
-        description=description or f"about {name}",
-        type=type,
-        scope=scope,
-        body=body,
-        created_at=stamp,
-        updated_at=stamp,
-    )
+    return Fact(id=id or f"mem_{scope[0]}_{name}", revision=revision, name=name,
+                title=title or name.replace("-", " "), description=description or f"about {name}",
+                type=type, scope=scope, body=body, created_at=stamp, updated_at=stamp)
 
 
 def sample_store() -> list[Fact]:

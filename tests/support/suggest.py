@@ -86,15 +86,8 @@ def install(
     return written
 
 
-def write_session(
-    home: Home,
-    fmt: str,
-    session: str,
-    texts: list[str],
-    *,
-    root: Path | None = None,
-    mtime: float | None = None,
-) -> Path:
+def write_session(home: Home, fmt: str, session: str, texts: list[str], *, root: Path | None = None,
+                  mtime: float | None = None) -> Path:
     """A synthetic session of ``fmt`` whose real user turns are ``texts``."""
     root = root or home.root
     target = session_dir(home, fmt, root)

@@ -19,14 +19,9 @@ pytestmark = pytest.mark.slow
 
 def app_env(tmp_path: Path) -> dict[str, str]:
     """A private HOME and TMPDIR, offscreen, running this checkout's sources."""
-    return dict(
-        os.environ,
-        QT_QPA_PLATFORM="offscreen",
-        HOME=str(tmp_path),
-        TMPDIR=str(tmp_path),
-        XDG_CONFIG_HOME=str(tmp_path / "config"),
-        PYTHONPATH=os.pathsep.join([str(ROOT / "app"), str(ROOT / "ui")]),
-    )
+    return dict(os.environ, QT_QPA_PLATFORM="offscreen", HOME=str(tmp_path), TMPDIR=str(tmp_path),
+                XDG_CONFIG_HOME=str(tmp_path / "config"),
+                PYTHONPATH=os.pathsep.join([str(ROOT / "app"), str(ROOT / "ui")]))
 
 
 def demo_dirs(tmp_path: Path) -> list[Path]:

@@ -10,8 +10,7 @@ immutable and made of engine types (``Fact``, ``ArchivedEntry``, ``RecallTrace``
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Literal, NamedTuple, Protocol
 
 from ..defaults import RECALL_BUDGET as DEFAULT_BUDGET
 from ..defaults import RECALL_LIMIT as DEFAULT_LIMIT
@@ -50,16 +49,14 @@ CompletionKind = Literal["refs", "archives"]
 COMPLETION_KINDS: tuple[CompletionKind, ...] = ("refs", "archives")
 
 
-@dataclass(frozen=True, slots=True)
-class LoadedFact:
+class LoadedFact(NamedTuple):
     """An active fact with the sha256 of the bytes read (``save`` checks it, RELIABILITY C6)."""
 
     fact: Fact
     digest: str
 
 
-@dataclass(frozen=True, slots=True)
-class SearchHit:
+class SearchHit(NamedTuple):
     """One BM25 search result (S9.1): the fact, its score and a snippet."""
 
     fact: Fact
@@ -67,24 +64,21 @@ class SearchHit:
     snippet: str
 
 
-@dataclass(frozen=True, slots=True)
-class History:
+class History(NamedTuple):
     """The active fact and its earlier revisions, newest first, active excluded."""
 
     active: Fact
     revisions: tuple[Fact, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class InstructionsView:
+class InstructionsView(NamedTuple):
     """A resolution (documents, imports, diagnostics) and the exact provider block."""
 
     resolution: Resolution
     block: str
 
 
-@dataclass(frozen=True, slots=True)
-class RecallRun:
+class RecallRun(NamedTuple):
     """One recall: the provider block and its (recorded) trace."""
 
     block: str

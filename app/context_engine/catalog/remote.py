@@ -38,16 +38,12 @@ from .ops import Accept, Actor, Op, WriteOutcome
 class RemoteCatalog:
     """A remote workspace's catalog over ``command``'s stdio (connects on construction)."""
 
-    def __init__(
-        self,
-        command: str | Sequence[str],
-        *,
-        confirmation: ConfirmationService | None = None,
+    def __init__(  # the client's options, passed on as given
+        self, command: str | Sequence[str], *, confirmation: ConfirmationService | None = None,
         on_changes: Callable[[list[str]], None] | None = None,
-        on_state: Callable[[State], None] | None = None,
-        timeout: float = 120.0,
+        on_state: Callable[[State], None] | None = None, timeout: float = 120.0,
         connect: bool = True,
-    ) -> None:
+    ) -> None:  # fmt: skip
         self.command = command
         self.client = RpcClient(command, confirmation=confirmation, on_changes=on_changes,
                                 on_state=on_state, timeout=timeout)

@@ -320,14 +320,8 @@ def decode_suggestions(data: Mapping[str, Any]) -> Suggestions:
 
 def encode_edits(edits: Edits) -> Json:
     """The fields a person changed before accepting (None: keep the proposal)."""
-    return {
-        "name": edits.name,
-        "title": edits.title,
-        "description": edits.description,
-        "type": edits.type,
-        "scope": edits.scope,
-        "body": edits.body,
-    }
+    fields = ("name", "title", "description", "type", "scope", "body")
+    return {field: getattr(edits, field) for field in fields}
 
 
 def decode_edits(data: Mapping[str, Any] | None) -> Edits:

@@ -8,7 +8,6 @@ events (one atomic save is several) becomes one call of ``notify(areas)`` after 
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -18,7 +17,7 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 
-from ..areas import AREAS, WatchTargets
+from ..areas import AREAS, WatchTargets, event_paths
 from ..paths import EnginePaths
 
 __all__ = ["AREAS", "ServerWatcher"]
@@ -28,13 +27,9 @@ class _Handler(FileSystemEventHandler):
         self._watcher = watcher
 
     def on_any_event(self, event: FileSystemEvent) -> None:
-        if event.event_type in ("opened", "closed_no_write"):
-            return
-        paths = [os.fsdecode(event.src_path)]
-        dest = getattr(event, "dest_path", "")
-        if dest:
-            paths.append(os.fsdecode(dest))
-        self._watcher.saw(Path(p) for p in paths)
+        paths = event_paths(event)
+        if paths:
+            self._watcher.saw(Path(p) for p in paths)
 
 
 class ServerWatcher:

@@ -18,8 +18,7 @@ review (S15.2), never made; the model is told "declined" only when a person decl
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, cast
 
 if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
@@ -56,8 +55,7 @@ RESOURCE_PAGE = 500
 TITLES = {"memory": "Search memory", "remember": "Remember a fact", "forget": "Forget a fact"}
 
 
-@dataclass(frozen=True, slots=True)
-class ToolDef:
+class ToolDef(NamedTuple):
     """One tool as listed: fixed name, description and argument schema (S9.2)."""
 
     name: str
@@ -65,8 +63,7 @@ class ToolDef:
     input_schema: Mapping[str, Any]
 
 
-@dataclass(frozen=True, slots=True)
-class ToolReply:
+class ToolReply(NamedTuple):
     """What one tool call produced.
 
     When a person must confirm, ``needs_person`` is the policy's reason (for the refusal text)

@@ -17,13 +17,8 @@ from support.remote import Recorder, Served
 
 pytestmark = pytest.mark.timeout(60)
 
-GLOBAL_EDIT = Save(
-    name="shell",
-    description="Preferred shell is fish",
-    body="Use fish syntax in examples.",
-    type="user",
-    scope="global",
-)
+GLOBAL_EDIT = Save(name="shell", description="Preferred shell is fish",
+                   body="Use fish syntax in examples.", type="user", scope="global")
 
 
 

@@ -50,15 +50,8 @@ def heavy_modules(argv: list[str], tmp_path: Path, env: dict[str, str] | None = 
     """The heavy modules a whole ``context-engine`` process loaded for ``argv``."""
     code = PROBE.format(heavy=HEAVY, argv=argv)
     run_env = {**os.environ, "PYTHONPATH": str(ROOT / "app"), **(env or {})}
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        env=run_env,
-        cwd=tmp_path,
-        timeout=60,
-        check=False,
-    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=run_env,
+                          cwd=tmp_path, timeout=60, check=False)
     marker = [line for line in done.stderr.splitlines() if line.startswith("HEAVY=")]
     assert marker, done.stderr
     assert done.returncode == 0, done.stderr

@@ -111,15 +111,8 @@ def test_headless_on_a_tty_is_never_prompted(
     dirs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(confirmation_module, "person_at_terminal", lambda: True)
-    code, payload = run(
-        dirs,
-        "remember",
-        "--controller",
-        "headless",
-        "--args",
-        json.dumps(dict(RELEASE, type="user")),
-        input="y\n",
-    )
+    code, payload = run(dirs, "remember", "--controller", "headless", "--args",
+                        json.dumps(dict(RELEASE, type="user")), input="y\n")
     assert (code, payload["written"]) == (1, False)
 
 

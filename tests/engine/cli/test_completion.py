@@ -129,14 +129,9 @@ def _bash_complete(words: list[str], env: dict[str, str]) -> list[str]:
         "_context_engine_completion context-engine\n"
         'printf "%s\\n" "${COMPREPLY[@]}"\n'
     )
-    out = subprocess.run(
-        ["bash", "--norc", "--noprofile", "-c", program],
-        env={**env, "PATH": f"{exe.parent}{os.pathsep}{env.get('PATH', '')}"},
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=30,
-    )
+    out = subprocess.run(["bash", "--norc", "--noprofile", "-c", program],
+                         env={**env, "PATH": f"{exe.parent}{os.pathsep}{env.get('PATH', '')}"},
+                         capture_output=True, text=True, check=True, timeout=30)
     return [line for line in out.stdout.splitlines() if line]
 
 

@@ -50,12 +50,8 @@ def _every_kind(tmp_path: Path) -> tuple[Path, EnginePaths]:
     handle("claude-code", "SessionStart", _payload(workspace, "SessionStart"), home=str(home))
     memory.save(name="late", description="Late fact", body="added mid-session", type="project")
     prompt = "Where is the release target main-v3 published?"
-    handle(
-        "claude-code",
-        "UserPromptSubmit",
-        _payload(workspace, "UserPromptSubmit", prompt),
-        home=str(home),
-    )
+    handle("claude-code", "UserPromptSubmit", _payload(workspace, "UserPromptSubmit", prompt),
+           home=str(home))
     engine = ContextEngine.open(workspace, home)
     engine.start_session().process_user_turn("release target main-v3")
     return home, paths

@@ -121,9 +121,7 @@ def test_partial_refresh_reads_odd_files_like_the_store(paths: EnginePaths) -> N
         assert diags == fresh_diagnostics(paths) and diags
 
 
-def test_long_lived_engine_refreshes_in_memory_like_a_fresh_load(
-    paths: EnginePaths,
-) -> None:
+def test_long_lived_engine_refreshes_in_memory_like_a_fresh_load(paths: EnginePaths) -> None:
     from context_engine.engine import ContextEngine
 
     engine = ContextEngine(paths)

@@ -36,12 +36,8 @@ def paths(tmp_path: Path) -> EnginePaths:
 def hook(
     paths: EnginePaths, prompt: str, relay_on: bool, cwd: Path | None = None
 ) -> tuple[str, str]:
-    env = dict(
-        os.environ,
-        PYTHONPATH=str(APP),
-        CONTEXT_ENGINE_HOOK_RELAY="1" if relay_on else "0",
-        CONTEXT_ENGINE_HOOK_VERBOSE="1",
-    )
+    env = dict(os.environ, PYTHONPATH=str(APP), CONTEXT_ENGINE_HOOK_RELAY="1" if relay_on else "0",
+               CONTEXT_ENGINE_HOOK_VERBOSE="1")
     payload = {
         "session_id": "relay-test",
         "cwd": str(cwd or paths.workspace),

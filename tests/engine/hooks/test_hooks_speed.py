@@ -55,9 +55,7 @@ def roots(paths: EnginePaths) -> tuple[Path, Path]:
     return (paths.project_store, paths.global_store)
 
 
-def test_load_with_the_callers_listing_gives_views_equal_to_views_from(
-    paths: EnginePaths,
-) -> None:
+def test_load_with_the_callers_listing_gives_views_equal_to_views_from(paths: EnginePaths) -> None:
     SnapshotCache(paths).load()  # writes the cache
     listings = [scan(root) for root in roots(paths)]
     snap = SnapshotCache(paths).load(listings)

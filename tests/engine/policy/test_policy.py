@@ -28,14 +28,9 @@ from context_engine.policy.write_policy import (
 )
 from hypothesis import given
 from hypothesis import strategies as st
+from support import RELEASE, release_with
 from support.secrets import POSITIVES
 
-RELEASE = {
-    "name": "release-target",
-    "description": "Release target for this project",
-    "type": "project",
-    "body": "Release artifacts are published from main-v2.",
-}
 HEADLESS = Controller("headless")
 INTERACTIVE = Controller("interactive")
 SUBAGENT = Controller("subagent")
@@ -49,14 +44,7 @@ def decide(args: dict[str, object], controller: Controller = HEADLESS, **kw: obj
     return evaluate_remember(parse_remember_args(args), [EXISTING], controller, **kw)  # type: ignore[arg-type]
 
 
-def with_(**changes: object) -> dict[str, object]:
-    args = dict(RELEASE)
-    for key, value in changes.items():
-        if value is None:
-            args.pop(key, None)
-        else:
-            args[key] = value
-    return args
+with_ = release_with
 
 
 def test_low_risk_project_fact_is_automatic() -> None:

@@ -90,13 +90,8 @@ def test_scores_equal_reference_after_incremental_updates(
 
 @pytest.mark.slow
 @settings(max_examples=60, deadline=None)
-@given(
-    docs_strategy,
-    query_strategy,
-    st.sets(st.sampled_from(VOCAB)),
-    st.sets(st.sampled_from(VOCAB)),
-    st.sets(st.sampled_from(VOCAB)),
-)
+@given(docs_strategy, query_strategy, st.sets(st.sampled_from(VOCAB)),
+       st.sets(st.sampled_from(VOCAB)), st.sets(st.sampled_from(VOCAB)))
 def test_vectorised_gate_equals_scalar_gate(
     raw: list[list[str]], query: list[str], strong: set[str], ignored: set[str], weak: set[str]
 ) -> None:

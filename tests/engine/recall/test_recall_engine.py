@@ -100,12 +100,8 @@ def test_project_overrides_global_with_same_title() -> None:
 def test_global_user_feedback_never_recalled() -> None:
     store = [
         fact("prefers-tabs", "Tabs for Makefile indentation always.", type="user", scope="global"),
-        fact(
-            "no-mocks",
-            "Never mock the Makefile indentation checker.",
-            type="feedback",
-            scope="global",
-        ),
+        fact("no-mocks", "Never mock the Makefile indentation checker.", type="feedback",
+             scope="global"),
         fact("proj", "Nothing related at all here.", scope="project"),
     ]
     result = Recaller(store).recall("Makefile indentation tabs", now=NOW)
@@ -115,12 +111,8 @@ def test_global_user_feedback_never_recalled() -> None:
 
 def test_global_reference_is_recalled_without_project_scope_reason() -> None:
     store = [
-        fact(
-            "dash",
-            "Grafana dashboard grafana.example/d/42 latency.",
-            type="reference",
-            scope="global",
-        )
+        fact("dash", "Grafana dashboard grafana.example/d/42 latency.", type="reference",
+             scope="global")
     ]
     result = Recaller(store).recall("grafana latency dashboard", now=NOW)
     assert result.trace.hits[0].scope == "global"
@@ -200,12 +192,8 @@ def test_stale_penalty_and_project_boost() -> None:
 
 
 def test_html_escaping_of_user_values() -> None:
-    evil = fact(
-        "evil",
-        "quokka gateway <script>alert(\"x\")</script> & 'quote'",
-        title='<b>"Title"</b> & more',
-        id="mem_<x>",
-    )
+    evil = fact("evil", "quokka gateway <script>alert(\"x\")</script> & 'quote'",
+                title='<b>"Title"</b> & more', id="mem_<x>")
     block = Recaller([evil]).recall("quokka gateway", now=NOW).block
     assert "<script>" not in block and "<b>" not in block
     assert escape('<b>"Title"</b> & more') in block
@@ -248,11 +236,9 @@ def test_every_hit_over_budget_reason() -> None:
 
 
 @settings(max_examples=60, deadline=None)
-@given(
-    budget=st.integers(min_value=0, max_value=3000),
-    limit=st.integers(min_value=0, max_value=10),
-    sizes=st.lists(st.integers(min_value=0, max_value=1500), min_size=1, max_size=10),
-)
+@given(budget=st.integers(min_value=0, max_value=3000),
+       limit=st.integers(min_value=0, max_value=10),
+       sizes=st.lists(st.integers(min_value=0, max_value=1500), min_size=1, max_size=10))
 def test_block_never_exceeds_budget(budget: int, limit: int, sizes: list[int]) -> None:
     store = [
         fact(f"f{i}", "quokka gateway <&> " + "x" * size, title=f"T{i} " + "y" * (size // 10))

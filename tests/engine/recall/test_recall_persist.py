@@ -146,11 +146,9 @@ def test_deleted_and_new_facts(paths: EnginePaths, settled: None) -> None:
 
 def test_project_fact_shadowing_a_global_one(paths: EnginePaths, settled: None) -> None:
     cold(paths)
-    ours = Fact(
-        id="mem-ours", revision=1, name="release-notes", title="", description="Ours",
-        type="project", scope="project", body="Project release notes for docker.",
-        created_at=NOW, updated_at=NOW,
-    )
+    ours = Fact(id="mem-ours", revision=1, name="release-notes", title="", description="Ours",
+                type="project", scope="project", body="Project release notes for docker.",
+                created_at=NOW, updated_at=NOW)
     target = paths.project_store / "release-notes.md"
     target.write_bytes(render_fact(ours))
     again = cold(paths)

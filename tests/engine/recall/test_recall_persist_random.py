@@ -21,11 +21,8 @@ WORDS = ["docker", "kernel", "socket", "vault", "retry", "cache", "release", "bu
 NAMES = ["alpha", "bravo", "charlie", "delta"]
 
 ops = st.lists(
-    st.tuples(
-        st.sampled_from(["replace", "in_place", "delete", "create", "shadow"]),
-        st.sampled_from(NAMES),
-        st.lists(st.sampled_from(WORDS), min_size=3, max_size=3),
-    ),
+    st.tuples(st.sampled_from(["replace", "in_place", "delete", "create", "shadow"]),
+              st.sampled_from(NAMES), st.lists(st.sampled_from(WORDS), min_size=3, max_size=3)),
     min_size=1,
     max_size=6,
 )

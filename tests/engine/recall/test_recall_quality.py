@@ -70,20 +70,12 @@ def test_fact_line_separates_description_and_body() -> None:
 
 
 def test_stale_fact_beside_a_fresher_one_on_the_same_subject_is_left_out() -> None:
-    old = fact(
-        "staging-url-old",
-        "Staging is at https://old-cluster.example.dev behind the office VPN.",
-        title="Staging URL",
-        type="reference",
-        age_days=260,
-    )
-    new = fact(
-        "staging-url",
-        "Staging moved to https://staging.example.dev behind Cloudflare Access.",
-        title="Staging URL (new cluster)",
-        type="reference",
-        age_days=6,
-    )
+    old = fact("staging-url-old",
+               "Staging is at https://old-cluster.example.dev behind the office VPN.",
+               title="Staging URL", type="reference", age_days=260)
+    new = fact("staging-url",
+               "Staging moved to https://staging.example.dev behind Cloudflare Access.",
+               title="Staging URL (new cluster)", type="reference", age_days=6)
     other = fact(
         "grafana",
         "Grafana for staging: grafana.internal/d/staging, URL shared in #platform.",
@@ -106,10 +98,8 @@ def test_a_bystander_sharing_one_word_is_not_injected() -> None:
             "Stripe webhook handler stores the event id in Redis before processing; "
             "duplicates return 200.",
         ),
-        fact(
-            "stripe-cards",
-            "Stripe test card 4242 succeeds; the Stripe CLI replays a webhook on demand.",
-        ),
+        fact("stripe-cards",
+             "Stripe test card 4242 succeeds; the Stripe CLI replays a webhook on demand."),
         *[fact(f"note-{i}", f"Unrelated note {i} about invoice exports.") for i in range(6)],
     ]
     recaller = Recaller(store)

@@ -16,12 +16,9 @@ def test_prompt_secret_is_redacted_in_last_trace_and_history(tmp_path: Path) -> 
     (workspace / ".git").mkdir(parents=True)
     home = tmp_path / "home"
     paths = EnginePaths.resolve(home=home, workspace=workspace)
-    Memory(paths).save(
-        name="deploy-token-rotation",
-        description="Deploy token rotation",
-        body="Rotate the deploy token every release before publishing.",
-        type="project",
-    )
+    Memory(paths).save(name="deploy-token-rotation", description="Deploy token rotation",
+                       body="Rotate the deploy token every release before publishing.",
+                       type="project")
     github = POSITIVES["github_token"][0]
     sendgrid = HELD_OUT["sendgrid_api_key"]
     session = ContextEngine.open(workspace, home).start_session()

@@ -63,13 +63,8 @@ def _outputs(base: Path, home_name: str, ws_name: str, *, nfd: bool, slash: bool
         memory.save(
             name="build-script", description="Where buildscript7 lives", body=body, type="project"
         )
-        memory.save(
-            name="home-layout",
-            description=f"Home layout {os_home}",
-            body=body,
-            type="user",
-            scope="global",
-        )
+        memory.save(name="home-layout", description=f"Home layout {os_home}", body=body,
+                    type="user", scope="global")
         engine = ContextEngine.open(workspace, state)
         out: dict[str, str] = {"prefix": engine.stable_prefix()}
         session = engine.start_session()

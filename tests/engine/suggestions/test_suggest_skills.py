@@ -45,13 +45,8 @@ def test_one_session_is_not_a_repeated_workflow(home: Home) -> None:
 
 
 def test_steps_follow_the_order_seen_in_the_sessions(home: Home) -> None:
-    write_session(
-        home,
-        "reasonix",
-        "a",
-        [PR_A, "Then run `make lint` and push.", "Rename the config."],
-        mtime=1,
-    )
+    write_session(home, "reasonix", "a",
+                  [PR_A, "Then run `make lint` and push.", "Rename the config."], mtime=1)
     write_session(home, "gemini", "b", [PR_B, "Run `make lint` please."], mtime=2)
     (skill,) = _skills(home)
     steps = [line for line in skill.body.splitlines() if line[:2] in ("1.", "2.", "3.")]

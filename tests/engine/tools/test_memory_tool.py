@@ -103,10 +103,8 @@ def test_list_with_filters() -> None:
 
 
 def test_archived_facts_never_appear() -> None:
-    archived = replace(
-        fact("old-secret-plan", "quokka archived plan"),
-        path=Path("/s/memory/.archive/20260101-000000.000-old-secret-plan.md"),
-    )
+    archived = replace(fact("old-secret-plan", "quokka archived plan"),
+                       path=Path("/s/memory/.archive/20260101-000000.000-old-secret-plan.md"))
     store = [*sample_store(), archived]
     assert "old-secret-plan" not in run({"operation": "list"}, store)
     assert "old-secret-plan" not in run(
@@ -119,14 +117,10 @@ def test_archived_facts_never_appear() -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (
-            {"operation": "list", "type": "note"},
-            "type must be one of user, feedback, project, reference",
-        ),
-        (
-            {"operation": "search", "query": "x", "scope": "team"},
-            "scope must be one of project, global",
-        ),
+        ({"operation": "list", "type": "note"},
+         "type must be one of user, feedback, project, reference"),
+        ({"operation": "search", "query": "x", "scope": "team"},
+         "scope must be one of project, global"),
         ({"operation": "search"}, "missing required argument: query"),
         ({"operation": "read"}, "missing required argument: name"),
         ({}, "missing required argument: operation"),

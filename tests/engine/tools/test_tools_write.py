@@ -15,8 +15,15 @@ from context_engine.facts.memory import Memory
 from context_engine.paths import EnginePaths
 from context_engine.policy.confirmation import ApprovedOnce, ConfirmationRequest
 from context_engine.policy.permission import argument_digest
-from context_engine.policy.write_policy import Controller
-from support import APP_DIR, RELEASE
+from context_engine.policy.write_policy import (
+    REASON_DUPLICATE,
+    REASON_GLOBAL,
+    REASON_SENSITIVE,
+    REASON_TYPE,
+    REASON_UPDATE,
+    Controller,
+)
+from support import APP_DIR, RELEASE, release_with
 
 HEADLESS = Controller("headless")
 INTERACTIVE = Controller("interactive")
@@ -81,34 +88,21 @@ def test_low_risk_fact_from_headless_owner_is_written_without_asking(
     assert str(paths.home) not in json.dumps(outcome.as_json())
 
 
-def _with(**changes: object) -> dict[str, object]:
-    args: dict[str, object] = dict(RELEASE)
-    for key, value in changes.items():
-        if value is None:
-            args.pop(key, None)
-        else:
-            args[key] = value
-    return args
+_with = release_with
 
 
+# The tool path reports the policy's own reasons (their wording is test_policy's business).
 CASES = [
-    ("type omitted", _with(type=None),
-     "only explicitly classified project/reference facts are low-risk"),
-    ("scope global", _with(scope="global"), "global memory requires confirmation"),
-    ("type user", _with(type="user"),
-     "only explicitly classified project/reference facts are low-risk"),
-    ("type feedback", _with(type="feedback"),
-     "only explicitly classified project/reference facts are low-risk"),
-    ("id+expected_revision", "UPDATE", "memory updates require confirmation"),
-    ("api key", _with(body="Deploy with ACCESS_" + "KEY: " + "Zq8vT3mK9pL2xR7w"),
-     "memory may contain sensitive information"),
-    ("e-mail", _with(body="Release owner: bob" + "@" + "example.org"),
-     "memory may contain sensitive information"),
-    ("same name", _with(name="deploy-notes"), "an existing memory may already cover this fact"),
-    ("same title", _with(title="Deploy checklist"),
-     "an existing memory may already cover this fact"),
-    ("same description", _with(description="How deploys are run"),
-     "an existing memory may already cover this fact"),
+    ("type omitted", _with(type=None), REASON_TYPE),
+    ("scope global", _with(scope="global"), REASON_GLOBAL),
+    ("type user", _with(type="user"), REASON_TYPE),
+    ("type feedback", _with(type="feedback"), REASON_TYPE),
+    ("id+expected_revision", "UPDATE", REASON_UPDATE),
+    ("api key", _with(body="Deploy with ACCESS_" + "KEY: " + "Zq8vT3mK9pL2xR7w"), REASON_SENSITIVE),
+    ("e-mail", _with(body="Release owner: bob" + "@" + "example.org"), REASON_SENSITIVE),
+    ("same name", _with(name="deploy-notes"), REASON_DUPLICATE),
+    ("same title", _with(title="Deploy checklist"), REASON_DUPLICATE),
+    ("same description", _with(description="How deploys are run"), REASON_DUPLICATE),
 ]
 
 
@@ -243,27 +237,16 @@ Memory(paths).save(name="release-target", description="written by another proces
 
 def _other_process(paths: EnginePaths, script: str) -> None:
     env = dict(os.environ, PYTHONPATH=str(APP_DIR))
-    subprocess.run(
-        [sys.executable, "-c", script, str(paths.home), str(paths.workspace)],
-        check=True,
-        env=env,
-        timeout=60,
-    )
+    subprocess.run([sys.executable, "-c", script, str(paths.home), str(paths.workspace)],
+                   check=True, env=env, timeout=60)
 
 
 def test_fact_created_by_another_process_between_check_and_write_survives(
     memory: Memory, paths: EnginePaths
 ) -> None:
     """S10.3/RELIABILITY C8: the automatic write is create-only under the store lock."""
-    outcome = run_write_tool(
-        memory,
-        "remember",
-        RELEASE,
-        HEADLESS,
-        "yolo",
-        Spy(answer=False),
-        before_write=lambda: _other_process(paths, CREATE_SCRIPT),
-    )
+    outcome = run_write_tool(memory, "remember", RELEASE, HEADLESS, "yolo", Spy(answer=False),
+                             before_write=lambda: _other_process(paths, CREATE_SCRIPT))
     assert (outcome.decision, outcome.written) == ("auto", False)
     assert outcome.result == (
         'Not written: memory "release-target" already exists; automatic writes are create-only.'
@@ -286,15 +269,8 @@ def test_confirmed_update_never_overwrites_a_newer_revision(
     """What the person reviewed is what gets replaced, or nothing is."""
     seed(memory)
     args = {"name": "deploy-notes", "description": "How deploys are run", "body": "Mine."}
-    outcome = run_write_tool(
-        memory,
-        "remember",
-        args,
-        INTERACTIVE,
-        "ask",
-        Spy(answer=True),
-        before_write=lambda: _other_process(paths, UPDATE_SCRIPT),
-    )
+    outcome = run_write_tool(memory, "remember", args, INTERACTIVE, "ask", Spy(answer=True),
+                             before_write=lambda: _other_process(paths, UPDATE_SCRIPT))
     assert not outcome.written
     assert outcome.result.startswith("Not written: memory revision conflict: expected 1, found 2")
     assert memory.resolve("deploy-notes").body.strip() == "Changed by another process."
@@ -403,15 +379,8 @@ def test_tool_definitions_are_byte_identical_across_processes(tmp_path: Path) ->
         cwd = tmp_path / sub
         cwd.mkdir()
         env = dict(os.environ, PYTHONPATH=str(APP_DIR), HOME=str(cwd), REASONIX_HOME=str(cwd))
-        proc = subprocess.run(
-            [sys.executable, "-c", SPEC_DUMP],
-            cwd=cwd,
-            env=env,
-            capture_output=True,
-            text=True,
-            check=True,
-            timeout=60,
-        )
+        proc = subprocess.run([sys.executable, "-c", SPEC_DUMP], cwd=cwd, env=env,
+                              capture_output=True, text=True, check=True, timeout=60)
         outputs.append(proc.stdout)
     assert outputs[0] == outputs[1]
     assert str(tmp_path) not in outputs[0]
@@ -422,15 +391,8 @@ def test_arguments_changed_after_the_decision_are_not_written(
 ) -> None:
     """S10.3: the permission covers the arguments decided on, not whatever they became."""
     args = dict(RELEASE)
-    outcome = run_write_tool(
-        memory,
-        "remember",
-        args,
-        HEADLESS,
-        "ask",
-        Spy(answer=False),
-        before_write=lambda: args.update(type="user", scope="global"),
-    )
+    outcome = run_write_tool(memory, "remember", args, HEADLESS, "ask", Spy(answer=False),
+                             before_write=lambda: args.update(type="user", scope="global"))
     assert (outcome.decision, outcome.written) == ("auto", False)
     assert (
         outcome.result == "Not written: the write permission was granted for different arguments."

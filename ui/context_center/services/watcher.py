@@ -13,12 +13,11 @@ warning), or a burst is too large to track file by file, every view is re-read i
 from __future__ import annotations
 
 import logging
-import os
 import time
 from collections.abc import Iterable
 from pathlib import Path
 
-from context_engine.areas import WatchTargets, is_ignored
+from context_engine.areas import WatchTargets, event_paths, is_ignored
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
@@ -40,13 +39,9 @@ class _Handler(FileSystemEventHandler):
         self._bridge = bridge
 
     def on_any_event(self, event: FileSystemEvent) -> None:
-        if event.event_type in ("opened", "closed_no_write"):
-            return
-        paths = [os.fsdecode(event.src_path)]
-        dest = getattr(event, "dest_path", "")
-        if dest:  # atomic replace arrives as moved(tmp → fact.md): the dest is what matters
-            paths.append(os.fsdecode(dest))
-        self._bridge.raw_event.emit(paths)
+        paths = event_paths(event)
+        if paths:
+            self._bridge.raw_event.emit(paths)
 
 
 class _OverflowLog(logging.Handler):

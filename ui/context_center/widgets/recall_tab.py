@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from context_engine.defaults import RECALL_BUDGET, RECALL_LIMIT, RECALL_MAX_LIMIT, RECALL_MIN_BUDGET
 from context_engine.recall.trace import RecallTrace
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import (
@@ -72,13 +73,13 @@ class RecallTab(QWidget):
         self.message = QLineEdit()
         self.message.setPlaceholderText("Type a user message, e.g. which branch do we release from")
         self.limit = QSpinBox()
-        self.limit.setRange(1, 8)
-        self.limit.setValue(4)
+        self.limit.setRange(1, RECALL_MAX_LIMIT)
+        self.limit.setValue(RECALL_LIMIT)
         self.limit.setPrefix("limit ")
         self.budget = QSpinBox()
-        self.budget.setRange(480, 20000)
+        self.budget.setRange(RECALL_MIN_BUDGET, 20000)
         self.budget.setSingleStep(100)
-        self.budget.setValue(2400)
+        self.budget.setValue(RECALL_BUDGET)
         self.budget.setPrefix("budget ")
         self.budget.setSuffix(" chars")
         self.run_button = QPushButton("Run recall")
