@@ -42,6 +42,8 @@ class ProposalsPanel(QWidget):
         self.status.setWordWrap(True)
         self.table = row_table(self.model)
         self.detail = QTextBrowser()
+        self.table.setAccessibleName("Agent proposals waiting for review")
+        self.detail.setAccessibleName("Selected proposal")
         self.accept_button = QPushButton("Accept and write")
         self.dismiss_button = QPushButton("Dismiss")
         buttons = QHBoxLayout()
