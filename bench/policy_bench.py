@@ -11,7 +11,8 @@ run, with the ratio after/before:
 * ``evaluate_remember`` against 10,000 active facts (the duplicate check is linear in N);
 * one literal ``re`` pass over 1 MB as the floor of any scan (``floor``).
 
-    .venv/bin/python bench/policy_bench.py [--runs 5] [--mb 1] [--facts 10000] [--before REF]
+    .venv/bin/python bench/policy_bench.py [--runs 5] [--rounds 3] [--mb 1] [--facts 10000]
+        [--before REF | --no-before]
 """
 
 from __future__ import annotations
@@ -170,6 +171,11 @@ def before_tree(ref: str, into: Path) -> Path:
     return into / "app"
 
 
+def _median_of(figures: list[dict[str, float]]) -> dict[str, float]:
+    """Per label, the median over rounds."""
+    return {label: statistics.median(f[label] for f in figures) for label in figures[0]}
+
+
 def measure_tree(app: Path, opts: argparse.Namespace) -> dict[str, float]:
     """``measure`` in a fresh interpreter with ``app`` on its path."""
     argv = [sys.executable, __file__, "--app", str(app), "--runs", str(opts.runs)]
@@ -184,6 +190,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--mb", type=int, default=1, help="size of the adversarial inputs (MB)")
     parser.add_argument("--facts", type=int, default=10_000)
+    parser.add_argument("--rounds", type=int, default=3, help="alternating before/after rounds")
     parser.add_argument(
         "--before", default=None, help="git ref to compare with (default: merge base with main)"
     )
@@ -207,10 +214,18 @@ def main() -> None:
                 check=True,
             ).stdout.strip()
         )
-        with tempfile.TemporaryDirectory() as tmp:
-            before = measure_tree(before_tree(ref, Path(tmp)), opts)
-    after = measure_tree(ROOT / "app", opts)
-    print(f"policy bench: median of {opts.runs} runs, CPU ms; before = {ref[:10] or '-'}")
+    with tempfile.TemporaryDirectory() as tmp:
+        trees = [ROOT / "app"] if opts.no_before else [before_tree(ref, Path(tmp)), ROOT / "app"]
+        # Before and after alternate, ``--rounds`` times: a burst of load elsewhere then
+        # lands on both sides instead of skewing one of them.
+        rounds = [[measure_tree(app, opts) for app in trees] for _ in range(opts.rounds)]
+    after = _median_of([r[-1] for r in rounds])
+    if not opts.no_before:
+        before = _median_of([r[0] for r in rounds])
+    print(
+        f"policy bench: median of {opts.runs} runs x {opts.rounds} alternating rounds, CPU ms; "
+        f"before = {ref[:10] or '-'}"
+    )
     print(f"{'':>34} {'before':>9} {'after':>9} {'ratio':>6}")
     for label, value in after.items():
         old = before.get(label)

@@ -223,6 +223,7 @@ def _netrc_tokens_end_in_entry(before: str) -> bool:
     return False
 
 
+_NETRC_KEYS = ("machine", "login", "account")
 _NETRC_HEAD = re.compile(r"^[ \t]*(?:machine|default|login|account)(?:[ \t]|$)")
 
 
@@ -237,6 +238,9 @@ def _netrc_password(match: re.Match[str], text: str) -> bool:
     if before.strip():
         if "machine" not in before and "default" not in before:
             return False  # the cheap common case: prose that says "password"
+        last = before[-300:].rsplit(None, 2)[-2:]
+        if last[-1] != "default" and (len(last) < 2 or last[0] not in _NETRC_KEYS):
+            return False  # "… machine learning password reset": not a keyword-value pair
         if _REFERENCE.search(match.group("value")):
             return False
         # Same line: every token before ``password`` must be netrc grammar with a keyword.
