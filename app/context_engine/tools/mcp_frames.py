@@ -1,9 +1,10 @@
-"""Bounded frames for the MCP server: a deep or huge line gets a JSON-RPC error, not silence.
+"""Bounded frames for the MCP server: a bad, deep or huge line gets a JSON-RPC error.
 
 The MCP library parses each stdin line itself and drops lines it cannot parse without an
 answer. ``BoundedLines`` sits between stdin and the library: every line is checked with
-``bounded_json`` first; a refused line is answered with ``-32700`` (carrying the request id when
-one is visible before any nesting) and never reaches the library, and the next line is served.
+``bounded_json`` first; a refused line (too large, too deep, or not JSON) is answered with
+``-32700`` (carrying the request id when one is visible before any nesting) and never reaches
+the library, and the next line is served.
 """
 
 from __future__ import annotations
@@ -64,10 +65,10 @@ class BoundedLines:
                 if line.strip():
                     bounded_json.loads(line, max_bytes=self._max_line * 4)
             except bounded_json.FrameError as exc:
-                if exc.code != bounded_json.INVALID_JSON:
-                    await self._refuse(visible_id(line), str(exc))
-                    continue
-            return line  # plain bad JSON: the library answers it as before
+                # The library drops an unparseable line without a word; JSON-RPC wants -32700.
+                await self._refuse(visible_id(line), str(exc))
+                continue
+            return line
 
     async def _readline(self, limit: int) -> str:
         import anyio

@@ -95,6 +95,10 @@ def test_mcp_answers_a_deep_frame_then_serves(tmp_path: Path) -> None:
         refused = _receive(proc)
         assert refused["id"] == 2 and refused["error"]["code"] == -32700
         assert "deeper than 64 levels" in refused["error"]["message"]
+        _lines(proc, '{"jsonrpc":"2.0","id":4,"method":"tools/list",')  # plain bad JSON
+        bad = _receive(proc)
+        assert bad["id"] == 4 and bad["error"]["code"] == -32700
+        assert "not valid JSON" in bad["error"]["message"]
         _lines(proc, json.dumps({"jsonrpc": "2.0", "id": 3, "method": "tools/list"}))
         listed = _receive(proc)
         assert listed["id"] == 3 and {t["name"] for t in listed["result"]["tools"]} >= {"memory"}
