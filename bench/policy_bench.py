@@ -21,6 +21,7 @@ import argparse
 import json
 import random
 import re
+import statistics
 import subprocess
 import sys
 import tarfile
