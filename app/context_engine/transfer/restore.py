@@ -28,7 +28,7 @@ from typing import Literal
 
 from ..catalog.local import LocalCatalog
 from ..catalog.ops import Person, Surface
-from ..errors import FactFormatError
+from ..errors import ContextEngineError, FactFormatError
 from ..facts.codec import parse_fact
 from ..facts.fs import FS
 from ..facts.model import Fact, Scope, utc_now
@@ -191,6 +191,8 @@ def plan_restore(bundle: Bundle, paths: EnginePaths, on_conflict: OnConflict = "
 def staging_area(paths: EnginePaths) -> Iterator[Path]:
     """A private folder inside the state root (S2.4), removed again whatever happens."""
     base = paths.global_data
+    if base.is_symlink():  # staging must stay inside the state root (S2.4)
+        raise ContextEngineError(f"{base} is a symbolic link; refusing to stage a bundle there")
     created = [d for d in (base, *base.parents) if not d.exists()]
     make_private_dirs(base)
     staging = base / f"import-{secrets.token_hex(8)}"
