@@ -267,8 +267,7 @@ def restore_bundle(
         placed = _apply(plans, paths, check, lambda n: progress(n, total, "placing"))
     catalog = LocalCatalog(paths)
     revised = _revise(plans, catalog, Person(surface))
-    if any(p.mode == "merge" or not any(i.where.kind == "index" for i in p.place)
-           for p in plans):
+    if any(p.mode == "merge" for p in plans):  # a restore is exactly the bundle's files
         catalog.rebuild_indexes()
     progress(total, total, "")
     return RestoreReport(tuple(plans), placed, tuple(revised), True)

@@ -239,3 +239,17 @@ def test_restored_files_are_private_whatever_the_umask(exported, tmp_path) -> No
     store = paths_for(target, ws).project_store
     modes = {p.name: p.stat().st_mode & 0o777 for p in store.rglob("*.md")}
     assert set(modes.values()) == {0o600}, modes
+
+
+def test_a_store_without_an_index_is_restored_without_one(tmp_path) -> None:
+    ws = workspace(tmp_path)
+    home = tmp_path / "home"
+    paths = paths_for(home, ws)
+    populate(paths)
+    (paths.project_store / "MEMORY.md").unlink()
+    bundle = tmp_path / "b.tar.gz"
+    cli_json(home, ws, "export", "--out", str(bundle))
+    target = tmp_path / "restored"
+    cli_json(target, ws, "import", "bundle", str(bundle), "--yes")
+    assert store_files_of(target) == store_files_of(home)
+    assert not (paths_for(target, ws).project_store / "MEMORY.md").exists()
