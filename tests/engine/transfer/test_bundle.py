@@ -253,3 +253,21 @@ def test_a_store_without_an_index_is_restored_without_one(tmp_path) -> None:
     cli_json(target, ws, "import", "bundle", str(bundle), "--yes")
     assert store_files_of(target) == store_files_of(home)
     assert not (paths_for(target, ws).project_store / "MEMORY.md").exists()
+
+
+def test_each_conflict_can_be_chosen_on_its_own(exported, tmp_path) -> None:
+    _home, ws, bundle = exported
+    target = tmp_path / "other"
+    memory = Memory(paths_for(target, ws))
+    memory.save(name="release-target", description="Here it is another fact", body="Mine.")
+    memory.save(name="prefers-tabs", type="user", scope="global", description="tabs here",
+                body="Mine too.")
+    planned = cli_json(target, ws, "import", "bundle", str(bundle), "--dry-run")
+    paths = [(s["scope"], c["path"]) for s in planned["scopes"]  # type: ignore[union-attr]
+             for c in s["conflicts"]]
+    assert paths == [("project", "release-target.md"), ("global", "prefers-tabs.md")]
+    payload = cli_json(target, ws, "import", "bundle", str(bundle), "--yes",
+                       "--revise", "global/prefers-tabs.md")
+    assert payload["revised"] == [{"reference": "global/prefers-tabs.md", "revision": 2}]
+    assert memory.resolve("project/release-target.md").body == "Mine."  # skipped
+    assert memory.resolve("global/prefers-tabs.md").body == "Indent with tabs, width 8."
