@@ -93,3 +93,19 @@ def test_the_file_menu_offers_the_bundle_actions(app_root) -> None:
     titles = [a.text() for a in window.menuBar().actions()[0].menu().actions()]
     assert {"&Import…", "&Export bundle…", "Import &bundle…"} <= set(titles)
     assert window.export_bundle_action.isEnabled()
+
+
+def test_a_window_whose_catalog_is_not_local_offers_no_transfer(qtbot, parts, tmp_path) -> None:
+    from context_center.application import Application
+    from PySide6.QtCore import QSettings
+
+    source, _ws, _parent, _tasks = parts
+    backend = Backend(LocalCatalog(source), local=False)  # as a served workspace's window
+    root = Application(source, QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat),
+                       backend)
+    qtbot.addWidget(root.window)
+    window = root.window
+    assert not window.import_action.isEnabled()
+    assert not window.export_bundle_action.isEnabled()
+    assert not window.import_bundle_action.isEnabled()
+    root.shutdown()

@@ -109,9 +109,12 @@ def test_import_dialog_writes_the_ticked_and_edited_rows(qtbot, root, workspace,
     skipped = names.index("user-role")
     model.setData(model.index(skipped, IMPORT), Qt.CheckState.Unchecked,
                   Qt.ItemDataRole.CheckStateRole)
+    steps: list[tuple[int, int]] = []
+    presenter.progressed.connect(lambda done, total: steps.append((done, total)))
     with qtbot.waitSignal(presenter.imported, timeout=10000) as blocker:
         dialog.import_button.click()
     report = blocker.args[0]
+    assert steps and steps[-1] == (6, 6)  # the dialog's bar followed the writes
     assert {getattr(a, "surface", None) for a in actors} == {"app"}  # the person, in the app
     written = {f.name for f in report.written}
     assert written == {"debug-notes", "feedback-testing", "发布流程", "latency-dashboard",

@@ -111,7 +111,7 @@ class Application(QObject):
         w.new_fact_requested.connect(self.writes.new_fact)
         w.import_requested.connect(self.importing.open)
         self.importing.imported.connect(lambda _report: self.refresh())
-        local = self.paths is not None and isinstance(self.backend, Backend)
+        local = self.paths is not None and self.backend.local
         for action in (w.import_action, w.export_bundle_action, w.import_bundle_action):
             action.setEnabled(local)  # the other agents' files and the stores are local
         w.export_bundle_requested.connect(self.bundles.export)

@@ -182,7 +182,7 @@ def _restore_text(report: RestoreReport) -> str:
     lines = describe(report)
     if not report.written:
         lines.append("Nothing written — run again with --yes to import"
-                     " (conflicts: --on-conflict skip|revision).")
+                     " (conflicts: --on-conflict skip|revision, or --revise PATH for one).")
     return "\n".join(lines) + "\n"
 
 
@@ -192,11 +192,13 @@ def _restore_text(report: RestoreReport) -> str:
 @click.option("--yes", is_flag=True, help="Restore or merge it (a person's action).")
 @click.option("--on-conflict", type=click.Choice(("skip", "revision")), default="skip",
               help="A fact that differs here: skip it, or save it as a new revision.")
+@click.option("--revise", multiple=True, metavar="PATH",
+              help="Keep this one conflict (e.g. project/x.md) as a new revision; repeatable.")
 @click.option("--progress", "progress_flag", is_flag=True, help="Show progress on stderr.")
 @pass_cli
 @engine_errors
 def bundle_cmd(ctx: CliContext, bundle_file: Path, dry_run: bool, yes: bool, on_conflict: str,
-               progress_flag: bool) -> None:
+               revise: tuple[str, ...], progress_flag: bool) -> None:
     """Restore an exported bundle (empty home: byte-identical; else a merge)."""
     from ..transfer.restore import restore_bundle
 
@@ -206,7 +208,7 @@ def bundle_cmd(ctx: CliContext, bundle_file: Path, dry_run: bool, yes: bool, on_
     try:
         report = restore_bundle(ctx.paths(), bundle_file, write=yes,
                                 on_conflict=on_conflict,  # type: ignore[arg-type]  # reason: click.Choice limits it to skip/revision
-                                progress=bar)
+                                revise=revise, progress=bar)
     except KeyboardInterrupt:
         bar.close()
         fail(ctx, "cancelled", "import cancelled; the stores are unchanged")

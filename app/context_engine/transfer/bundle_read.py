@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..errors import ContextEngineError
-from ..filemodes import fix_new_file_mode, make_private_dirs
+from ..filemodes import fix_new_file_mode
 from .bundle_format import (
     DEFAULT_LIMITS,
     FORMAT,
@@ -181,28 +181,21 @@ class _Budget:
             sink(chunk)
 
 
-def _stage_file(staging: Path, name: str, made: set[str]) -> IO[bytes]:
-    folder = name.rpartition("/")[0]
-    if folder not in made:
-        current = staging
-        for part in folder.split("/"):
-            current = current / part
-            if not current.is_dir():
-                make_private_dirs(current)
-        made.add(folder)
+def _stage_file(target: Path) -> IO[bytes]:
+    """A new private file in the (flat) staging folder; never follows or replaces anything."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-    fd = os.open(staging / name, flags, 0o600)
+    fd = os.open(target, flags, 0o600)
     fix_new_file_mode(fd)  # 0600 whatever the umask: it becomes a store file (S2.6)
     return os.fdopen(fd, "wb")
 
 
-def _read_member(member: _Member, where: MemberPath, budget: _Budget, staging: Path | None,
-                 made: set[str]) -> BundleFile:
+def _read_member(member: _Member, where: MemberPath, budget: _Budget, staged: Path | None
+                 ) -> BundleFile:
     """Hash (and stage) one file; an active fact's bytes are kept for the merge."""
     digest = hashlib.sha256()
     kept: list[bytes] = []
     keep = where.kind == "fact"
-    out = _stage_file(staging, member.name, made) if staging is not None else None
+    out = _stage_file(staged) if staged is not None else None
 
     def sink(chunk: bytes) -> None:
         digest.update(chunk)
@@ -218,7 +211,7 @@ def _read_member(member: _Member, where: MemberPath, budget: _Budget, staging: P
         if out is not None:
             out.close()
     return BundleFile(member.name, where, size, digest.hexdigest(),
-                      staged=staging / member.name if staging is not None else None,
+                      staged=staged,
                       data=b"".join(kept) if keep else None)
 
 
@@ -235,7 +228,6 @@ def read_bundle(
     seen: set[str] = set()
     files: dict[str, BundleFile] = {}
     manifest_bytes: bytes | None = None
-    made: set[str] = set()  # staging folders already created
     for number, member in enumerate(_members(path, limits)):
         check()
         name = member.name
@@ -257,7 +249,9 @@ def read_bundle(
         where = classify(name)
         if where is None:
             raise BundleRefused(f"{name!r}: not a path of the bundle layout")
-        files[name] = _read_member(member, where, budget, staging, made)
+        # Staged flat, by number: no folder per fact id to create and remove again.
+        staged = staging / f"{len(files):08d}.staged" if staging is not None else None
+        files[name] = _read_member(member, where, budget, staged)
         progress(number + 1, name)
     if manifest_bytes is None:
         raise BundleRefused("the bundle has no manifest.json")

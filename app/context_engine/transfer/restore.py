@@ -2,14 +2,15 @@
 
 An empty store (no facts, archive entries or snapshots) gets every file of its scope back
 byte-identical, mtimes included, through the store's restore primitive
-(``facts.placement.place_files``), all or nothing. A store that already holds memories is
+(``facts.placement.restore_stores``), all or nothing. A store that already holds memories is
 merged, never overwritten:
 
 * a bundle fact whose id and bytes are already here is the same (nothing to do);
 * a fact new to this home comes in with its id and its whole revision history;
 * a fact whose id is here with other content, or whose name is taken by another id, is a
-  conflict: skipped, or (``on_conflict="revision"``) its content saved as a new revision of the
-  fact here through the normal save (expected revision checked, old bytes snapshotted);
+  conflict: skipped, or (``on_conflict="revision"``, or that one path in ``revise``) its
+  content saved as a new revision of the fact here through the door (expected revision
+  checked, old bytes snapshotted);
 * archive entries and snapshots come in where their file name is free; the same bytes are the
   same; other bytes are listed as conflicts and skipped. MEMORY.md is rebuilt, never replaced.
 """
@@ -20,7 +21,7 @@ import hashlib
 import os
 import secrets
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,7 +29,7 @@ from typing import Literal
 
 from ..catalog.local import LocalCatalog
 from ..catalog.ops import Person, Surface
-from ..errors import FactFormatError
+from ..errors import ContextEngineError, FactFormatError
 from ..facts.codec import parse_fact
 from ..facts.fs import FS
 from ..facts.model import Fact, Scope, utc_now
@@ -122,7 +123,7 @@ def _parse(item: BundleFile, scope: str) -> Fact:
 
 
 def _plan_merge(plan: ScopePlan, bundle: Bundle, paths: EnginePaths, fs: FS,
-                on_conflict: OnConflict) -> None:
+                on_conflict: OnConflict, revise: Collection[str]) -> None:
     root = paths.store_dir(plan.scope)
     here = list(LocalCatalog(paths, fs=fs).list_facts().facts)
     by_id = {f.id: f for f in here}
@@ -152,7 +153,8 @@ def _plan_merge(plan: ScopePlan, bundle: Bundle, paths: EnginePaths, fs: FS,
         detail = ("differs from the fact here" if kind == "changed"
                   else f"name is used here by id {target.id}")
         conflict = Conflict(plan.scope, kind, item.where.relative, detail, target.reference)
-        if on_conflict == "revision":
+        chosen = {f"{plan.scope}/{item.where.relative}", item.where.relative} & set(revise)
+        if on_conflict == "revision" or chosen:
             plan.revise.append((conflict, fact, target))
         else:
             plan.conflicts.append(conflict)
@@ -169,8 +171,8 @@ def _plan_merge(plan: ScopePlan, bundle: Bundle, paths: EnginePaths, fs: FS,
                                            "a different file with this name is here"))
 
 
-def plan_restore(bundle: Bundle, paths: EnginePaths, on_conflict: OnConflict = "skip"
-                 ) -> list[ScopePlan]:
+def plan_restore(bundle: Bundle, paths: EnginePaths, on_conflict: OnConflict = "skip",
+                 revise: Collection[str] = ()) -> list[ScopePlan]:
     """Per scope present in the bundle: restore when its store is empty, else merge."""
     fs = FS()
     plans = []
@@ -182,7 +184,7 @@ def plan_restore(bundle: Bundle, paths: EnginePaths, on_conflict: OnConflict = "
             plans.append(ScopePlan(scope, "restore", place=files))
         else:
             plan = ScopePlan(scope, "merge")
-            _plan_merge(plan, bundle, paths, fs, on_conflict)
+            _plan_merge(plan, bundle, paths, fs, on_conflict, revise)
             plans.append(plan)
     return plans
 
@@ -191,6 +193,8 @@ def plan_restore(bundle: Bundle, paths: EnginePaths, on_conflict: OnConflict = "
 def staging_area(paths: EnginePaths) -> Iterator[Path]:
     """A private folder inside the state root (S2.4), removed again whatever happens."""
     base = paths.global_data
+    if base.is_symlink():  # staging must stay inside the state root (S2.4)
+        raise ContextEngineError(f"{base} is a symbolic link; refusing to stage a bundle there")
     created = [d for d in (base, *base.parents) if not d.exists()]
     make_private_dirs(base)
     staging = base / f"import-{secrets.token_hex(8)}"
@@ -246,27 +250,32 @@ def restore_bundle(
     *,
     write: bool,
     on_conflict: OnConflict = "skip",
+    revise: Collection[str] = (),
     limits: Limits = DEFAULT_LIMITS,
     progress: ProgressFn = no_progress,
     check: Callable[[], None] = lambda: None,
     surface: Surface = "cli",
 ) -> RestoreReport:
-    """Validate the bundle, plan per scope, and (``write``) restore or merge it."""
+    """Validate the bundle, plan per scope, and (``write``) restore or merge it.
+
+    A differing fact is skipped unless ``on_conflict`` is ``"revision"`` or its path
+    (``project/<name>.md``, or ``<name>.md`` as the plan lists it) is in ``revise``: the
+    person's choice, per conflict or for all of them.
+    """
     if not write:
         bundle = read_bundle(bundle_path, limits=limits, check=check,
                              progress=lambda n, w: progress(n, 0, w))
-        plans = plan_restore(bundle, paths, on_conflict)
+        plans = plan_restore(bundle, paths, on_conflict, revise)
         return RestoreReport(tuple(plans), 0, (), False)
     with staging_area(paths) as staging:
         bundle = read_bundle(bundle_path, staging=staging, limits=limits, check=check,
                              progress=lambda n, w: progress(n, 0, w))
-        plans = plan_restore(bundle, paths, on_conflict)
+        plans = plan_restore(bundle, paths, on_conflict, revise)
         total = sum(len(p.place) for p in plans)
         placed = _apply(plans, paths, check, lambda n: progress(n, total, "placing"))
     catalog = LocalCatalog(paths)
     revised = _revise(plans, catalog, Person(surface))
-    if any(p.mode == "merge" or not any(i.where.kind == "index" for i in p.place)
-           for p in plans):
+    if any(p.mode == "merge" for p in plans):  # a restore is exactly the bundle's files
         catalog.rebuild_indexes()
     progress(total, total, "")
     return RestoreReport(tuple(plans), placed, tuple(revised), True)

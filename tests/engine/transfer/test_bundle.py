@@ -239,3 +239,35 @@ def test_restored_files_are_private_whatever_the_umask(exported, tmp_path) -> No
     store = paths_for(target, ws).project_store
     modes = {p.name: p.stat().st_mode & 0o777 for p in store.rglob("*.md")}
     assert set(modes.values()) == {0o600}, modes
+
+
+def test_a_store_without_an_index_is_restored_without_one(tmp_path) -> None:
+    ws = workspace(tmp_path)
+    home = tmp_path / "home"
+    paths = paths_for(home, ws)
+    populate(paths)
+    (paths.project_store / "MEMORY.md").unlink()
+    bundle = tmp_path / "b.tar.gz"
+    cli_json(home, ws, "export", "--out", str(bundle))
+    target = tmp_path / "restored"
+    cli_json(target, ws, "import", "bundle", str(bundle), "--yes")
+    assert store_files_of(target) == store_files_of(home)
+    assert not (paths_for(target, ws).project_store / "MEMORY.md").exists()
+
+
+def test_each_conflict_can_be_chosen_on_its_own(exported, tmp_path) -> None:
+    _home, ws, bundle = exported
+    target = tmp_path / "other"
+    memory = Memory(paths_for(target, ws))
+    memory.save(name="release-target", description="Here it is another fact", body="Mine.")
+    memory.save(name="prefers-tabs", type="user", scope="global", description="tabs here",
+                body="Mine too.")
+    planned = cli_json(target, ws, "import", "bundle", str(bundle), "--dry-run")
+    paths = [(s["scope"], c["path"]) for s in planned["scopes"]  # type: ignore[union-attr]
+             for c in s["conflicts"]]
+    assert paths == [("project", "release-target.md"), ("global", "prefers-tabs.md")]
+    payload = cli_json(target, ws, "import", "bundle", str(bundle), "--yes",
+                       "--revise", "global/prefers-tabs.md")
+    assert payload["revised"] == [{"reference": "global/prefers-tabs.md", "revision": 2}]
+    assert memory.resolve("project/release-target.md").body == "Mine."  # skipped
+    assert memory.resolve("global/prefers-tabs.md").body == "Indent with tabs, width 8."

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from context_engine.cli.main import cli
+from context_engine.errors import ContextEngineError
 from context_engine.transfer.bundle_format import FORMAT, Limits
 from context_engine.transfer.bundle_read import BundleRefused
 from context_engine.transfer.restore import restore_bundle
@@ -196,3 +197,17 @@ def test_the_cli_refuses_a_hostile_bundle_with_exit_1(tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert "links are not allowed" in result.stderr
     assert not (tmp_path / "home").exists()
+
+
+def test_a_symlinked_staging_folder_is_refused(tmp_path: Path) -> None:
+    ws = workspace(tmp_path)
+    home = tmp_path / "home"
+    home.mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (home / "context-center").symlink_to(elsewhere, target_is_directory=True)
+    bundle = tmp_path / "ok.tar.gz"
+    write_tar(bundle, with_manifest(ONE))
+    with pytest.raises(ContextEngineError, match="symbolic link"):
+        restore_bundle(paths_for(home, ws), bundle, write=True)
+    assert list(elsewhere.iterdir()) == []

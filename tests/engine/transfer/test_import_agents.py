@@ -218,3 +218,19 @@ def test_claude_code_without_memory_lists_nothing(env_for) -> None:
     result = run(env, home, ws, "import", "claude-code", "--yes")
     assert result.exit_code == 0
     assert json.loads(result.output)["candidates"] == []
+
+
+def test_claude_code_long_workspace_paths_are_found_by_their_hashed_folder(tmp_path: Path
+                                                                          ) -> None:
+    from context_engine.suggestions.readers.claude_code import sanitize
+
+    ws = tmp_path / ("deep-" * 45) / "repo"  # > 200 characters once sanitized
+    (ws / ".git").mkdir(parents=True)
+    claude = tmp_path / "claude"
+    folder = claude / "projects" / (sanitize(str(ws))[:200] + "-1k2j3h") / "memory"
+    folder.mkdir(parents=True)
+    (folder / "note.md").write_text("---\nname: long-path-note\ndescription: found\n"
+                                    "type: project\n---\n\nIt is found.\n", encoding="utf-8")
+    scan = scan_agent("claude-code", EnginePaths.resolve(home=tmp_path / "h", workspace=ws),
+                      SourceRoots.from_env(env={"CLAUDE_CONFIG_DIR": str(claude)}))
+    assert [c.name for c in scan.candidates] == ["long-path-note"]

@@ -72,6 +72,9 @@ class ImportDialog(QDialog):
                              (self.table, "Import candidates"), (self.body_edit, "Body"),
                              (self.status, "Import status"), (self.progress, "Progress")):
             widget.setAccessibleName(name)
+        self.agent_box.setAccessibleName("Agent to import from")
+        self.table.setAccessibleName("Memories found")
+        self.body_edit.setAccessibleName("Body of the selected memory")
         self._layout()
         self._body_row = -1
         self.scan_button.clicked.connect(self._on_scan)
