@@ -24,7 +24,8 @@ def make_paths(tmp: Path) -> EnginePaths:
 def tree(root: Path) -> dict[str, tuple[bytes | str, int]]:
     """Every entry under ``root`` (recursively): relative path → (bytes or link target, inode).
 
-    ``.lock`` files are left out: taking a store lock may create one (it is never removed).
+    ``.lock`` files are left out: taking a store lock may create one (it is never removed);
+    so is the derived index (``context-center/index/``): any process may refresh it.
     """
     found: dict[str, tuple[bytes | str, int]] = {}
     if not root.exists():
@@ -32,7 +33,7 @@ def tree(root: Path) -> dict[str, tuple[bytes | str, int]]:
     for dirpath, dirnames, filenames in os.walk(root):
         for name in filenames + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]:
             path = Path(dirpath) / name
-            if name == ".lock":
+            if name == ".lock" or Path(dirpath).parts[-2:] == ("context-center", "index"):
                 continue
             rel = str(path.relative_to(root))
             st = os.lstat(path)

@@ -20,6 +20,7 @@ from ..errors import ContextEngineError, StoreIOError
 from ..paths import EnginePaths
 from .archive import ArchivedEntry
 from .changes import Changes
+from .derived_index import store_index
 from .fs import FS, store_lock
 from .migration import migrate_store
 from .model import Diagnostic, Fact, FactType, Scope, utc_now
@@ -54,8 +55,8 @@ class Memory:
         self.clock = clock
         self.lock_timeout = lock_timeout
         self.stores = Stores(
-            Store(paths.project_store, "project", self.fs),
-            Store(paths.global_store, "global", self.fs),
+            Store(paths.project_store, "project", self.fs, store_index(paths, "project")),
+            Store(paths.global_store, "global", self.fs, store_index(paths, "global")),
         )
         self._migrated: set[Scope] = set()
         # Legacy files the last migration of each store left untouched (ambiguous shapes).
@@ -205,14 +206,25 @@ class Memory:
 
     @contextmanager
     def _writing(self) -> Iterator[None]:
-        """Both store locks (project first), migration on first use, OS errors as StoreIOError."""
+        """Both store locks (project first), migration on first use, OS errors as StoreIOError.
+
+        A writing process keeps the derived index: it is created if missing, and the snapshot
+        each write takes under the lock (MEMORY.md, S4.9) records the files just written.
+        """
         with self._guard(), ExitStack() as stack:
             for store in self.stores.all():
                 stack.enter_context(store_lock(self.fs, store.root, timeout=self.lock_timeout))
+                if store.index is not None:
+                    store.index.create = True
             for store in self.stores.all():
                 if store.scope not in self._migrated:
                     self._migrate_locked(store)
-            yield
+            try:
+                yield
+            finally:
+                for store in self.stores.all():
+                    if store.index is not None:
+                        store.index.close()  # checkpoint the WAL while the lock is held
 
     @contextmanager
     def _guard(self) -> Iterator[None]:
