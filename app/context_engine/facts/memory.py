@@ -91,6 +91,13 @@ class Memory:
         facts.sort(key=lambda f: (f.name, f.scope, f.id))
         return MemorySnapshot(tuple(facts), tuple(diagnostics))
 
+    def file_identities(self) -> dict[int, tuple[int, int, int, int, int, int]]:
+        """``id(fact)`` → the lstat identity it was read under, for the last snapshot's facts."""
+        found: dict[int, tuple[int, int, int, int, int, int]] = {}
+        for store in self.stores.all():
+            found.update(store.identities())
+        return found
+
     def list_all(self) -> tuple[Fact, ...]:
         """ListAll (S4.10): both stores, sorted by (name, scope, id)."""
         return self.snapshot().facts

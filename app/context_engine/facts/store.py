@@ -301,6 +301,16 @@ class Store:
                 return loaded
         return None
 
+    def identities(self) -> dict[int, _Key]:
+        """``id(fact)`` → lstat identity for the facts of the last snapshot."""
+        with self._cache_lock:
+            entries = list(self._cache.values())
+        return {
+            id(result.fact): key
+            for key, result, _ in entries
+            if isinstance(result, ParsedFact)
+        }
+
     def legacy_files(self) -> list[Path]:
         """Fact files the last snapshot found in need of the S5.1 upgrade (sorted by name)."""
         with self._cache_lock:

@@ -26,10 +26,10 @@ SourcesFactory = Callable[[EnginePaths], SessionSources]
 
 
 def default_sources(paths: EnginePaths) -> SessionSources:
-    """The engine (its fact reads go through the persisted snapshot cache)."""
+    """The engine (its fact reads go through the derived index, which it keeps)."""
     from ..engine import ContextEngine
 
-    return ContextEngine(paths)
+    return ContextEngine(paths, keep_index=True)
 
 
 def hook_paths(payload: HookPayload, home: str | None, workspace: str | None) -> EnginePaths:
