@@ -29,7 +29,7 @@ def default_sources(paths: EnginePaths) -> SessionSources:
     """The engine (its fact reads go through the derived index, which it keeps)."""
     from ..engine import ContextEngine
 
-    return ContextEngine(paths, keep_index=True)
+    return ContextEngine(paths)
 
 
 def hook_paths(payload: HookPayload, home: str | None, workspace: str | None) -> EnginePaths:
