@@ -114,6 +114,7 @@ def test_every_kind_of_change_by_another_program_is_seen(
     assert diags == parsed_diagnostics(paths) and diags
 
 
+@pytest.mark.slow  # whole processes
 @pytest.mark.parametrize("damage", ["delete", "truncate", "garbage", "other-version"])
 def test_a_damaged_index_is_rebuilt_by_the_next_command(paths: EnginePaths, damage: str) -> None:
     expected = full_parse(paths)
@@ -149,6 +150,7 @@ def test_an_index_writable_by_others_is_never_read(paths: EnginePaths) -> None:
     assert read_in_fresh_process(paths) == full_parse(paths)
 
 
+@pytest.mark.slow  # whole processes
 def test_read_only_commands_on_a_home_without_index_write_nothing(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     (ws / ".git").mkdir(parents=True)
@@ -184,6 +186,7 @@ def test_read_only_commands_on_a_home_without_index_write_nothing(tmp_path: Path
     assert not any(file.exists() for file in index_files(paths))
 
 
+@pytest.mark.slow  # whole processes
 def test_a_crash_between_file_write_and_index_update_hides_nothing(paths: EnginePaths) -> None:
     child = SPAWN.Process(target=crash_after_file_write, args=(str(paths.home), str(paths.root)))
     child.start()
@@ -195,6 +198,7 @@ def test_a_crash_between_file_write_and_index_update_hides_nothing(paths: Engine
     assert any("crashed" in fact[0] for fact in seen["facts"])  # type: ignore[operator]
 
 
+@pytest.mark.slow  # whole processes
 def test_two_processes_writing_at_once_leave_an_index_that_agrees(paths: EnginePaths) -> None:
     names = [[f"left-{i}" for i in range(12)], [f"right-{i}" for i in range(12)]]
     with SPAWN.Pool(2) as pool:
@@ -225,6 +229,7 @@ def test_a_store_edited_while_a_host_runs_is_seen_on_its_next_turn(
     assert engine.active_facts() is second  # nothing changed since: the same snapshot
 
 
+@pytest.mark.slow  # whole processes
 def test_a_read_only_medium_is_read_without_writing(paths: EnginePaths) -> None:
     Memory(paths).save(name="fact-0", body="Last write.")
     expected = full_parse(paths)
@@ -280,7 +285,7 @@ def test_a_write_in_a_settled_store_parses_only_what_it_touches(
 ) -> None:
     settle_all(monkeypatch)
     memory = Memory(paths)
-    for i in range(40):
+    for i in range(15):
         memory.save(name=f"more-{i}", description=f"More {i}", body=f"More body {i}.")
     rows(paths)
     parsed: list[str] = []

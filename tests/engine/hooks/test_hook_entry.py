@@ -60,6 +60,7 @@ def _imported(stderr: str) -> list[str]:
     return [line.rsplit("|", 1)[-1].strip() for line in lines if line.startswith("import time:")]
 
 
+@pytest.mark.slow  # two whole processes
 def test_the_documented_hook_skips_click_and_answers_as_the_full_cli(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     (ws / ".git").mkdir(parents=True)
