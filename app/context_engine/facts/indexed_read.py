@@ -17,7 +17,7 @@ from ..paths import EnginePaths
 from . import derived_index
 from .derived_index import Identity
 from .model import Diagnostic, Fact
-from .store import INDEX_NAME
+from .store import identity_of, is_fact_file_name
 
 if TYPE_CHECKING:
     from .memory import Memory
@@ -35,17 +35,12 @@ def scan_listing(root: Path) -> Listing:
         return found
     with entries:
         for entry in entries:
-            name = entry.name
-            if name[-3:] != ".md" or name[0] == "." or name == INDEX_NAME:
+            if not is_fact_file_name(entry.name):
                 continue
             try:
-                st = entry.stat(follow_symlinks=False)
+                found[entry.name] = identity_of(entry.stat(follow_symlinks=False))
             except OSError:
-                found[name] = _UNREADABLE
-                continue
-            found[name] = (
-                st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_mode
-            )
+                found[entry.name] = _UNREADABLE
     return found
 
 

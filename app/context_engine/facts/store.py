@@ -101,6 +101,11 @@ def stamp_of(st: os.stat_result) -> FileStamp:
     return FileStamp(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
 
+def identity_of(st: os.stat_result) -> tuple[int, int, int, int, int, int]:
+    """(dev, ino, size, mtime_ns, ctime_ns, mode): what the derived index validates against."""
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_mode)
+
+
 def mtime_of(st: os.stat_result) -> datetime:
     """The file's mtime as an aware UTC datetime."""
     return datetime.fromtimestamp(st.st_mtime_ns / 1e9, UTC)
@@ -221,9 +226,7 @@ class Store:
                     msg = f"{name}: symlinks are not read"
                     diagnostics.append(Diagnostic("symlink", Path(entry.path), msg))
                 continue
-            key = (
-                st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_mode
-            )
+            key = identity_of(st)
             hit = old.get(name)
             if hit is None or hit[0] != key or hit[2]:
                 misses.append((name, st, key))
