@@ -395,19 +395,11 @@ def _uri_path(path: Path) -> str:
 
 def _make_private_file(path: Path) -> None:
     """Create the index file 0600 in 0700 directories, whatever the umask (S2.6)."""
-    missing: list[Path] = []
-    parent = path.parent
-    while not parent.exists():
-        missing.append(parent)
-        parent = parent.parent
-    for directory in reversed(missing):
-        try:
-            os.mkdir(directory, 0o700)
-        except FileExistsError:
-            continue
-        os.chmod(directory, 0o700)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    from ..filemodes import PRIVATE_FILE, fix_new_file_mode, make_private_dirs
+
+    make_private_dirs(path.parent)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, PRIVATE_FILE)
     try:
-        os.fchmod(fd, 0o600)
+        fix_new_file_mode(fd)
     finally:
         os.close(fd)
