@@ -33,7 +33,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .codec import ParsedFact
 from .model import Diagnostic, Fact, FileStamp, Scope
@@ -108,6 +108,28 @@ class Row:
 
     def trusted(self, identity: Identity) -> bool:
         """Same identity now, and settled before it was recorded (the racy rule)."""
+        return identity == self.identity and max(identity[3], identity[4]) < (
+            self.checked_ns - RACY_NS
+        )
+
+
+class Summary(NamedTuple):
+    """The list fields of one indexed fact (no body), for a table's first paint."""
+
+    file: str
+    identity: Identity
+    checked_ns: int
+    id: str
+    revision: int
+    name: str
+    title: str
+    description: str
+    type: str
+    scope: str
+    updated_at: str | None
+
+    def trusted(self, identity: Identity) -> bool:
+        """The racy rule of ``Row.trusted``."""
         return identity == self.identity and max(identity[3], identity[4]) < (
             self.checked_ns - RACY_NS
         )
@@ -372,6 +394,25 @@ class FactIndex:
                 raise
             return True
         return False
+
+    def summaries(self) -> list[Summary]:
+        """Every row's list fields without the body: a cheap first page for a table.
+
+        Not validated here: ``Store.summaries`` keeps only rows the files still vouch for.
+        """
+        query = (
+            "SELECT name, dev, ino, size, mtime_ns, ctime_ns, mode, checked_ns, id, revision,"
+            " fact_name, title, description, type, scope, updated_at FROM files WHERE kind = 0"
+            " ORDER BY fact_name, id"
+        )
+        with self._using() as db:
+            if db is None:
+                return []
+            return [
+                Summary(row[0], tuple(row[1:7]), row[7], *row[8:])
+                for row in db.execute(query).fetchall()
+            ]
+        return []  # the index broke while reading
 
     def names(self) -> set[str]:
         """Every file name with a row."""

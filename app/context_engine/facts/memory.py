@@ -20,7 +20,7 @@ from ..errors import ContextEngineError, StoreIOError
 from ..paths import EnginePaths
 from .archive import ArchivedEntry
 from .changes import Changes
-from .derived_index import store_index
+from .derived_index import Summary, store_index
 from .fs import FS, store_lock
 from .migration import migrate_store
 from .model import Diagnostic, Fact, FactType, Scope, utc_now
@@ -97,6 +97,16 @@ class Memory:
         for store in self.stores.all():
             found.update(store.identities())
         return found
+
+    def summaries(self) -> list[Summary]:
+        """Both stores' indexed list rows (no bodies) still vouched for by their files.
+
+        For a table's first paint over many facts: no file is read. Changed or unindexed
+        files are missing here; ``snapshot()`` is the complete, validated answer.
+        """
+        rows = [row for store in self.stores.all() for row in store.summaries()]
+        rows.sort(key=lambda r: (r.name, r.scope, r.id))
+        return rows
 
     def list_all(self) -> tuple[Fact, ...]:
         """ListAll (S4.10): both stores, sorted by (name, scope, id)."""

@@ -8,6 +8,7 @@ edit changes the ctime even when the size and a restored mtime match (ctime cann
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import gc
 import hashlib
@@ -31,7 +32,7 @@ from .fs import FS, read_file, read_sized
 from .model import Diagnostic, Fact, FileStamp, Scope
 
 if TYPE_CHECKING:
-    from .derived_index import FactIndex
+    from .derived_index import FactIndex, Summary
 
 INDEX_NAME = "MEMORY.md"
 ARCHIVE_DIR = ".archive"
@@ -303,6 +304,30 @@ class Store:
             if loaded.fact.id == fact_id:
                 return loaded
         return None
+
+    def summaries(self) -> list[Summary]:
+        """Indexed list rows (no bodies) of the files that still match them, sorted by name.
+
+        A cheap first page for a table of many facts (the app): one query and one directory
+        scan, no file read. Files that changed or are not indexed are simply missing here;
+        ``snapshot()`` has everything.
+        """
+        if self.index is None:
+            return []
+        listing: dict[str, _Key] = {}
+        try:
+            with os.scandir(self.root) as entries:
+                for entry in entries:
+                    if is_fact_file_name(entry.name):
+                        with contextlib.suppress(OSError):
+                            listing[entry.name] = identity_of(entry.stat(follow_symlinks=False))
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+        return [
+            row
+            for row in self.index.summaries()
+            if (key := listing.get(row.file)) is not None and row.trusted(key)
+        ]
 
     def identities(self) -> dict[int, _Key]:
         """``id(fact)`` → lstat identity for the facts of the last snapshot."""

@@ -75,8 +75,14 @@ def test_writes_create_the_index_private_and_rows_are_trusted_once_settled(
     assert rows(paths) == parsed_snapshot(paths)
     parses.clear()
     assert rows(paths) == parsed_snapshot(paths)
-    assert sorted(parses) == ["fact-0.md", "fact-1.md", "fact-2.md", "fact-3.md", "fact-4.md",
-                              "pref.md"]  # only the index-less reference parsed
+    assert sorted(parses) == [
+        "fact-0.md",
+        "fact-1.md",
+        "fact-2.md",
+        "fact-3.md",
+        "fact-4.md",
+        "pref.md",
+    ]  # only the index-less reference parsed
     parses.clear()
     rows(paths)
     assert parses == []  # a cold reader parsed nothing
@@ -84,8 +90,14 @@ def test_writes_create_the_index_private_and_rows_are_trusted_once_settled(
 
 def test_recent_files_are_never_trusted(paths: EnginePaths, parses: list[str]) -> None:
     rows(paths)  # written within the racy window just now: read again, never taken on trust
-    assert sorted(parses) == ["fact-0.md", "fact-1.md", "fact-2.md", "fact-3.md", "fact-4.md",
-                              "pref.md"]
+    assert sorted(parses) == [
+        "fact-0.md",
+        "fact-1.md",
+        "fact-2.md",
+        "fact-3.md",
+        "fact-4.md",
+        "pref.md",
+    ]
     assert rows(paths) == parsed_snapshot(paths)
 
 
@@ -100,10 +112,20 @@ def test_every_kind_of_change_by_another_program_is_seen(
     assert edit_in_place_same_size(store / "fact-3.md", b"Body 3.", b"Body X.")
     (store / "fact-2.md").unlink()
     fact = Memory(paths).resolve("fact-4")
-    (store / "created.md").write_bytes(render_fact(fact.__class__(
-        id="mem-" + "a" * 32, revision=1, name="created", title="", description="Made elsewhere",
-        type="project", scope="project", body="Created by an editor.",
-    )))
+    (store / "created.md").write_bytes(
+        render_fact(
+            fact.__class__(
+                id="mem-" + "a" * 32,
+                revision=1,
+                name="created",
+                title="",
+                description="Made elsewhere",
+                type="project",
+                scope="project",
+                body="Created by an editor.",
+            )
+        )
+    )
     (store / "broken.md").write_bytes(b"---\nname: [oops\n---\nbody\n")
     parses.clear()
     got = rows(paths)
@@ -162,8 +184,14 @@ def test_read_only_commands_on_a_home_without_index_write_nothing(tmp_path: Path
     assert fact.facts == ()
     sample = render_fact(
         store_module.Fact(
-            id="mem-" + "b" * 32, revision=1, name="release", title="", description="Release",
-            type="project", scope="project", body="Release from main docker build.",
+            id="mem-" + "b" * 32,
+            revision=1,
+            name="release",
+            title="",
+            description="Release",
+            type="project",
+            scope="project",
+            body="Release from main docker build.",
         )
     )
     (store / "release.md").write_bytes(sample)  # written by Reasonix, not by us
@@ -302,3 +330,22 @@ def test_a_write_in_a_settled_store_parses_only_what_it_touches(
     fresh.save(name="brand-new", description="New", body="New.")
     assert len(parsed) <= 4, parsed
     assert rows(paths) == parsed_snapshot(paths)
+
+
+def test_summaries_list_settled_rows_without_reading_a_file(
+    paths: EnginePaths, parses: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settle_all(monkeypatch)
+    rows(paths)
+    assert edit_in_place_same_size(paths.project_store / "fact-3.md", b"Body 3.", b"Body X.")
+    parses.clear()
+    found = Memory(paths).summaries()
+    assert parses == []
+    expected = [
+        (f.name, f.scope, f.id, f.revision, f.title, f.description, f.type)
+        for f in Memory(paths).snapshot().facts
+        if f.name != "fact-3"  # changed since it was indexed: left to the full snapshot
+    ]
+    assert [
+        (r.name, r.scope, r.id, r.revision, r.title, r.description, r.type) for r in found
+    ] == expected
