@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import sys
 import threading
-import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -22,8 +21,8 @@ from ..facts.model import Diagnostic, Fact
 from ..paths import EnginePaths
 
 if TYPE_CHECKING:
-    from ..facts.memory import Memory, MemorySnapshot
     from ..facts.indexed_read import StoreReader
+    from ..facts.memory import Memory, MemorySnapshot
     from .engine import Recaller, RecallResult
     from .trace import TraceLog
 
