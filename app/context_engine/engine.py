@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .facts.model import Fact
 from .paths import EnginePaths
-from .policy.confirmation import default_confirmation
 from .session.core import (
     InstructionView,
     RecallOutcome,
@@ -157,7 +156,10 @@ class ContextEngine:
         if name == "memory":
             outcome = self._search_tool(args)
         else:
+            # Imported here: the terminal prompt (policy.confirmation) pulls in click, which a
+            # hook turn never needs.
             from .catalog.ops import Agent
+            from .policy.confirmation import default_confirmation
             from .tools.write import run_write_tool
 
             service = confirmation if confirmation is not None else default_confirmation(controller)
