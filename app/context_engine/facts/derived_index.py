@@ -144,7 +144,7 @@ def _extra_blob(fact: Fact) -> bytes | None:
     if not fact.extra:
         return b""
     try:
-        blob = marshal.dumps(fact.extra)  # type: ignore[arg-type]  # checked just below
+        blob = marshal.dumps(fact.extra)  # type: ignore[arg-type]  # reason: checked below
         if marshal.loads(blob) != fact.extra:
             return None
     except ValueError:
