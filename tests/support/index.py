@@ -47,9 +47,19 @@ def read_in_fresh_process(
 ) -> dict[str, list[list[object]]]:
     """What a new process reads from both stores (through the index)."""
     out = subprocess.run(
-        [sys.executable, "-c", READER, str(paths.home), str(paths.root), str(racy_ns),
-         "1" if create else "0"],
-        check=True, capture_output=True, env=child_env(), timeout=120,
+        [
+            sys.executable,
+            "-c",
+            READER,
+            str(paths.home),
+            str(paths.root),
+            str(racy_ns),
+            "1" if create else "0",
+        ],
+        check=True,
+        capture_output=True,
+        env=child_env(),
+        timeout=120,
     )
     result: dict[str, list[list[object]]] = json.loads(out.stdout)
     return result
@@ -110,3 +120,23 @@ def edit_in_place_same_size(path: Path, old: bytes, new: bytes) -> bool:
         handle.write(data.replace(old, new, 1))
     os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
     return True
+
+
+def raw_fact(name: str, body: str, *, description: str = "", id_hex: str = "") -> bytes:
+    """A project fact's bytes as another program (Reasonix, an editor) would write them."""
+    from context_engine.facts.codec import render_fact
+    from context_engine.facts.model import Fact
+
+    fact_id = "mem-" + (id_hex or f"{abs(hash(name)) % 16**32:032x}")
+    return render_fact(
+        Fact(
+            id=fact_id,
+            revision=1,
+            name=name,
+            title="",
+            description=description or f"About {name}",
+            type="project",
+            scope="project",
+            body=body,
+        )
+    )

@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 from context_engine.facts import derived_index
 from context_engine.facts import store as store_module
-from context_engine.facts.codec import render_fact
 from context_engine.facts.index_file import render_index
 from context_engine.facts.memory import Memory
 from context_engine.facts.store import Store
@@ -22,6 +21,7 @@ from support.index import (
     crash_after_file_write,
     edit_in_place_same_size,
     full_parse,
+    raw_fact,
     read_in_fresh_process,
     replace_raw,
     save_worker,
@@ -29,6 +29,9 @@ from support.index import (
 from support.store import parsed_diagnostics, parsed_snapshot, settle_all
 
 SPAWN = multiprocessing.get_context("spawn")
+
+
+ALL_FILES = ["fact-0.md", "fact-1.md", "fact-2.md", "fact-3.md", "fact-4.md", "pref.md"]
 
 
 def rows(paths: EnginePaths) -> list[tuple[object, ...]]:
@@ -49,6 +52,13 @@ def paths(tmp_path: Path) -> EnginePaths:
         memory.save(name=f"fact-{i}", description=f"Fact {i}", body=f"Body {i}.", type="project")
     memory.save(name="pref", description="Pref", body="Tabs.", type="user", scope="global")
     return paths
+
+
+@pytest.fixture()
+def settled(paths: EnginePaths, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every file counts as settled, and a first read has recorded every row."""
+    settle_all(monkeypatch)
+    rows(paths)
 
 
 @pytest.fixture()
@@ -75,14 +85,7 @@ def test_writes_create_the_index_private_and_rows_are_trusted_once_settled(
     assert rows(paths) == parsed_snapshot(paths)
     parses.clear()
     assert rows(paths) == parsed_snapshot(paths)
-    assert sorted(parses) == [
-        "fact-0.md",
-        "fact-1.md",
-        "fact-2.md",
-        "fact-3.md",
-        "fact-4.md",
-        "pref.md",
-    ]  # only the index-less reference parsed
+    assert sorted(parses) == ALL_FILES  # only the index-less reference parsed
     parses.clear()
     rows(paths)
     assert parses == []  # a cold reader parsed nothing
@@ -90,41 +93,20 @@ def test_writes_create_the_index_private_and_rows_are_trusted_once_settled(
 
 def test_recent_files_are_never_trusted(paths: EnginePaths, parses: list[str]) -> None:
     rows(paths)  # written within the racy window just now: read again, never taken on trust
-    assert sorted(parses) == [
-        "fact-0.md",
-        "fact-1.md",
-        "fact-2.md",
-        "fact-3.md",
-        "fact-4.md",
-        "pref.md",
-    ]
+    assert sorted(parses) == ALL_FILES
     assert rows(paths) == parsed_snapshot(paths)
 
 
 def test_every_kind_of_change_by_another_program_is_seen(
-    paths: EnginePaths, parses: list[str], monkeypatch: pytest.MonkeyPatch
+    paths: EnginePaths, settled: None, parses: list[str]
 ) -> None:
-    settle_all(monkeypatch)
-    rows(paths)
     store = paths.project_store
     one = store / "fact-1.md"
     replace_raw(one, one.read_bytes().replace(b"Body 1.", b"Body one, replaced."))
     assert edit_in_place_same_size(store / "fact-3.md", b"Body 3.", b"Body X.")
     (store / "fact-2.md").unlink()
-    fact = Memory(paths).resolve("fact-4")
     (store / "created.md").write_bytes(
-        render_fact(
-            fact.__class__(
-                id="mem-" + "a" * 32,
-                revision=1,
-                name="created",
-                title="",
-                description="Made elsewhere",
-                type="project",
-                scope="project",
-                body="Created by an editor.",
-            )
-        )
+        raw_fact("created", "Created by an editor.", description="Made elsewhere", id_hex="a" * 32)
     )
     (store / "broken.md").write_bytes(b"---\nname: [oops\n---\nbody\n")
     parses.clear()
@@ -182,17 +164,8 @@ def test_read_only_commands_on_a_home_without_index_write_nothing(tmp_path: Path
     store.mkdir(parents=True)
     fact = Memory(paths).snapshot()  # nothing yet: reads write nothing
     assert fact.facts == ()
-    sample = render_fact(
-        store_module.Fact(
-            id="mem-" + "b" * 32,
-            revision=1,
-            name="release",
-            title="",
-            description="Release",
-            type="project",
-            scope="project",
-            body="Release from main docker build.",
-        )
+    sample = raw_fact(
+        "release", "Release from main docker build.", description="Release", id_hex="b" * 32
     )
     (store / "release.md").write_bytes(sample)  # written by Reasonix, not by us
 
@@ -333,10 +306,8 @@ def test_a_write_in_a_settled_store_parses_only_what_it_touches(
 
 
 def test_summaries_list_settled_rows_without_reading_a_file(
-    paths: EnginePaths, parses: list[str], monkeypatch: pytest.MonkeyPatch
+    paths: EnginePaths, settled: None, parses: list[str]
 ) -> None:
-    settle_all(monkeypatch)
-    rows(paths)
     assert edit_in_place_same_size(paths.project_store / "fact-3.md", b"Body 3.", b"Body X.")
     parses.clear()
     found = Memory(paths).summaries()

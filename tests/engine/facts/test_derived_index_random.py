@@ -17,15 +17,14 @@ from multiprocessing.pool import Pool
 from pathlib import Path
 
 import pytest
-from context_engine.facts.codec import render_fact
 from context_engine.facts.memory import Memory
-from context_engine.facts.model import Fact
 from context_engine.paths import EnginePaths
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support.index import (
     edit_in_place_same_size,
     full_parse,
+    raw_fact,
     read_in_fresh_process,
     replace_raw,
     save_worker,
@@ -49,21 +48,6 @@ def writers() -> Iterator[Pool]:
         yield pool
 
 
-def _fact(name: str, body: str) -> bytes:
-    return render_fact(
-        Fact(
-            id=f"mem-{abs(hash(name)) % 16**32:032x}",
-            revision=1,
-            name=name,
-            title="",
-            description=f"About {name}",
-            type="project",
-            scope="project",
-            body=body,
-        )
-    )
-
-
 def _apply(paths: EnginePaths, pool: Pool, kind: str, name: str, counter: int) -> None:
     store = paths.project_store
     target = store / f"{name}.md"
@@ -80,7 +64,7 @@ def _apply(paths: EnginePaths, pool: Pool, kind: str, name: str, counter: int) -
     elif kind == "delete":
         target.unlink(missing_ok=True)
     elif kind == "create" and not target.exists():
-        target.write_bytes(_fact(name, f"Body made by another program {counter}."))
+        target.write_bytes(raw_fact(name, f"Body made by another program {counter}."))
     elif kind == "settle":
         time.sleep(0.05)  # longer than the readers' racy window: their rows become trusted
 
