@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "app"), str(ROOT / "bench")]
 
 from _facts import make_workspace  # noqa: E402
-from context_engine.facts.snapshot_cache import cache_path  # noqa: E402
+from context_engine.facts.derived_index import index_path  # noqa: E402
 from context_engine.recall.persist import recall_cache_path  # noqa: E402
 
 PROMPT = "why does the docker release build time out after the cache migration?"
@@ -134,7 +134,9 @@ def main() -> None:
             rebuilt.append(hook_once(paths.home, paths.workspace))
         cold = []
         for _ in range(max(3, args.runs // 2)):
-            cache_path(paths).unlink(missing_ok=True)
+            for scope in ("project", "global"):  # the derived fact index and its WAL files
+                for suffix in ("", "-wal", "-shm"):
+                    Path(f"{index_path(paths, scope)}{suffix}").unlink(missing_ok=True)
             recall_cache_path(paths).unlink(missing_ok=True)
             cold.append(hook_once(paths.home, paths.workspace))
         relayed = relayed_runs(paths.home, paths.workspace, args.runs)

@@ -1,5 +1,5 @@
 """``python -m context_engine`` runs the CLI."""
 
-from .cli.main import main
+from .cli.entry import main
 
 main()

@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .facts.model import Fact
 from .paths import EnginePaths
-from .policy.confirmation import default_confirmation
 from .session.core import (
     InstructionView,
     RecallOutcome,
@@ -45,11 +44,17 @@ Mode = Literal["ask", "auto", "yolo"]
 class ContextEngine:
     """Instructions, memory and recall for one workspace and home, over one local catalog."""
 
-    def __init__(self, paths: EnginePaths, *, memory: Memory | None = None) -> None:
+    def __init__(
+        self, paths: EnginePaths, *, memory: Memory | None = None, keep_index: bool = True
+    ) -> None:
+        """``keep_index``: create our derived files (fact index, persisted recall index) when
+        missing, as a host that records traces does; ``False`` for a read-only command."""
         from .catalog.local import LocalCatalog
 
         self.paths = paths
         self.catalog = LocalCatalog(paths, memory=memory)
+        if keep_index:
+            self.catalog.index.keep_index = True
         self._scrub = Scrubber.for_paths(paths)
         self._lock = threading.Lock()
         self.upgrade_notices: list[str] = []  # one-time S5.4 notices, for the host to show
@@ -151,7 +156,10 @@ class ContextEngine:
         if name == "memory":
             outcome = self._search_tool(args)
         else:
+            # Imported here: the terminal prompt (policy.confirmation) pulls in click, which a
+            # hook turn never needs.
             from .catalog.ops import Agent
+            from .policy.confirmation import default_confirmation
             from .tools.write import run_write_tool
 
             service = confirmation if confirmation is not None else default_confirmation(controller)

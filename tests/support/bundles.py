@@ -49,11 +49,12 @@ def populate(paths: EnginePaths) -> Memory:
 
 
 def files_of(home: Path) -> dict[str, tuple[bytes, int]]:
-    """Every file under ``home`` except lock files: relative path → (bytes, mtime_ns)."""
+    """Every file under ``home`` except lock files and the derived fact index (any reader may
+    refresh it): relative path → (bytes, mtime_ns)."""
     found: dict[str, tuple[bytes, int]] = {}
     for dirpath, _dirs, names in os.walk(home):
         for name in names:
-            if name == ".lock":
+            if name == ".lock" or Path(dirpath).parts[-2:] == ("context-center", "index"):
                 continue
             path = Path(dirpath) / name
             found[str(path.relative_to(home))] = (path.read_bytes(), path.lstat().st_mtime_ns)

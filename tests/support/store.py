@@ -9,6 +9,7 @@ import os
 import time
 from pathlib import Path
 
+import pytest
 from context_engine.errors import AlreadyActive, AlreadyExists, ArchiveNotFound, RevisionConflict
 from context_engine.facts.memory import Memory
 from context_engine.paths import EnginePaths
@@ -24,7 +25,8 @@ def make_paths(tmp: Path) -> EnginePaths:
 def tree(root: Path) -> dict[str, tuple[bytes | str, int]]:
     """Every entry under ``root`` (recursively): relative path → (bytes or link target, inode).
 
-    ``.lock`` files are left out: taking a store lock may create one (it is never removed).
+    ``.lock`` files are left out: taking a store lock may create one (it is never removed);
+    so is the derived index (``context-center/index/``): any process may refresh it.
     """
     found: dict[str, tuple[bytes | str, int]] = {}
     if not root.exists():
@@ -32,7 +34,7 @@ def tree(root: Path) -> dict[str, tuple[bytes | str, int]]:
     for dirpath, dirnames, filenames in os.walk(root):
         for name in filenames + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]:
             path = Path(dirpath) / name
-            if name == ".lock":
+            if name == ".lock" or Path(dirpath).parts[-2:] == ("context-center", "index"):
                 continue
             rel = str(path.relative_to(root))
             st = os.lstat(path)
@@ -135,3 +137,28 @@ def fsize_limited_worker(tmp: str, fact_id: str) -> int | None:
     except StoreIOError as exc:
         return exc.errno
     return None
+
+
+def settle_all(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every file counts as settled at once (racy handling has its own tests)."""
+    from context_engine.facts import derived_index
+    from context_engine.facts import store as store_module
+
+    for module in (store_module, derived_index):
+        monkeypatch.setattr(module, "RACY_NS", -(10**18))
+
+
+def parsed_snapshot(paths: EnginePaths) -> list[tuple[object, ...]]:
+    """Both stores read by parsing every file (no derived index): (fact, path, stamp) rows."""
+    memory = Memory(paths)
+    for store in memory.stores.all():
+        store.index = None
+    return [(f, f.path, f.stamp) for f in memory.snapshot().facts]
+
+
+def parsed_diagnostics(paths: EnginePaths) -> list[tuple[object, ...]]:
+    """The diagnostics of a snapshot that parses every file."""
+    memory = Memory(paths)
+    for store in memory.stores.all():
+        store.index = None
+    return [(d.code, d.path, d.message, d.line) for d in memory.snapshot().diagnostics]

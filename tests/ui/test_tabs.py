@@ -14,9 +14,11 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _tree_bytes(folder: Path) -> dict[str, str]:
+    """Every file's digest, except lock files and the derived index (readers may refresh it)."""
     return {
         str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in sorted(folder.rglob("*")) if p.is_file() and p.name != ".lock"
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and p.name != ".lock" and p.parent.parts[-2:] != ("context-center", "index")
     }
 
 

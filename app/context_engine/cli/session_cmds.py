@@ -14,7 +14,7 @@ def prefix(ctx: CliContext) -> None:
     """Print the stable prefix: the memory block, then the instruction block."""
     from ..engine import ContextEngine
 
-    text = ContextEngine(ctx.paths()).stable_prefix()
+    text = ContextEngine(ctx.paths(), keep_index=False).stable_prefix()
     ctx.emit({"prefix": text}, text)
 
 

@@ -20,6 +20,7 @@ from ..errors import ContextEngineError, StoreIOError
 from ..paths import EnginePaths
 from .archive import ArchivedEntry
 from .changes import Changes
+from .derived_index import Summary, store_index
 from .fs import FS, store_lock
 from .migration import migrate_store
 from .model import Diagnostic, Fact, FactType, Scope, utc_now
@@ -54,8 +55,8 @@ class Memory:
         self.clock = clock
         self.lock_timeout = lock_timeout
         self.stores = Stores(
-            Store(paths.project_store, "project", self.fs),
-            Store(paths.global_store, "global", self.fs),
+            Store(paths.project_store, "project", self.fs, store_index(paths, "project")),
+            Store(paths.global_store, "global", self.fs, store_index(paths, "global")),
         )
         self._migrated: set[Scope] = set()
         # Legacy files the last migration of each store left untouched (ambiguous shapes).
@@ -89,6 +90,23 @@ class Memory:
             diagnostics.extend(snap.diagnostics)
         facts.sort(key=lambda f: (f.name, f.scope, f.id))
         return MemorySnapshot(tuple(facts), tuple(diagnostics))
+
+    def file_identities(self) -> dict[int, tuple[int, int, int, int, int, int]]:
+        """``id(fact)`` → the lstat identity it was read under, for the last snapshot's facts."""
+        found: dict[int, tuple[int, int, int, int, int, int]] = {}
+        for store in self.stores.all():
+            found.update(store.identities())
+        return found
+
+    def summaries(self) -> list[Summary]:
+        """Both stores' indexed list rows (no bodies) still vouched for by their files.
+
+        For a table's first paint over many facts: no file is read. Changed or unindexed
+        files are missing here; ``snapshot()`` is the complete, validated answer.
+        """
+        rows = [row for store in self.stores.all() for row in store.summaries()]
+        rows.sort(key=lambda r: (r.name, r.scope, r.id))
+        return rows
 
     def list_all(self) -> tuple[Fact, ...]:
         """ListAll (S4.10): both stores, sorted by (name, scope, id)."""
@@ -205,14 +223,25 @@ class Memory:
 
     @contextmanager
     def _writing(self) -> Iterator[None]:
-        """Both store locks (project first), migration on first use, OS errors as StoreIOError."""
+        """Both store locks (project first), migration on first use, OS errors as StoreIOError.
+
+        A writing process keeps the derived index: it is created if missing, and the snapshot
+        each write takes under the lock (MEMORY.md, S4.9) records the files just written.
+        """
         with self._guard(), ExitStack() as stack:
             for store in self.stores.all():
                 stack.enter_context(store_lock(self.fs, store.root, timeout=self.lock_timeout))
+                if store.index is not None:
+                    store.index.create = True
             for store in self.stores.all():
                 if store.scope not in self._migrated:
                     self._migrate_locked(store)
-            yield
+            try:
+                yield
+            finally:
+                for store in self.stores.all():
+                    if store.index is not None:
+                        store.index.close()  # checkpoint the WAL while the lock is held
 
     @contextmanager
     def _guard(self) -> Iterator[None]:

@@ -8,6 +8,7 @@ edit changes the ctime even when the size and a restored mtime match (ctime cann
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import gc
 import hashlib
@@ -21,6 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import FactFormatError
 from ..paths import safe_join, slugify
@@ -28,6 +30,9 @@ from .codec import ParsedFact, parse_fact
 from .decoding import MAX_FACT_BYTES
 from .fs import FS, read_file, read_sized
 from .model import Diagnostic, Fact, FileStamp, Scope
+
+if TYPE_CHECKING:
+    from .derived_index import FactIndex, Summary
 
 INDEX_NAME = "MEMORY.md"
 ARCHIVE_DIR = ".archive"
@@ -97,6 +102,11 @@ def stamp_of(st: os.stat_result) -> FileStamp:
     return FileStamp(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
 
+def identity_of(st: os.stat_result) -> tuple[int, int, int, int, int, int]:
+    """(dev, ino, size, mtime_ns, ctime_ns, mode): what the derived index validates against."""
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_mode)
+
+
 def mtime_of(st: os.stat_result) -> datetime:
     """The file's mtime as an aware UTC datetime."""
     return datetime.fromtimestamp(st.st_mtime_ns / 1e9, UTC)
@@ -105,10 +115,13 @@ def mtime_of(st: os.stat_result) -> datetime:
 class Store:
     """One store directory (project or global) read through the ``FS`` seam."""
 
-    def __init__(self, root: Path, scope: Scope, fs: FS) -> None:
+    def __init__(self, root: Path, scope: Scope, fs: FS, index: FactIndex | None = None) -> None:
         self.root = root
         self.scope = scope
         self.fs = fs
+        # The derived on-disk index (facts/derived_index.py): rows for files a cold process
+        # would otherwise read and parse; ``None`` reads every file.
+        self.index = index
         self._cache: dict[str, _CacheEntry] = {}
         self._ids: dict[str, str] = {}
         self._legacy: tuple[str, ...] = ()
@@ -190,7 +203,12 @@ class Store:
         diagnostics: list[Diagnostic],
         racy_from: int,
     ) -> None:
-        """One pass over the directory entries: reuse cached parses, read and parse the rest."""
+        """One pass over the directory entries: reuse cached parses, read and parse the rest.
+
+        What the in-process cache does not hold is taken from the derived index when its row
+        is trusted (identity equal and settled), else read and parsed — and the index is told.
+        """
+        misses: list[tuple[str, os.stat_result, _Key]] = []
         for entry in entries:
             name = entry.name
             # Inlined ``is_fact_file_name``: this loop runs once per file on every listing.
@@ -209,20 +227,56 @@ class Store:
                     msg = f"{name}: symlinks are not read"
                     diagnostics.append(Diagnostic("symlink", Path(entry.path), msg))
                 continue
-            key = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_dev)
+            key = identity_of(st)
             hit = old.get(name)
             if hit is None or hit[0] != key or hit[2]:
-                # lstat came first, so the bytes read are at least as new as the key: a later
-                # change shows up as a different key, unless it falls in the racy window.
-                result = self._read_entry(self._child(name), st)
-                if result is None:
-                    continue
-                hit = (key, result, st.st_ctime_ns >= racy_from or st.st_mtime_ns >= racy_from)
+                misses.append((name, st, key))
+                continue
             fresh[name] = hit
             if isinstance(hit[1], Diagnostic):
                 diagnostics.append(hit[1])
             else:
                 facts.append(hit[1].fact)
+        if misses:
+            self._resolve_misses(misses, not old, fresh, facts, diagnostics, racy_from)
+
+    def _resolve_misses(
+        self,
+        misses: list[tuple[str, os.stat_result, _Key]],
+        cold: bool,
+        fresh: dict[str, _CacheEntry],
+        facts: list[Fact],
+        diagnostics: list[Diagnostic],
+        racy_from: int,
+    ) -> None:
+        """Files the in-process cache could not vouch for: trusted index rows, else a parse."""
+        index = self.index
+        rows = {} if index is None else index.rows(None if cold else [m[0] for m in misses])
+        checked_ns = racy_from + RACY_NS  # when this scan began: every lstat came after it
+        changed: list[tuple[str, _Key, int, ParsedFact | Diagnostic]] = []
+        for name, st, key in misses:
+            row = rows.get(name)
+            if row is not None and row.trusted(key):
+                result: ParsedFact | Diagnostic | None = row.item
+            else:
+                # lstat came first, so the bytes read are at least as new as the key: a later
+                # change shows up as a different key, unless it falls in the racy window.
+                result = self._read_entry(self._child(name), st)
+                if result is None:
+                    continue
+                changed.append((name, key, checked_ns, result))
+            assert result is not None
+            fresh[name] = (
+                key, result, st.st_ctime_ns >= racy_from or st.st_mtime_ns >= racy_from
+            )
+            if isinstance(result, Diagnostic):
+                diagnostics.append(result)
+            else:
+                facts.append(result.fact)
+        if index is not None:
+            removed = [name for name in rows if name not in fresh] if cold else []
+            if changed or removed:
+                index.update(changed, removed)
 
     def scan_for_id(self, fact_id: str) -> LoadedFile | None:
         """Find ``fact_id`` by reading every fact file but parsing only those containing it.
@@ -250,6 +304,40 @@ class Store:
             if loaded.fact.id == fact_id:
                 return loaded
         return None
+
+    def summaries(self) -> list[Summary]:
+        """Indexed list rows (no bodies) of the files that still match them, sorted by name.
+
+        A cheap first page for a table of many facts (the app): one query and one directory
+        scan, no file read. Files that changed or are not indexed are simply missing here;
+        ``snapshot()`` has everything.
+        """
+        if self.index is None:
+            return []
+        listing: dict[str, _Key] = {}
+        try:
+            with os.scandir(self.root) as entries:
+                for entry in entries:
+                    if is_fact_file_name(entry.name):
+                        with contextlib.suppress(OSError):
+                            listing[entry.name] = identity_of(entry.stat(follow_symlinks=False))
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+        return [
+            row
+            for row in self.index.summaries()
+            if (key := listing.get(row.file)) is not None and row.trusted(key)
+        ]
+
+    def identities(self) -> dict[int, _Key]:
+        """``id(fact)`` → lstat identity for the facts of the last snapshot."""
+        with self._cache_lock:
+            entries = list(self._cache.values())
+        return {
+            id(result.fact): key
+            for key, result, _ in entries
+            if isinstance(result, ParsedFact)
+        }
 
     def legacy_files(self) -> list[Path]:
         """Fact files the last snapshot found in need of the S5.1 upgrade (sorted by name)."""
@@ -281,8 +369,10 @@ class Store:
             return _diagnostic(exc, path)
 
 
+# lstat identity: (dev, ino, size, mtime_ns, ctime_ns, mode), as the derived index keeps it.
+_Key = tuple[int, int, int, int, int, int]
 # (lstat key, parse result, racy: changed too close to the read to trust the key alone).
-_CacheEntry = tuple[tuple[int, int, int, int, int], "ParsedFact | Diagnostic", bool]
+_CacheEntry = tuple[_Key, "ParsedFact | Diagnostic", bool]
 RACY_NS = 2_000_000_000
 
 

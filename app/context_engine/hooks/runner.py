@@ -26,7 +26,7 @@ SourcesFactory = Callable[[EnginePaths], SessionSources]
 
 
 def default_sources(paths: EnginePaths) -> SessionSources:
-    """The engine (its fact reads go through the persisted snapshot cache)."""
+    """The engine (its fact reads go through the derived index, which it keeps)."""
     from ..engine import ContextEngine
 
     return ContextEngine(paths)

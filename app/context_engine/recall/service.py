@@ -1,8 +1,8 @@
 """The one recall index service of a workspace: facts read once per store state, one index.
 
 ``active_facts()`` re-reads the stores only when their listing changed (lstat identity, ctime
-included, all settled before the read began), through the persisted snapshot cache
-(``facts/snapshot_cache.py``); ``recaller()`` brings one live index up to those facts, opened
+included, all settled before the read began), through each store's derived index
+(``facts/indexed_read.StoreReader``); ``recaller()`` brings one live index up to those facts, opened
 from its persisted copy in a fresh process and updated per changed fact after that — never
 rebuilt per call. The engine (turns, agent tools, hooks, MCP) and the local catalog (CLI and
 app search and recall) share this object.
@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import sys
 import threading
-import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -22,8 +21,8 @@ from ..facts.model import Diagnostic, Fact
 from ..paths import EnginePaths
 
 if TYPE_CHECKING:
+    from ..facts.indexed_read import StoreReader
     from ..facts.memory import Memory, MemorySnapshot
-    from ..facts.snapshot_cache import StoreView
     from .engine import Recaller, RecallResult
     from .trace import TraceLog
 
@@ -43,9 +42,13 @@ class RecallService:
         self._through_memory = through_memory  # an injected Memory (FS seam) reads too
         self._facts: tuple[Fact, ...] | None = None
         self._diagnostics: tuple[Diagnostic, ...] = ()
-        self._listing: object = None
-        self._views: list[StoreView] | None = None
+        self._reader: StoreReader | None = None
         self._loaded_ns = 0
+        # Whether our derived files (the fact index, the persisted recall index) may be
+        # created when missing: yes for hosts that record traces anyway (hooks, MCP, the
+        # engine, ``recall``); a read-only command (``search``, ``prefix``) only uses what
+        # exists and writes nothing on a home without them (S2.4).
+        self.keep_index = False
         self._facts_lock = threading.Lock()
         self._recaller: Recaller | None = None
         self._indexed: Sequence[Fact] | None = None
@@ -67,39 +70,14 @@ class RecallService:
             with self._facts_lock:
                 self._facts, self._diagnostics = snapshot.facts, snapshot.diagnostics
             return snapshot.facts
-        from ..facts import snapshot_cache as cache
+        from ..facts.indexed_read import StoreReader
 
         with self._facts_lock:  # tool calls and relayed hooks arrive on worker threads
-            # Taken before the scan: every file's read and listing is at or after this moment.
-            started = time.time_ns()
-            listings = (cache.scan(self.paths.project_store), cache.scan(self.paths.global_store))
-            settled = self._loaded_ns - cache.RACY_NS
-            if (
-                self._facts is not None
-                and listings == self._listing
-                and all(max(i[3], i[4]) < settled for files in listings for i in files.values())
-            ):
-                return self._facts
-            if self._views is None:
-                # One scan per turn: the cache validates against the listing just taken.
-                loaded = cache.SnapshotCache(self.paths).load(listings)
-                roots = (self.paths.project_store, self.paths.global_store)
-                if loaded.views is not None:
-                    self._views = list(loaded.views)
-                else:
-                    self._views = cache.views_from(loaded, listings, roots)
-                self._facts, self._diagnostics = loaded.facts, loaded.diagnostics
-            else:
-                # Long-lived: keep what is unchanged in memory, read only what changed.
-                self._views = [
-                    cache.refresh_view(self.paths, scope, view, listing, settled)
-                    for scope, view, listing in zip(
-                        ("project", "global"), self._views, listings, strict=True
-                    )
-                ]
-                self._facts, self._diagnostics = cache.view_items(self._views)
-            self._listing, self._loaded_ns = listings, started
-            return self._facts
+            if self._reader is None:
+                self._reader = StoreReader(self.paths, keep_index=self.keep_index)
+            facts, diagnostics, loaded_ns = self._reader.read()
+            self._facts, self._diagnostics, self._loaded_ns = facts, diagnostics, loaded_ns
+            return facts
 
     def snapshot(self) -> MemorySnapshot:
         """``active_facts()`` with the diagnostics of the same read, sorted as S4.10 says."""
@@ -134,15 +112,15 @@ class RecallService:
         Only facts this service read itself have a known lstat identity; any other fact list
         (an injected ``Memory``, facts handed in by the host) is indexed from scratch.
         """
-        from ..facts.snapshot_cache import RACY_NS
+        from ..facts.derived_index import RACY_NS
         from .engine import Recaller
         from .persist import RecallCache, recall_cache_path
 
-        with self._facts_lock:  # the views, facts and read time of one and the same read
-            views, facts, loaded_ns = self._views, self._facts, self._loaded_ns
-        if views is None or current is not facts:
+        with self._facts_lock:  # the reader, facts and read time of one and the same read
+            reader, facts, loaded_ns = self._reader, self._facts, self._loaded_ns
+        if reader is None or current is not facts or not reader.keep_index:
             return Recaller(current, diagnostics=diagnostics)
-        known = {id(item): ident for view in views for ident, item in view.values()}
+        known = reader.identities()
         cache = RecallCache(recall_cache_path(self.paths))
         return cache.open(
             current,
@@ -164,6 +142,8 @@ class RecallService:
 
         ``clean`` scrubs local paths from titles and snippets before the block escapes (S7.4).
         """
+        if facts is None and self._reader is None:
+            self.keep_index = True  # this records a trace: our derived files may be made too
         recaller = self.recaller(facts)
         with self.lock:
             result = recaller.recall(message, limit=limit, budget=budget, clean=clean)

@@ -198,10 +198,10 @@ def test_tool_memory_reuses_the_persisted_index_across_calls(
     dirs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The second ``tool memory`` process opens the index the first one saved: no rebuild."""
-    from context_engine.facts import snapshot_cache
     from context_engine.recall.engine import Recaller
+    from support.store import settle_all
 
-    monkeypatch.setattr(snapshot_cache, "RACY_NS", -(10**18))  # every file counts as settled
+    settle_all(monkeypatch)  # every file counts as settled
     for name in ("release-target", "deploy-notes", "lint-rules"):
         fact = dict(RELEASE, name=name, description=f"{name} for this project")
         run(dirs, "remember", "--controller", "headless", "--args", json.dumps(fact))

@@ -12,12 +12,12 @@ from pathlib import Path
 import anyio
 import pytest
 from context_engine.engine import ContextEngine
-from context_engine.facts import snapshot_cache
 from context_engine.facts.memory import Memory
 from context_engine.hooks import relay
 from context_engine.paths import EnginePaths
 from mcp import Client, StdioServerParameters
 from support import APP_DIR
+from support.store import settle_all
 
 APP = APP_DIR
 PROMPT = "Where are release artifacts published from?"
@@ -54,7 +54,7 @@ def hook(
 def test_engine_revalidates_facts_on_every_read(
     paths: EnginePaths, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(snapshot_cache, "RACY_NS", -(10**18))
+    settle_all(monkeypatch)
     engine = ContextEngine(paths)
     first = engine.active_facts()
     assert engine.active_facts() is first  # nothing changed: reused

@@ -7,10 +7,9 @@ from pathlib import Path
 
 import pytest
 from context_engine.engine import ContextEngine
-from context_engine.facts import snapshot_cache
 from context_engine.facts.memory import Memory
 from context_engine.facts.model import Fact
-from context_engine.facts.snapshot_cache import SnapshotCache, scan, views_from
+from context_engine.facts.store import Store
 from context_engine.paths import EnginePaths
 from context_engine.recall import engine as recall_engine
 from context_engine.recall import query as query_module
@@ -19,6 +18,7 @@ from context_engine.recall.tokenize import ASCII_QUERY_RE, token_re
 from context_engine.session import notes as notes_module
 from hypothesis import given
 from hypothesis import strategies as st
+from support.store import parsed_snapshot, settle_all
 
 
 def full(fact: Fact) -> tuple[object, ...]:
@@ -29,18 +29,9 @@ def fresh(paths: EnginePaths) -> list[tuple[object, ...]]:
     return [full(f) for f in Memory(paths).snapshot().facts]
 
 
-def view_rows(views: object) -> list[tuple[object, ...]]:
-    assert isinstance(views, (list, tuple))
-    return [
-        (number, name, ident, full(item) if isinstance(item, Fact) else item)
-        for number, view in enumerate(views)
-        for name, (ident, item) in sorted(view.items())
-    ]
-
-
 @pytest.fixture()
 def paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> EnginePaths:
-    monkeypatch.setattr(snapshot_cache, "RACY_NS", -(10**18))  # everything settled at once
+    settle_all(monkeypatch)
     workspace = tmp_path / "ws"
     (workspace / ".git").mkdir(parents=True)
     paths = EnginePaths.resolve(home=tmp_path / "home", workspace=workspace)
@@ -55,40 +46,19 @@ def roots(paths: EnginePaths) -> tuple[Path, Path]:
     return (paths.project_store, paths.global_store)
 
 
-def test_load_with_the_callers_listing_gives_views_equal_to_views_from(paths: EnginePaths) -> None:
-    SnapshotCache(paths).load()  # writes the cache
-    listings = [scan(root) for root in roots(paths)]
-    snap = SnapshotCache(paths).load(listings)
-    assert snap.parsed_stores == () and snap.views is not None
-    assert [full(f) for f in snap.facts] == fresh(paths)
-    assert view_rows(snap.views) == view_rows(views_from(snap, listings, roots(paths)))
-
-
-def test_a_changed_store_leaves_the_views_to_views_from(paths: EnginePaths) -> None:
-    SnapshotCache(paths).load()
-    Memory(paths).save(name="fact-1", body="Changed body.")
-    listings = [scan(root) for root in roots(paths)]
-    snap = SnapshotCache(paths).load(listings)
-    assert snap.parsed_stores == ("project",) and snap.views is None
-    assert [full(f) for f in snap.facts] == fresh(paths)
-
-
-def test_a_cold_engine_over_a_warm_cache_reads_what_a_fresh_load_reads(
+def test_a_cold_engine_over_a_warm_index_parses_nothing_and_reads_a_full_parse(
     paths: EnginePaths, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    ContextEngine(paths).active_facts()  # writes the cache
+    ContextEngine(paths, keep_index=True).active_facts()  # the index exists after the writes
     engine = ContextEngine(paths)
-    with monkeypatch.context() as patch:  # the shortcut is taken: one scan, views from the load
-        patch.setattr(snapshot_cache, "views_from", None)
-        calls: list[Path] = []
-        real_scan = snapshot_cache.scan
-        patch.setattr(snapshot_cache, "scan", lambda root: calls.append(root) or real_scan(root))
-        assert [full(f) for f in engine.active_facts()] == fresh(paths)
-        assert calls == list(roots(paths))
+    expected = parsed_snapshot(paths)
+    with monkeypatch.context() as patch:  # every row trusted: no file is read or parsed
+        patch.setattr(Store, "_read_entry", None)
+        assert [full(f) for f in engine.active_facts()] == expected
     Memory(paths).forget("fact-2")
     Memory(paths).save(name="fact-0", body="Edited.")
-    assert [full(f) for f in engine.active_facts()] == fresh(paths)
-    assert [full(f) for f in ContextEngine(paths).active_facts()] == fresh(paths)
+    assert [full(f) for f in engine.active_facts()] == parsed_snapshot(paths)
+    assert [full(f) for f in ContextEngine(paths).active_facts()] == parsed_snapshot(paths)
 
 
 @given(st.text(alphabet=st.characters(max_codepoint=127), max_size=80))

@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 from context_engine.engine import ContextEngine
-from context_engine.facts import snapshot_cache
 from context_engine.facts.codec import render_fact
 from context_engine.facts.memory import Memory
 from context_engine.facts.model import Fact
@@ -18,6 +17,7 @@ from context_engine.paths import EnginePaths
 from context_engine.recall import Recaller, persist
 from context_engine.recall import engine as recall_engine
 from support.recall import NOW
+from support.store import settle_all
 
 QUERIES = [
     "why does the docker release build time out?",
@@ -56,7 +56,7 @@ def cold(paths: EnginePaths) -> Recaller:
 @pytest.fixture()
 def settled(monkeypatch: pytest.MonkeyPatch) -> None:
     # Everything written by a test is "settled" at once; the racy case has its own test.
-    monkeypatch.setattr(snapshot_cache, "RACY_NS", -(10**18))
+    settle_all(monkeypatch)
 
 
 @pytest.fixture()

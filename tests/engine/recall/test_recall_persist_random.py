@@ -8,13 +8,13 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from context_engine.facts import snapshot_cache
 from context_engine.facts.codec import render_fact
 from context_engine.facts.model import Fact
 from context_engine.paths import EnginePaths
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support.recall import NOW
+from support.store import settle_all
 from test_recall_persist import answers, cold, fresh
 
 WORDS = ["docker", "kernel", "socket", "vault", "retry", "cache", "release", "budget"]
@@ -60,7 +60,7 @@ def edit_in_place(file: Path, words: list[str]) -> None:
 def test_random_changes_between_processes(
     monkeypatch: pytest.MonkeyPatch, steps: list[tuple[str, str, list[str]]]
 ) -> None:
-    monkeypatch.setattr(snapshot_cache, "RACY_NS", -(10**18))
+    settle_all(monkeypatch)
     base = Path(tempfile.mkdtemp(prefix="recall-persist-"))
     try:
         (base / "ws" / ".git").mkdir(parents=True)

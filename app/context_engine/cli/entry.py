@@ -1,0 +1,72 @@
+"""The ``context-engine`` console script: ``hook`` answers before click or any command loads.
+
+Agents run ``context-engine hook <agent> [event]`` once per prompt (docs/agents.md), so that
+form goes straight to the hook runner — the same one the ``hook`` command calls — without
+importing click and the command-line machinery (~100+ ms a prompt). Every other form, and any
+hook command line this does not recognise as plain (help, ``--`` …), goes to the full CLI,
+which gives the same result for it.
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def hook_argv(argv: list[str]) -> list[str] | None:
+    """The hook runner's arguments for a plain ``[--home D] [--workspace D] hook …`` line.
+
+    Global options may come before ``hook`` (``--home D`` / ``--home=D``, same for
+    ``--workspace``); they are handed on as the runner's own options. ``None``: not a plain
+    hook command line.
+    """
+    leading: list[str] = []
+    i = 0
+    while i < len(argv) and argv[i] != "hook":
+        token = argv[i]
+        name, eq, _ = token.partition("=")
+        if name in ("--home", "--workspace") and eq:
+            leading.append(token)
+        elif token in ("--home", "--workspace") and i + 1 < len(argv):
+            if argv[i + 1].startswith("-"):
+                return None
+            leading += [f"{token}={argv[i + 1]}"]
+            i += 1
+        else:
+            return None
+        i += 1
+    if i >= len(argv):
+        return None
+    rest = argv[i + 1 :]
+    given = {token.partition("=")[0] for token in leading}
+    if any(token.partition("=")[0] in given for token in rest):
+        return None  # the same option twice: let the full parser judge
+    return [*leading, *rest]
+
+
+def main() -> None:
+    """Console-script entry point."""
+    argv = hook_argv(sys.argv[1:])
+    if argv is not None:
+        from ..hooks.__main__ import quick_parse
+
+        options = quick_parse(argv)
+        if options is not None:
+            import gc
+            import os
+
+            from ..hooks.runner import run
+
+            gc.disable()  # one short process: see hooks/__main__.py
+            code = run(
+                options.agent,
+                options.event,
+                home=options.home,
+                workspace=options.workspace,
+                with_instructions=options.with_instructions,
+            )
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)
+    from .main import main as full_main
+
+    full_main()

@@ -1,0 +1,446 @@
+"""The derived, seekable index of one store: SQLite (stdlib, WAL) in the state root (S2.4, S2.6).
+
+The fact files stay the truth. The index keeps, per fact file, its lstat identity (device,
+inode, size, mtime, ctime, mode), the moment that identity was checked, and the parse result
+(every field of the fact, or the diagnostic), so a cold process rebuilds its view of a store
+from one query instead of reading and parsing every file.
+
+A row is trusted only when the file's identity now equals the recorded one *and* that identity
+had settled (mtime and ctime older than ``checked_ns - RACY_NS``) when it was recorded — git's
+racy-timestamp rule: an edit inside one timestamp tick of the recording could otherwise hide
+behind an equal stamp. ctime cannot be set back, so an in-place, same-size edit with the mtime
+restored still shows. Every other file is read and parsed, and its row replaced.
+
+Anything wrong with the index file (missing, truncated, garbage, another schema or codec, a
+foreign owner, a writable-by-others mode, a busy writer) only costs a rebuild: the caller parses
+the files as it would without an index. ``create=False`` never makes the file (a read-only
+command on a home without an index writes nothing); an existing one is kept up to date. On a
+read-only medium the index is read as it is, or not at all.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import marshal
+import os
+import sqlite3
+import stat
+import threading
+from collections.abc import Collection, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from .codec import ParsedFact
+from .model import Diagnostic, Fact, FileStamp, Scope
+
+if TYPE_CHECKING:
+    from ..paths import EnginePaths
+
+SCHEMA = 1
+RACY_NS = 2_000_000_000
+# (dev, ino, size, mtime_ns, ctime_ns, mode): what a row is validated against.
+Identity = tuple[int, int, int, int, int, int]
+Item = ParsedFact | Diagnostic
+# Above this many names, one full scan of the table beats a lookup per name.
+_BULK = 64
+
+_DDL = (
+    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS files ("
+    " name TEXT PRIMARY KEY, dev INTEGER, ino INTEGER, size INTEGER, mtime_ns INTEGER,"
+    " ctime_ns INTEGER, mode INTEGER, checked_ns INTEGER, kind INTEGER, legacy INTEGER,"
+    " encoding TEXT, id TEXT, revision INTEGER, fact_name TEXT, title TEXT, description TEXT,"
+    " type TEXT, scope TEXT, body TEXT, created_at TEXT, updated_at TEXT, extra BLOB,"
+    " diag_line INTEGER) WITHOUT ROWID",
+)
+_COLUMNS = (
+    "name, dev, ino, size, mtime_ns, ctime_ns, mode, checked_ns, kind, legacy, encoding, id,"
+    " revision, fact_name, title, description, type, scope, body, created_at, updated_at,"
+    " extra, diag_line"
+)
+_FACT, _DIAGNOSTIC = 0, 1
+
+
+@functools.cache
+def code_tag() -> str:
+    """Digest of the code whose output the rows hold: rows of another codec are never read."""
+    here = Path(__file__).resolve().parent
+    digest = hashlib.blake2b(f"schema {SCHEMA}".encode(), digest_size=12)
+    for name in (
+        "codec.py", "fastpath.py", "yaml_strict.py", "decoding.py", "fields.py", "model.py",
+        "timestamps.py", "derived_index.py",
+    ):
+        digest.update(name.encode())
+        try:
+            digest.update((here / name).read_bytes())
+        except OSError:
+            digest.update(b"?")
+    return digest.hexdigest()
+
+
+def index_path(paths: EnginePaths, scope: Scope) -> Path:
+    """Where a store's index lives: our own data dirs, never inside a store (S2.4).
+
+    The project store's in ``<state>/projects/<slug>/context-center/index/``, the global
+    store's (shared by every workspace) in ``<state>/context-center/index/``.
+    """
+    data = paths.global_data if scope == "global" else paths.workspace_data
+    return data / "index" / f"{scope}-facts.v{SCHEMA}.sqlite"
+
+
+def store_index(paths: EnginePaths, scope: Scope, *, create: bool = False) -> FactIndex:
+    """The derived index of ``paths``' store of ``scope`` (opened lazily, on first use)."""
+    return FactIndex(index_path(paths, scope), paths.store_dir(scope), scope, create=create)
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One file as the index recorded it."""
+
+    identity: Identity
+    checked_ns: int
+    item: Item
+
+    def trusted(self, identity: Identity) -> bool:
+        """Same identity now, and settled before it was recorded (the racy rule)."""
+        return identity == self.identity and max(identity[3], identity[4]) < (
+            self.checked_ns - RACY_NS
+        )
+
+
+class Summary(NamedTuple):
+    """The list fields of one indexed fact (no body), for a table's first paint."""
+
+    file: str
+    identity: Identity
+    checked_ns: int
+    id: str
+    revision: int
+    name: str
+    title: str
+    description: str
+    type: str
+    scope: str
+    updated_at: str | None
+
+    def trusted(self, identity: Identity) -> bool:
+        """The racy rule of ``Row.trusted``."""
+        return identity == self.identity and max(identity[3], identity[4]) < (
+            self.checked_ns - RACY_NS
+        )
+
+
+def _iso(value: datetime | None) -> str | None:
+    return None if value is None else value.isoformat()
+
+
+def _extra_blob(fact: Fact) -> bytes | None:
+    """The preserved extra keys as marshal bytes; ``b""`` when none, ``None`` if not exact."""
+    if not fact.extra:
+        return b""
+    try:
+        blob = marshal.dumps(fact.extra)  # type: ignore[arg-type]  # reason: checked below
+        if marshal.loads(blob) != fact.extra:
+            return None
+    except ValueError:
+        return None
+    return blob
+
+
+def _record(name: str, identity: Identity, checked_ns: int, item: Item) -> tuple[Any, ...] | None:
+    """The row for one file, or ``None`` when the parse cannot be kept exactly."""
+    head = (name, *identity, checked_ns)
+    if isinstance(item, Diagnostic):
+        return (*head, _DIAGNOSTIC, 0, item.code, None, None, None, None, item.message,
+                None, None, None, None, None, None, item.line)
+    fact = item.fact
+    extra = _extra_blob(fact)
+    if extra is None:
+        return None
+    return (*head, _FACT, int(item.needs_upgrade), item.encoding, fact.id, fact.revision,
+            fact.name, fact.title, fact.description, fact.type, fact.scope, fact.body,
+            _iso(fact.created_at), _iso(fact.updated_at), extra, None)
+
+
+def _item(root: Path, row: tuple[Any, ...]) -> Item:
+    """The fact (or diagnostic) a row holds, with its path and stamp."""
+    make = getattr(root, "_make_child_relpath", None)
+    path: Path = make(row[0]) if make is not None else root / row[0]
+    if row[8] == _DIAGNOSTIC:
+        return Diagnostic(row[10], path, row[15], row[22])
+    when = datetime.fromisoformat
+    created, updated, extra = row[19], row[20], row[21]
+    fact = Fact(
+        row[11], row[12], row[13], row[14], row[15], row[16], row[17], row[18],
+        None if created is None else when(created), None if updated is None else when(updated),
+        path, FileStamp(row[1], row[2], row[3], row[4]),
+        marshal.loads(extra) if extra else (),
+    )
+    return ParsedFact(fact, bool(row[9]), row[10])
+
+
+class FactIndex:
+    """The derived index of one store directory; every failure degrades to "no rows"."""
+
+    def __init__(self, path: Path, root: Path, scope: Scope, *, create: bool = False) -> None:
+        self.path = path
+        self.root = root
+        self.scope = scope
+        self.create = create
+        self._db: sqlite3.Connection | None = None
+        self._writable = False
+        self._broken = False
+        self._lock = threading.Lock()
+
+    # -- opening ---------------------------------------------------------------------------
+
+    def _open(self) -> sqlite3.Connection | None:
+        """The connection (opened once), ``None`` when the index cannot be used now."""
+        if self._db is not None or self._broken:
+            return self._db
+        exists = self._safe_existing()
+        if exists is False:
+            return None
+        if exists is None and not self.create:
+            return None  # reads never create our files (S2.4)
+        try:
+            self._db = self._connect(exists is None)
+        except sqlite3.DatabaseError:
+            self._db = self._rebuilt()
+        return self._db
+
+    def _safe_existing(self) -> bool | None:
+        """True: a file we may use; None: no file; False: one we must not trust or touch."""
+        try:
+            st = os.lstat(self.path)
+        except FileNotFoundError:
+            return None
+        except OSError:
+            return False
+        if not stat.S_ISREG(st.st_mode) or st.st_mode & 0o022:
+            return False
+        return not (hasattr(os, "getuid") and st.st_uid != os.getuid())
+
+    def _connect(self, new: bool) -> sqlite3.Connection | None:
+        """Open read-write (creating when ``new``), else read-only, else immutable."""
+        if new:
+            _make_private_file(self.path)
+        db: sqlite3.Connection | None = None
+        # Even a read-only connection creates the -wal and -shm files beside a WAL database:
+        # a file, directory or medium that is not writable is read as an immutable file.
+        modes = ("rw", "ro&immutable=1") if self._may_write() else ("ro&immutable=1",)
+        for mode in modes:
+            try:
+                db = sqlite3.connect(
+                    f"file:{_uri_path(self.path)}?mode={mode}", uri=True, timeout=2.0,
+                    check_same_thread=False, isolation_level=None,
+                )
+                db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+                self._writable = mode == "rw"
+                break
+            except sqlite3.OperationalError:
+                if db is not None:
+                    db.close()
+                db = None
+        if db is None:
+            return None
+        if self._writable:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+        if not self._valid_meta(db):
+            if not self._writable:
+                db.close()
+                return None
+            self._reset(db)
+        return db
+
+    def _valid_meta(self, db: sqlite3.Connection) -> bool:
+        try:
+            meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+        except sqlite3.OperationalError:
+            return False
+        return meta == self._meta()
+
+    def _meta(self) -> dict[str, str]:
+        return {"schema": str(SCHEMA), "code": code_tag(), "root": str(self.root),
+                "scope": self.scope}
+
+    def _reset(self, db: sqlite3.Connection) -> None:
+        """Empty tables with this version's meta (another schema, codec or store)."""
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.execute("DROP TABLE IF EXISTS files")
+            db.execute("DROP TABLE IF EXISTS meta")
+            for statement in _DDL:
+                db.execute(statement)
+            db.executemany("INSERT INTO meta VALUES (?, ?)", self._meta().items())
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    def _rebuilt(self) -> sqlite3.Connection | None:
+        """A corrupt file (garbage, truncated) is ours and derived: remove it and start over."""
+        self.close()
+        if not self.create and not self._may_replace():
+            self._broken = True
+            return None
+        for suffix in ("", "-wal", "-shm"):
+            try:
+                os.unlink(f"{self.path}{suffix}")
+            except FileNotFoundError:
+                pass
+            except OSError:
+                self._broken = True
+                return None
+        try:
+            return self._connect(True)
+        except (sqlite3.DatabaseError, OSError):
+            self._broken = True
+            return None
+
+    def _may_replace(self) -> bool:
+        """An existing index may be replaced by a reader when its directory is writable."""
+        return self._may_write()
+
+    def _may_write(self) -> bool:
+        """The index and its directory are writable by their mode bits, on a writable medium.
+
+        Mode bits, not ``os.access``: a person who made the files read-only meant it, even
+        for root, whom ``access`` always allows.
+        """
+        try:
+            if os.statvfs(self.path.parent).f_flag & os.ST_RDONLY:
+                return False
+            for target in (self.path, self.path.parent):
+                if target.exists() and not os.stat(target).st_mode & stat.S_IWUSR:
+                    return False
+        except OSError:
+            return False
+        return True
+
+    def close(self) -> None:
+        """Close the connection (it reopens on next use)."""
+        if self._db is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self._db.close()
+            self._db = None
+
+    @contextmanager
+    def _using(self) -> Iterator[sqlite3.Connection | None]:
+        """The connection under the lock; a database error marks the file for a rebuild."""
+        with self._lock:
+            try:
+                db = self._open()
+            except OSError:
+                db = None
+            try:
+                yield db
+            except sqlite3.DatabaseError as exc:
+                if isinstance(exc, sqlite3.OperationalError) and _busy(exc):
+                    return  # another process is writing: our update is simply skipped
+                self._db = self._rebuilt()
+
+    # -- reading and writing ---------------------------------------------------------------
+
+    def rows(self, names: Collection[str] | None = None) -> dict[str, Row]:
+        """Recorded rows for ``names`` (all when ``None``); ``{}`` when the index is unusable."""
+        fetched: list[tuple[Any, ...]] = []
+        wanted: set[str] | None = None
+        with self._using() as db:
+            if db is None:
+                return {}
+            if names is None or len(names) > _BULK:
+                wanted = None if names is None else set(names)
+                fetched = db.execute(f"SELECT {_COLUMNS} FROM files").fetchall()
+            else:
+                query = f"SELECT {_COLUMNS} FROM files WHERE name = ?"
+                fetched = [r for name in names for r in db.execute(query, (name,))]
+        found: dict[str, Row] = {}
+        root = self.root
+        for row in fetched:
+            if wanted is not None and row[0] not in wanted:
+                continue
+            found[row[0]] = Row(tuple(row[1:7]), row[7], _item(root, row))
+        return found
+
+    def update(
+        self,
+        changed: Iterable[tuple[str, Identity, int, Item]],
+        removed: Iterable[str] = (),
+    ) -> bool:
+        """Replace the rows of changed files and drop removed ones; False when not recorded."""
+        records = [r for r in (_record(*entry) for entry in changed) if r is not None]
+        gone = [(name,) for name in removed]
+        if not records and not gone:
+            return True
+        with self._using() as db:
+            if db is None or not self._writable:
+                return False
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                placeholders = ", ".join("?" * 23)
+                db.executemany(f"INSERT OR REPLACE INTO files VALUES ({placeholders})", records)
+                db.executemany("DELETE FROM files WHERE name = ?", gone)
+                db.execute("COMMIT")
+            except BaseException:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                raise
+            return True
+        return False
+
+    def summaries(self) -> list[Summary]:
+        """Every row's list fields without the body: a cheap first page for a table.
+
+        Not validated here: ``Store.summaries`` keeps only rows the files still vouch for.
+        """
+        query = (
+            "SELECT name, dev, ino, size, mtime_ns, ctime_ns, mode, checked_ns, id, revision,"
+            " fact_name, title, description, type, scope, updated_at FROM files WHERE kind = 0"
+            " ORDER BY fact_name, id"
+        )
+        with self._using() as db:
+            if db is None:
+                return []
+            return [
+                Summary(row[0], tuple(row[1:7]), row[7], *row[8:])
+                for row in db.execute(query).fetchall()
+            ]
+        return []  # the index broke while reading
+
+    def names(self) -> set[str]:
+        """Every file name with a row."""
+        with self._using() as db:
+            if db is None:
+                return set()
+            return {row[0] for row in db.execute("SELECT name FROM files")}
+        return set()  # the index broke while reading: no names
+
+
+def _busy(exc: sqlite3.OperationalError) -> bool:
+    text = str(exc).lower()
+    return "locked" in text or "busy" in text
+
+
+def _uri_path(path: Path) -> str:
+    from urllib.parse import quote
+
+    return quote(str(path), safe="/")
+
+
+def _make_private_file(path: Path) -> None:
+    """Create the index file 0600 in 0700 directories, whatever the umask (S2.6)."""
+    from ..filemodes import PRIVATE_FILE, fix_new_file_mode, make_private_dirs
+
+    make_private_dirs(path.parent)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, PRIVATE_FILE)
+    try:
+        fix_new_file_mode(fd)
+    finally:
+        os.close(fd)

@@ -1,0 +1,521 @@
+"""Whole-process cost of the documented commands at 1k / 10k / 100k facts and its growth (#14).
+
+For each size a store is generated once (EN, ZH and mixed facts, bodies 50–1,500 characters,
+written by the project's codec so the files are what the writer produces) and cached under
+``--cache`` (default ``$TMPDIR/ce-scale-bench``); each run works on a fresh copy. Then, as whole
+processes (CPU = user + system from ``os.wait4``, medians of ``--repeats``):
+
+* ``context-engine hook claude-code UserPromptSubmit`` with a realistic payload (quiet), and the
+  first hook after one fact changed on disk;
+* ``remember`` (a new fact, and an update by id), ``recall "<msg>"``, ``list --json``, ``read``;
+* ``python -c pass`` (the floor) and an SQLite FTS5 anchor process answering the same payload
+  from an on-disk index (the physical reference);
+
+and, in one long-lived process: a quiet turn of a host (``ContextEngine`` + ``run_turn``), one
+change → the next turn, recall p50/p95 in process, and the RSS the recall index adds.
+Every figure is printed with its ratio to ``python -c pass`` and its growth between sizes.
+
+    .venv/bin/python bench/scale_bench.py                          # 1k, 10k; 3 repeats
+    .venv/bin/python bench/scale_bench.py --sizes 1000,10000,100000 --repeats 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import compileall
+import itertools
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT / "app")]
+
+GENERATOR_VERSION = 1
+PROMPT = "why does the docker release build time out after the cache migration?"
+PROMPT_ZH = "发布构建为什么在缓存迁移之后超时"
+EN = [
+    "release",
+    "build",
+    "deploy",
+    "cache",
+    "token",
+    "parser",
+    "index",
+    "budget",
+    "branch",
+    "docker",
+    "kernel",
+    "socket",
+    "schema",
+    "migration",
+    "lint",
+    "format",
+    "type",
+    "check",
+    "test",
+    "fixture",
+    "queue",
+    "worker",
+    "retry",
+    "timeout",
+    "config",
+    "secret",
+    "vault",
+    "proxy",
+    "gateway",
+    "router",
+    "handler",
+    "logger",
+    "metric",
+    "trace",
+    "span",
+    "alert",
+    "frontend",
+    "backend",
+    "database",
+    "replica",
+    "shard",
+    "backup",
+    "restore",
+    "archive",
+    "upload",
+    "download",
+    "compiler",
+    "linker",
+    "runtime",
+    "thread",
+    "mutex",
+    "channel",
+    "stream",
+    "buffer",
+    "packet",
+    "latency",
+    "throughput",
+    "quota",
+    "tenant",
+    "region",
+    "cluster",
+]
+ZH = [
+    "发布",
+    "构建",
+    "部署",
+    "缓存",
+    "令牌",
+    "解析",
+    "索引",
+    "预算",
+    "分支",
+    "内核",
+    "套接字",
+    "模式",
+    "迁移",
+    "格式",
+    "类型",
+    "检查",
+    "测试",
+    "队列",
+    "重试",
+    "超时",
+    "配置",
+    "密钥",
+    "代理",
+    "网关",
+    "路由",
+    "日志",
+    "指标",
+    "追踪",
+    "告警",
+    "前端",
+    "后端",
+    "数据库",
+    "副本",
+    "分片",
+    "备份",
+    "恢复",
+    "归档",
+    "上传",
+    "下载",
+    "编译",
+    "链接",
+    "运行时",
+    "线程",
+    "通道",
+    "缓冲",
+    "延迟",
+    "吞吐",
+    "配额",
+    "租户",
+    "区域",
+    "集群",
+]
+
+
+def _text(rng: random.Random, lang: str, size: int) -> str:
+    """About ``size`` characters of EN, ZH or mixed text."""
+    out: list[str] = []
+    length = 0
+    while length < size:
+        pick = lang if lang != "mixed" else rng.choice(("en", "zh"))
+        word = rng.choice(EN if pick == "en" else ZH)
+        sep = " " if pick == "en" or rng.random() < 0.3 else ""
+        out.append(word + sep)
+        length += len(word) + len(sep)
+        if rng.random() < 0.06:
+            out.append("。\n" if pick == "zh" else ".\n")
+    return "".join(out)[:size].strip() or "empty"
+
+
+def generate(store_dir: Path, count: int, seed: int = 14) -> None:
+    """Write ``count`` facts (90 % project, 10 % global) in S3.1 format via the codec."""
+    from context_engine.facts.codec import render_fact
+    from context_engine.facts.model import Fact
+    from context_engine.paths import EnginePaths
+
+    workspace = store_dir / "ws"
+    (workspace / ".git").mkdir(parents=True, exist_ok=True)
+    (workspace / "AGENTS.md").write_text("Run the tests before committing.\n", "utf-8")
+    paths = EnginePaths.resolve(home=store_dir / "home", workspace=workspace)
+    for store in (paths.project_store, paths.global_store):
+        store.mkdir(parents=True, exist_ok=True)
+    rng = random.Random(seed)
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    for i in range(count):
+        lang = ("en", "zh", "mixed")[i % 3]
+        scope = "global" if i % 10 == 0 else "project"
+        kinds = ("user", "feedback") if scope == "global" else ("project", "reference")
+        head = _text(rng, lang, 12).replace("\n", " ")
+        name_words = head.split()[:3] or ["fact"]
+        fact = Fact(
+            id=f"mem-{rng.getrandbits(128):032x}",
+            revision=rng.randint(1, 4),
+            name="-".join(name_words).lower().strip("-.。") + f"-{i}",
+            title=_text(rng, lang, 30).replace("\n", " ") if i % 4 else "",
+            description=_text(rng, lang, 60).replace("\n", " "),
+            type=rng.choice(kinds),
+            scope=scope,
+            body=_text(rng, lang, rng.randint(50, 1500)) + f" ticket{i}",
+            created_at=start + timedelta(hours=i),
+            updated_at=start + timedelta(hours=i, minutes=rng.randint(0, 5000)),
+        )
+        store = paths.global_store if scope == "global" else paths.project_store
+        from context_engine.facts.store import fact_slug
+
+        (store / f"{fact_slug(fact.name)}.md").write_bytes(render_fact(fact))
+
+
+def cached_store(cache: Path, count: int) -> Path:
+    """The generated store for ``count`` facts, made once and kept under ``cache``."""
+    target = cache / f"v{GENERATOR_VERSION}-{count}"
+    if (target / "done").exists():
+        return target
+    if target.exists():
+        shutil.rmtree(target)
+    started = time.perf_counter()
+    generate(target, count)
+    (target / "done").write_text("ok")
+    print(f"  generated {count:,} facts in {time.perf_counter() - started:.1f} s", flush=True)
+    return target
+
+
+class Child:
+    """One whole process: CPU seconds (user+system), wall seconds, peak RSS (MB), stdout."""
+
+    def __init__(self, argv: list[str], stdin: bytes = b"", env: dict[str, str] | None = None):
+        started = time.perf_counter()
+        proc = subprocess.Popen(
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+        )
+        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+        proc.stdin.write(stdin)
+        proc.stdin.close()
+        self.stdout = proc.stdout.read()
+        self.stderr = proc.stderr.read()
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        self.wall = time.perf_counter() - started
+        self.cpu = usage.ru_utime + usage.ru_stime
+        self.rss_mb = usage.ru_maxrss / 1024
+        self.code = proc.returncode
+        if self.code != 0:
+            raise SystemExit(f"{argv[:4]} failed ({self.code}): {self.stderr.decode()[-800:]}")
+
+
+FTS_BUILD = r"""
+import sqlite3, sys, os
+from pathlib import Path
+db = sqlite3.connect(sys.argv[1])
+db.execute("CREATE VIRTUAL TABLE f USING fts5(ref, body, tokenize='trigram')")
+rows = []
+for store in sys.argv[2:]:
+    for p in Path(store).glob("*.md"):
+        if p.name != "MEMORY.md":
+            rows.append((p.name, p.read_text("utf-8")))
+db.executemany("INSERT INTO f VALUES (?, ?)", rows)
+db.commit()
+"""
+
+FTS_QUERY = r"""
+import json, re, sqlite3, sys
+payload = json.loads(sys.stdin.read())
+terms = [t for t in re.findall(r"\w+", payload["prompt"].lower()) if len(t) >= 3][:12]
+db = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
+q = " OR ".join('"' + t.replace('"', '') + '"' for t in terms)
+rows = db.execute(
+    "SELECT ref, snippet(f, 1, '', '', '…', 40) FROM f WHERE f MATCH ? ORDER BY bm25(f) LIMIT 4",
+    (q,),
+).fetchall()
+print(json.dumps({"hookSpecificOutput": {"additionalContext": "\n".join(r[1] for r in rows)}}))
+"""
+
+HOST = r"""
+import json, os, resource, statistics, sys, time
+from pathlib import Path
+from context_engine.engine import ContextEngine
+from context_engine.paths import EnginePaths
+from context_engine.recall import Recaller
+from context_engine.session.core import run_turn
+from context_engine.facts.codec import parse_fact, render_fact
+import dataclasses
+from datetime import UTC, datetime  # noqa: F811
+
+def rss():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+home, ws, prompt, prompt_zh = sys.argv[1:5]
+repeats = int(sys.argv[5])
+paths = EnginePaths.resolve(home=home, workspace=ws)
+engine = ContextEngine(paths)
+facts = engine.active_facts()
+before = rss()
+recaller = Recaller(facts)
+index_rss = rss() - before
+queries = [prompt, prompt_zh, "kernel socket 超时 handler", "ticket42", "why is the gateway slow"]
+times = []
+for _ in range(max(20, repeats * 10)):
+    for q in queries:
+        t = time.perf_counter(); recaller.recall(q, limit=4, budget=2400)
+        times.append(time.perf_counter() - t)
+times.sort()
+p50 = times[len(times) // 2]; p95 = times[int(len(times) * 0.95)]
+del recaller
+_, base = run_turn(engine, None, prompt)
+quiet = []
+for _ in range(max(5, repeats * 2)):
+    t = time.process_time()
+    _, base = run_turn(engine, base, prompt)
+    quiet.append(time.process_time() - t)
+change = []
+victim = sorted(Path(paths.project_store).glob("*.md"))[3]
+for i in range(max(3, repeats)):
+    data = victim.read_bytes()
+    fact = parse_fact(data, path=victim, store_scope="project", mtime=datetime.now(UTC)).fact
+    new = dataclasses.replace(fact, revision=fact.revision + 1, body=fact.body + f" host edit {i}")
+    tmp = victim.with_name(".tmp-bench"); tmp.write_bytes(render_fact(new)); os.replace(tmp, victim)
+    t = time.process_time()
+    _, base = run_turn(engine, base, prompt)
+    change.append(time.process_time() - t)
+    for _ in range(2):
+        _, base = run_turn(engine, base, prompt)
+print(json.dumps({"p50": p50, "p95": p95, "index_rss": index_rss,
+                  "quiet": statistics.median(quiet), "change": statistics.median(change)}))
+"""
+
+
+def median(values: list[float]) -> float:
+    """The median."""
+    return statistics.median(values) if values else float("nan")
+
+
+def run_size(count: int, cache: Path, work: Path, repeats: int) -> dict[str, float]:
+    """Every figure at one size, on a fresh copy of the cached store."""
+    source = cached_store(cache, count)
+    base = work / f"run-{count}"
+    if base.exists():
+        shutil.rmtree(base)
+    started = time.perf_counter()
+    shutil.copytree(source, base, symlinks=True)
+    print(f"  copied {count:,} facts in {time.perf_counter() - started:.1f} s", flush=True)
+    home, ws = base / "home", base / "ws"
+    from context_engine.paths import EnginePaths
+
+    paths = EnginePaths.resolve(home=home, workspace=ws)
+    # The project store's directory is named after the workspace path: follow the copy.
+    generated = EnginePaths.resolve(home=source / "home", workspace=source / "ws")
+    (home / "projects" / generated.slug).rename(paths.project_dir)
+    env = dict(os.environ, HOME=str(base), CONTEXT_ENGINE_HOOK_RELAY="0", PYTHONHASHSEED="0")
+    env.pop("REASONIX_HOME", None)
+    env.pop("REASONIX_STATE_HOME", None)
+    exe = str(Path(sys.executable).parent / "context-engine")
+    ce = [exe, "--home", str(home), "--workspace", str(ws)]
+    py = sys.executable
+    payload = json.dumps(
+        {
+            "session_id": "bench",
+            "transcript_path": str(base / "t.jsonl"),
+            "cwd": str(ws),
+            "hook_event_name": "UserPromptSubmit",
+            "prompt": PROMPT,
+        }
+    ).encode()
+    hook = [exe, "--home", str(home), "hook", "claude-code", "UserPromptSubmit"]
+    figures: dict[str, list[float]] = {}
+
+    def add(key: str, child: Child) -> Child:
+        figures.setdefault(key, []).append(child.cpu)
+        return child
+
+    # Warm up: the first hook builds whatever caches the code keeps.
+    for _ in range(2):
+        Child(hook, payload, env)
+    projects = sorted(paths.project_store.glob("*.md"))
+    victims = [p for p in projects if p.name != "MEMORY.md"][: repeats + 2]
+    listing = json.loads(Child([*ce, "--json", "list"], env=env).stdout)
+    some = listing["facts"][len(listing["facts"]) // 2]
+    fts = base / "fts.sqlite"
+    Child([py, "-c", FTS_BUILD, str(fts), str(paths.project_store), str(paths.global_store)])
+    from context_engine.facts.codec import parse_fact, render_fact
+
+    for i in range(repeats):
+        add("python -c pass", Child([py, "-c", "pass"], env=env))
+        add("fts5 anchor", Child([py, "-c", FTS_QUERY, str(fts)], payload, env))
+        out = add("hook quiet", Child(hook, payload, env))
+        if i == 0 and b"memory-recall" not in out.stdout:
+            print("  note: the hook added no recall block", flush=True)
+        # One fact changed on disk by another program (atomic replace, new revision).
+        victim = victims[i]
+        fact = parse_fact(
+            victim.read_bytes(), path=victim, store_scope="project", mtime=datetime.now(UTC)
+        ).fact
+        import dataclasses
+
+        new = dataclasses.replace(fact, revision=fact.revision + 1, body=fact.body + " edited")
+        tmp = victim.with_name(".tmp-scale")
+        tmp.write_bytes(render_fact(new))
+        os.replace(tmp, victim)
+        add("hook after change", Child(hook, payload, env))
+        add("hook quiet", Child(hook, payload, env))
+        add(
+            "remember new",
+            Child(
+                [
+                    *ce,
+                    "remember",
+                    "--name",
+                    f"scale-bench-new-{i}",
+                    "--title",
+                    "Bench",
+                    "--description",
+                    "bench fact",
+                    "--body",
+                    f"bench body {i} cache docker",
+                ],
+                env=env,
+            ),
+        )
+        add(
+            "remember by id",
+            Child(
+                [*ce, "remember", "--id", some["id"], "--body", f"updated body {i} docker"],
+                env=env,
+            ),
+        )
+        add("recall", Child([*ce, "recall", PROMPT], env=env))
+        add("list --json", Child([*ce, "--json", "list"], env=env))
+        add("read", Child([*ce, "read", some["reference"]], env=env))
+    host = json.loads(
+        Child([py, "-c", HOST, str(home), str(ws), PROMPT, PROMPT_ZH, str(repeats)], env=env).stdout
+    )
+    result = {key: median(values) for key, values in figures.items()}
+    result["host quiet turn"] = host["quiet"]
+    result["host change->turn"] = host["change"]
+    result["recall p50 (in proc)"] = host["p50"]
+    result["recall p95 (in proc)"] = host["p95"]
+    result["recall index MB"] = host["index_rss"]
+    shutil.rmtree(base, ignore_errors=True)
+    return result
+
+
+PROCESS_KEYS = (
+    "python -c pass",
+    "fts5 anchor",
+    "hook quiet",
+    "hook after change",
+    "remember new",
+    "remember by id",
+    "recall",
+    "list --json",
+    "read",
+)
+HOST_KEYS = (
+    "host quiet turn",
+    "host change->turn",
+    "recall p50 (in proc)",
+    "recall p95 (in proc)",
+)
+
+
+def report(sizes: list[int], results: dict[int, dict[str, float]]) -> None:
+    """Print one table: CPU ms per size, ratio to ``python -c pass``, growth between sizes."""
+    head = "".join(f"{f'{n:,}':>22}" for n in sizes)
+    growth = "".join(f"{f'{a // 1000}k→{b // 1000}k':>10}" for a, b in itertools.pairwise(sizes))
+    print(f"\n{'whole process, CPU ms (× python -c pass)':38}{head}{growth}")
+    for key in PROCESS_KEYS:
+        cells = ""
+        for n in sizes:
+            r = results[n]
+            cells += f"{r[key] * 1000:13.0f} ({r[key] / r['python -c pass']:5.1f}×)"
+        grows = "".join(
+            f"{results[b][key] / results[a][key]:9.2f}×" for a, b in itertools.pairwise(sizes)
+        )
+        print(f"{key:38}{cells}{grows}")
+    print(f"\n{'long-lived host / in process, ms':38}{head}{growth}")
+    for key in HOST_KEYS:
+        cells = "".join(f"{results[n][key] * 1000:22.2f}" for n in sizes)
+        grows = "".join(
+            f"{results[b][key] / max(results[a][key], 1e-9):9.2f}×"
+            for a, b in itertools.pairwise(sizes)
+        )
+        print(f"{key:38}{cells}{grows}")
+    key = "recall index MB"
+    cells = "".join(f"{results[n][key]:22.1f}" for n in sizes)
+    grows = "".join(
+        f"{results[b][key] / max(results[a][key], 1e-9):9.2f}×"
+        for a, b in itertools.pairwise(sizes)
+    )
+    print(f"{key:38}{cells}{grows}")
+
+
+def main() -> None:
+    """Parse options, generate or reuse the stores, measure every size, print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1000,10000", help="comma-separated fact counts")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument(
+        "--cache", type=Path, default=Path(tempfile.gettempdir()) / "ce-scale-bench"
+    )
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    compileall.compile_dir(str(ROOT / "app"), quiet=1)
+    args.cache.mkdir(parents=True, exist_ok=True)
+    results: dict[int, dict[str, float]] = {}
+    with tempfile.TemporaryDirectory(prefix="ce-scale-") as work:
+        for count in sizes:
+            print(f"{count:,} facts:", flush=True)
+            results[count] = run_size(count, args.cache, Path(work), args.repeats)
+    print(f"\nmedians of {args.repeats} runs; {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}")
+    report(sizes, results)
+
+
+if __name__ == "__main__":
+    main()

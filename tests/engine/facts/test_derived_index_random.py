@@ -1,0 +1,90 @@
+"""Random edits from several processes, read by fresh processes: always a full parse (issue 14).
+
+Edits: our writes from worker processes (through the store, which keeps the index), and other
+programs' raw atomic replacements, in-place same-size edits with the mtime put back, deletes
+and creates. Every read is a new process going through the derived index and must equal a
+full parse of the files; short pauses let rows settle so the trusted path is exercised too.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import shutil
+import tempfile
+import time
+from collections.abc import Iterator
+from multiprocessing.pool import Pool
+from pathlib import Path
+
+import pytest
+from context_engine.facts.memory import Memory
+from context_engine.paths import EnginePaths
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from support.index import (
+    edit_in_place_same_size,
+    full_parse,
+    raw_fact,
+    read_in_fresh_process,
+    replace_raw,
+    save_worker,
+)
+
+NAMES = ("alpha", "beta", "gamma", "delta", "epsilon")
+step = st.one_of(
+    st.tuples(st.just("ours"), st.sampled_from(NAMES)),
+    st.tuples(st.just("replace"), st.sampled_from(NAMES)),
+    st.tuples(st.just("in-place"), st.sampled_from(NAMES)),
+    st.tuples(st.just("delete"), st.sampled_from(NAMES)),
+    st.tuples(st.just("create"), st.sampled_from(NAMES)),
+    st.tuples(st.just("read"), st.just("")),
+    st.tuples(st.just("settle"), st.just("")),
+)
+
+
+@pytest.fixture(scope="module")
+def writers() -> Iterator[Pool]:
+    with multiprocessing.get_context("spawn").Pool(2) as pool:
+        yield pool
+
+
+def _apply(paths: EnginePaths, pool: Pool, kind: str, name: str, counter: int) -> None:
+    store = paths.project_store
+    target = store / f"{name}.md"
+    if kind == "ours":
+        pool.apply(save_worker, (str(paths.home), str(paths.root), [name]))
+    elif kind == "replace" and target.exists():
+        data = target.read_bytes().replace(b"Body", b"Text", 1)
+        replace_raw(target, data + f"\nReplaced {counter}.\n".encode())
+    elif kind == "in-place" and target.exists():
+        data = target.read_bytes()
+        for old, new in ((b"Body", b"BODY"), (b"BODY", b"Body"), (b"Text", b"TEXT")):
+            if old in data and edit_in_place_same_size(target, old, new):
+                break
+    elif kind == "delete":
+        target.unlink(missing_ok=True)
+    elif kind == "create" and not target.exists():
+        target.write_bytes(raw_fact(name, f"Body made by another program {counter}."))
+    elif kind == "settle":
+        time.sleep(0.05)  # longer than the readers' racy window: their rows become trusted
+
+
+@pytest.mark.slow
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(steps=st.lists(step, min_size=1, max_size=8))
+def test_every_fresh_read_equals_a_full_parse(writers: Pool, steps: list[tuple[str, str]]) -> None:
+    base = Path(tempfile.mkdtemp(prefix="ce-index-"))
+    try:
+        ws = base / "ws"
+        ws.mkdir()
+        paths = EnginePaths.resolve(home=base / "home", workspace=ws, root=ws)
+        memory = Memory(paths)
+        for name in NAMES[:3]:
+            memory.save(name=name, description=f"About {name}", body=f"Body of {name}.")
+        for counter, (kind, name) in enumerate([*steps, ("read", "")]):
+            if kind == "read":
+                assert read_in_fresh_process(paths) == full_parse(paths), steps
+            else:
+                _apply(paths, writers, kind, name, counter)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
