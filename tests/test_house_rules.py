@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+import pytest
 from support import APP_DIR, ROOT, UI_DIR
 
 # The store and its write path. Only these packages may construct or write it.
@@ -122,6 +123,7 @@ def _where(module: Module, line: int) -> str:
 # -- layering ------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_engine_never_imports_qt_or_the_app() -> None:
     bad = [
         f"{_where(m, line)} imports {name}"
@@ -163,6 +165,7 @@ def test_the_store_is_constructed_only_in_the_catalog() -> None:
     assert bad == []
 
 
+@pytest.mark.slow
 def test_import_graph_nothing_outside_the_catalog_reaches_the_store_writes() -> None:
     """Walk every module's imports and calls: the store's write path is the catalog's alone."""
     graph = {m.name: list(imports(m)) for m in modules()}

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from context_center.widgets.main_window import quit_app
 from context_engine.facts.memory import Memory
 from PySide6.QtCore import Qt
@@ -186,6 +187,7 @@ def test_revision_diff_shows_frontmatter_and_summaries(qtbot, app_root, demo):
     assert "-description:" in text
 
 
+@pytest.mark.slow
 def test_window_fits_a_screen_at_200_percent(tmp_path):
     code = (
         "import sys; sys.path[:0] = [sys.argv[1], sys.argv[2]]\n"

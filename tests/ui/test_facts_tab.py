@@ -122,6 +122,7 @@ def test_edit_conflict_shows_dialog_and_leaves_the_file(qtbot, app_root, demo):
     assert RELOAD == "reload"
 
 
+@pytest.mark.slow
 def test_conflict_save_as_new_revision(qtbot, app_root, demo):
     flows = app_root.writes
     flows.edit(_row(app_root, "test-command"))

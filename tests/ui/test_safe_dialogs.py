@@ -3,6 +3,7 @@ never discard or overwrite; the conflict dialog is safe when reused; undo of the
 
 from __future__ import annotations
 
+import pytest
 from context_center.dialogs.conflict_dialog import KEEP_EDITING, ConflictDialog
 from context_engine.facts.memory import Memory
 from PySide6.QtCore import Qt
@@ -21,6 +22,7 @@ def _outside_write(demo, name: str, body: str) -> None:
     Memory(demo.paths).save(name=name, body=body)
 
 
+@pytest.mark.slow
 def test_conflict_dialog_keys_never_choose_reload_or_save(qtbot):
     parent = QWidget()
     qtbot.addWidget(parent)
@@ -47,6 +49,7 @@ def test_conflict_dialog_keys_never_choose_reload_or_save(qtbot):
     assert answers[-1] == KEEP_EDITING
 
 
+@pytest.mark.slow
 def test_conflict_dialog_driven_twice_in_a_row_never_overwrites(qtbot, app_root, demo):
     flows = app_root.writes
     memory = Memory(demo.paths)
@@ -87,6 +90,7 @@ def test_conflict_dialog_driven_twice_in_a_row_never_overwrites(qtbot, app_root,
     assert flows.editor.body_edit.toPlainText() == "Second edit."
 
 
+@pytest.mark.slow
 def test_esc_and_cancel_in_the_editor_ask_before_dropping_typed_text(qtbot, app_root):
     flows = app_root.writes
     editor = flows.editor
@@ -131,6 +135,7 @@ def test_closing_the_window_with_an_unsaved_edit_asks(qtbot, app_root):
     assert flows.editor.title_edit.text() == "Half typed"
 
 
+@pytest.mark.slow
 def test_forget_confirmation_keys_never_archive(qtbot, app_root, demo):
     flows = app_root.writes
     path = demo.paths.project_store / "owner-contact.md"
@@ -154,6 +159,7 @@ def test_forget_confirmation_keys_never_archive(qtbot, app_root, demo):
     assert "Tool:" not in dialog._facts.text()
 
 
+@pytest.mark.slow
 def test_undo_restores_the_replaced_revision_and_is_itself_undoable(qtbot, app_root, demo):
     flows, window = app_root.writes, app_root.window
     memory = Memory(demo.paths)

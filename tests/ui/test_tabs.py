@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from context_engine.facts.memory import Memory
 from context_engine.recall import Recaller
 
@@ -61,6 +62,7 @@ def _select_release_target(qtbot, root):
     return row
 
 
+@pytest.mark.slow
 def test_restore_makes_a_new_revision(qtbot, app_root, demo):
     _select_release_target(qtbot, app_root)
     tab = app_root.archive_tab
@@ -90,6 +92,7 @@ def test_recover_brings_the_fact_back_above_its_history(qtbot, app_root, demo):
     qtbot.waitUntil(lambda: tab.archive_model.rowCount() == 1, timeout=3000)
 
 
+@pytest.mark.slow
 def test_scan_never_writes_and_accept_writes_the_fact(qtbot, app_root, demo):
     before = _tree_bytes(demo.home)
     root = app_root
@@ -105,6 +108,7 @@ def test_scan_never_writes_and_accept_writes_the_fact(qtbot, app_root, demo):
     assert root.suggestions_tab.model.find(candidate.id) == -1
 
 
+@pytest.mark.slow
 def test_recall_tab_matches_the_engine_and_cli(qtbot, app_root, demo):
     message = "which release branch do we publish from?"
     tab = app_root.recall_tab
@@ -137,6 +141,7 @@ def test_recall_tab_matches_the_engine_and_cli(qtbot, app_root, demo):
     assert data["trace"] == ours
 
 
+@pytest.mark.slow
 def test_imported_instruction_file_change_is_live(qtbot, app_root, demo):
     tab = app_root.instructions_tab
     qtbot.waitUntil(lambda: "# Instructions" in tab.block.toPlainText(), timeout=5000)
@@ -146,6 +151,7 @@ def test_imported_instruction_file_change_is_live(qtbot, app_root, demo):
     qtbot.waitUntil(lambda: "table-driven" in tab.block.toPlainText(), timeout=3000)
 
 
+@pytest.mark.slow
 def test_new_claude_transcript_triggers_a_rescan(qtbot, app_root, demo):
     import json
     import os
@@ -189,6 +195,7 @@ def test_recover_refused_when_the_name_is_active(qtbot, app_root, demo):
     assert "Nothing changed" in app_root.window.message_label.text()
 
 
+@pytest.mark.slow
 def test_instruction_reload_keeps_the_selected_document(qtbot, app_root, demo):
     tab = app_root.instructions_tab
     qtbot.waitUntil(lambda: tab.tree_model.rowCount() == 3, timeout=5000)
@@ -201,6 +208,7 @@ def test_instruction_reload_keeps_the_selected_document(qtbot, app_root, demo):
     assert "Personal preferences" in tab.source.toPlainText()
 
 
+@pytest.mark.slow
 def test_double_clicking_a_recall_hit_opens_the_fact(qtbot, app_root):
     tab = app_root.recall_tab
     tab.message.setText("which release branch do we publish from?")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import shutil
 import stat
 
+import pytest
 from context_center.__main__ import main
 from context_center.application import build
 from context_engine.facts.memory import Memory
@@ -86,6 +87,7 @@ def test_accept_empties_the_suggestion_pane(qtbot, app_root):
     qtbot.waitUntil(lambda: tab.detail.toPlainText() == "", timeout=3000)
 
 
+@pytest.mark.slow
 def test_a_copied_fact_file_is_a_conflict_naming_both_paths(qtbot, app_root, demo):
     store = demo.paths.project_store
     shutil.copy2(store / "ledger-format.md", store / "ledger-format-copy.md")
@@ -107,6 +109,7 @@ def test_a_missing_workspace_is_an_error(tmp_path, capsys):
     assert "no such directory" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_dismissed_suggestions_stay_dismissed_after_a_restart(qtbot, demo, tmp_path):
     def started():
         root = build(demo.paths, QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
@@ -134,6 +137,7 @@ def test_dismissed_suggestions_stay_dismissed_after_a_restart(qtbot, demo, tmp_p
     second.shutdown()
 
 
+@pytest.mark.slow
 def test_an_outside_write_patches_one_row_without_rereading_the_stores(qtbot, app_root, demo):
     calls: list[int] = []
     original = app_root.backend.facts

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 
+import pytest
 from context_center.application import build
 from context_center.services.tasks import Op
 from context_engine.facts.memory import Memory
@@ -89,6 +90,7 @@ def test_window_state_is_remembered(qtbot, demo, settings):
     second.shutdown()
 
 
+@pytest.mark.slow
 def test_overflow_rescans_to_the_disk_state(qtbot, app_root, demo):
     app_root.watcher.stop()  # events are lost from here on, as after a queue overflow
     Memory(demo.paths).save(name="project/missed.md", title="Missed", description="missed",
@@ -113,6 +115,7 @@ def test_launch_loads_after_the_first_paint(qtbot, demo, settings):
     root.shutdown()
 
 
+@pytest.mark.slow
 def test_transient_messages_keep_the_status_widgets(qtbot, app_root):
     w = app_root.window
     w.tabs.setCurrentWidget(app_root.facts_tab)

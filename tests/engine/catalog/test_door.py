@@ -32,6 +32,7 @@ def _catalogs(served: Served, asked: Recorder) -> list[tuple[str, Catalog]]:
     return [("local", local), ("remote", remote)]
 
 
+@pytest.mark.slow
 def test_a_persons_edit_is_written_without_a_second_approval_locally_and_remotely(
     served: Served,
 ) -> None:
@@ -52,6 +53,7 @@ def test_a_persons_edit_is_written_without_a_second_approval_locally_and_remotel
     assert {"global/shell-local.md", "global/shell-remote.md"} <= names
 
 
+@pytest.mark.slow
 def test_an_agents_save_asks_the_person_locally_and_remotely(served: Served) -> None:
     asked = _refusing()
     for _where, catalog in _catalogs(served, asked):
@@ -64,6 +66,7 @@ def test_an_agents_save_asks_the_person_locally_and_remotely(served: Served) -> 
     assert "shell" not in {f.name for f in served.local().list_facts().facts}
 
 
+@pytest.mark.slow
 def test_forget_in_the_app_asks_once_and_on_the_cli_is_the_action(served: Served) -> None:
     asked = Recorder(lambda _request: True)
     for _where, catalog in _catalogs(served, asked):

@@ -210,6 +210,7 @@ def test_killing_the_server_leaves_the_client_disconnected_without_fallback(
         remote.close()
 
 
+@pytest.mark.slow
 def test_a_server_without_suggestions_says_unavailable(served: Served, client_home: Path) -> None:
     with audit_opens() as seen:
         remote = RemoteCatalog(served.command("--no-watch", "--without", "suggestions"))

@@ -58,6 +58,7 @@ def heavy_modules(argv: list[str], tmp_path: Path, env: dict[str, str] | None = 
     return [name for name in marker[-1][len("HEAVY=") :].split(",") if name]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "argv",
     [

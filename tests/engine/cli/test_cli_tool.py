@@ -163,6 +163,7 @@ def _process(
     return subprocess.run(command, capture_output=True, text=True, env=env, timeout=60, **how)
 
 
+@pytest.mark.slow
 def test_real_process_without_tty_fails_closed(dirs: tuple[Path, Path]) -> None:
     """The installed entry point in a subprocess (stdin a pipe): exit 1, decision printed."""
     proc = _process(dirs, "remember", json.dumps(dict(RELEASE, type="feedback")), input="y\n")

@@ -37,6 +37,7 @@ class ShortThenFull(FS):
         raise OSError(errno.ENOSPC, "No space left on device")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("op", "skip"),
     [

@@ -91,6 +91,7 @@ def test_archived_is_judged_as_the_parent_rule_judges(parts: list[str]) -> None:
     assert recall_engine._is_archived(fact) == expected
 
 
+@pytest.mark.slow
 @given(st.text(max_size=60))
 def test_note_text_is_escaped_as_html_escape_does(text: str) -> None:
     import html

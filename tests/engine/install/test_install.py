@@ -78,6 +78,7 @@ def seed(home: Path, workspace: Path) -> None:
         path.write_text(text)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("agent", ["claude-code", "codex", "gemini"])
 @pytest.mark.parametrize("scope", ["user", "project"])
 @pytest.mark.parametrize("seeded", [True, False])

@@ -235,6 +235,7 @@ def test_every_hit_over_budget_reason() -> None:
     assert result.trace.omitted == 1
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(budget=st.integers(min_value=0, max_value=3000),
        limit=st.integers(min_value=0, max_value=10),

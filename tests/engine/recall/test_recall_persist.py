@@ -101,6 +101,7 @@ def test_diagnostics_are_reported_after_a_restore(paths: EnginePaths, settled: N
     assert answers(again) == fresh(paths)
 
 
+@pytest.mark.slow
 def test_atomic_replace_reindexes_only_that_fact(paths: EnginePaths, settled: None) -> None:
     cold(paths)
     Memory(paths).save(name="fact-1", body="Kernel panics on socket close; no retry helps.")

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from context_engine.cli.main import cli
 from support.bundles import paths_for, populate, workspace
@@ -33,6 +34,7 @@ def loaded_by(argv: list[str]) -> list[str]:
     return [name for name in line[len("LOADED="):].split(",") if name]
 
 
+@pytest.mark.slow
 def test_help_of_import_and_export_loads_none_of_the_transfer_package() -> None:
     assert loaded_by(["--help"]) == []
     assert loaded_by(["import", "--help"]) == []
