@@ -172,3 +172,53 @@ def test_cancel_stops_a_running_import_before_its_next_fact(qtbot, root, workspa
     assert not presenter.dialog.cancel_button.isEnabled()
     assert "Cancelled" in presenter.dialog.status.text()
     assert Memory(workspace).list_all() == () and reports == []
+
+
+def _scanned_and_edited(qtbot, root):  # type: ignore[no-untyped-def]
+    """The Import dialog after a scan, with one body edited."""
+    dialog = root.importing.dialog
+    root.window.import_action.trigger()
+    if not dialog.model.rowCount():
+        dialog.scan_button.click()
+        qtbot.waitUntil(lambda: dialog.model.rowCount() == 7, timeout=10000)
+    dialog.table.selectRow(0)
+    dialog.body_edit.setPlainText("An edit the person typed.")
+    return dialog
+
+
+@pytest.mark.slow
+def test_return_from_every_focus_position_never_imports(qtbot, root, workspace) -> None:
+    from support.keys import every_position
+
+    before = {f.name for f in Memory(workspace).list_all()}
+
+    def check(widget) -> None:  # type: ignore[no-untyped-def]
+        assert {f.name for f in Memory(workspace).list_all()} == before, widget
+        dialog = root.importing.dialog
+        if dialog.discard.isVisible():
+            dialog.discard.keep_button.click()
+
+    count = every_position(qtbot, lambda: _scanned_and_edited(qtbot, root), Qt.Key.Key_Return,
+                           check)
+    assert count >= 5
+    qtbot.wait(300)  # a write would run on the writer thread: give it time to show
+    assert {f.name for f in Memory(workspace).list_all()} == before
+
+
+@pytest.mark.slow
+def test_esc_and_close_ask_before_dropping_edits(qtbot, root) -> None:
+    from support.keys import every_position
+
+    def check(widget) -> None:  # type: ignore[no-untyped-def]
+        dialog = root.importing.dialog
+        assert dialog.isVisible(), widget
+        assert dialog.model.rows[0].candidate.body == "An edit the person typed.", widget
+        if dialog.discard.isVisible():
+            dialog.discard.keep_button.click()
+
+    every_position(qtbot, lambda: _scanned_and_edited(qtbot, root), Qt.Key.Key_Escape, check)
+    dialog = _scanned_and_edited(qtbot, root)
+    dialog.close_button.click()
+    assert dialog.discard.isVisible() and dialog.isVisible()
+    dialog.discard.discard_button.click()
+    qtbot.waitUntil(lambda: not dialog.isVisible(), timeout=2000)

@@ -23,12 +23,16 @@ from PySide6.QtWidgets import (
 )
 
 from ..models.import_candidates import DESCRIPTION, ImportCandidatesModel
+from .discard_dialog import DiscardDialog
 
 AGENTS = (("claude-code", "Claude Code"), ("codex", "Codex"), ("gemini", "Gemini CLI"))
 
 
 class ImportDialog(QDialog):
     """The checklist dialog.
+
+    Return never writes: no button is a default, and "Import selected" needs a click, Space on
+    it, or its own key (Alt+I). Esc, Close and a new scan ask before edits are dropped.
 
     Signals:
         scan_requested(str): the agent to scan
@@ -62,12 +66,18 @@ class ImportDialog(QDialog):
         self.progress = QProgressBar()
         self.progress.setVisible(False)
         self.buttons = QDialogButtonBox()
-        self.import_button = self.buttons.addButton("Import selected",
-                                                    QDialogButtonBox.ButtonRole.AcceptRole)
+        self.import_button = self.buttons.addButton("&Import selected",
+                                                    QDialogButtonBox.ButtonRole.ActionRole)
         self.cancel_button = self.buttons.addButton(QDialogButtonBox.StandardButton.Cancel)
         self.close_button = self.buttons.addButton(QDialogButtonBox.StandardButton.Close)
         self.import_button.setEnabled(False)
         self.cancel_button.setEnabled(False)
+        for button in (self.scan_button, self.import_button, self.cancel_button,
+                       self.close_button):
+            button.setAutoDefault(False)
+            button.setDefault(False)
+        self.discard = DiscardDialog(self)
+        self._closing_confirmed = False
         for widget, name in ((self.agent_box, "Agent to import from"),
                              (self.table, "Import candidates"), (self.body_edit, "Body"),
                              (self.status, "Import status"), (self.progress, "Progress")):
@@ -117,9 +127,30 @@ class ImportDialog(QDialog):
         self.progress.setRange(0, max(total, 1))
         self.progress.setValue(done)
 
+    def reject(self) -> None:
+        """Esc or Close: ask first when ticks or fields the person edited would be lost."""
+        if self._closing_confirmed or not self.isVisible() or not self.model.is_edited():
+            self._closing_confirmed = False
+            super().reject()
+            return
+        if not self.discard.isVisible():
+            self.discard.ask("the import checklist", self._on_close_answered)
+
+    def _on_close_answered(self, discard: bool) -> None:
+        if discard:
+            self._closing_confirmed = True
+            self.reject()
+
     @Slot()
     def _on_scan(self) -> None:
+        if self.model.is_edited():
+            self.discard.ask("the import checklist", self._on_rescan_answered)
+            return
         self.scan_requested.emit(str(self.agent_box.currentData()))
+
+    def _on_rescan_answered(self, discard: bool) -> None:
+        if discard:
+            self.scan_requested.emit(str(self.agent_box.currentData()))
 
     @Slot(QItemSelection, QItemSelection)
     def _on_selection(self, _selected: QItemSelection, _deselected: QItemSelection) -> None:

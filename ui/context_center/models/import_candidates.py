@@ -49,6 +49,7 @@ class ImportCandidatesModel(QAbstractTableModel):
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self._rows: list[Row] = []
+        self._clean: list[Row] = []  # the rows as scanned (or as last imported)
 
     @property
     def rows(self) -> tuple[Row, ...]:
@@ -59,7 +60,16 @@ class ImportCandidatesModel(QAbstractTableModel):
         """Show a fresh scan."""
         self.beginResetModel()
         self._rows = [row_of(p) for p in planned]
+        self._clean = list(self._rows)
         self.endResetModel()
+
+    def is_edited(self) -> bool:
+        """Whether the person changed a tick or a field since the scan (or the last import)."""
+        return self._rows != self._clean
+
+    def mark_clean(self) -> None:
+        """The current rows are what was imported: closing loses nothing."""
+        self._clean = list(self._rows)
 
     def set_body(self, row: int, body: str) -> None:
         """Replace the body of ``row``'s candidate (edited in the dialog's text box)."""

@@ -114,6 +114,7 @@ class ImportPresenter(QObject):
 
     def _on_imported(self, report: ImportReport) -> None:
         self._op = None
+        self.dialog.model.mark_clean()
         text = f"Imported {len(report.written)} memories."
         if report.failed:
             text += " Failed: " + "; ".join(f"{c.name}: {m}" for c, m in report.failed)
