@@ -144,6 +144,7 @@ def test_a_damaged_index_is_rebuilt_by_the_next_command(paths: EnginePaths, dama
     assert read_in_fresh_process(paths) == full_parse(paths)
 
 
+@pytest.mark.slow  # a whole process
 def test_an_index_writable_by_others_is_never_read(paths: EnginePaths) -> None:
     file = index_files(paths)[0]
     db = sqlite3.connect(file)  # a forged row: if it were trusted, the reader would show it
@@ -281,6 +282,7 @@ def test_memory_md_after_indexed_writes_is_byte_identical_to_a_full_regeneration
         assert "Fact three, edited" in text or scope == "global"
 
 
+@pytest.mark.slow  # many durable writes
 def test_a_write_in_a_settled_store_parses_only_what_it_touches(
     paths: EnginePaths, monkeypatch: pytest.MonkeyPatch
 ) -> None:
