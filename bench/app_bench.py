@@ -230,50 +230,24 @@ def bench_write_to_table(runs: int) -> None:
 
 def bench_burst(writes: int) -> None:
     """Event-loop latency (10 ms timer) while another thread makes ``writes`` fact changes."""
-    import threading
-
-    from context_engine.facts.memory import Memory
-    from PySide6.QtCore import QElapsedTimer, QTimer
     from PySide6.QtWidgets import QApplication
+
+    sys.path.insert(0, str(ROOT / "tests"))
+    from support.burst import LoopTicks, start_burst
 
     app = QApplication.instance() or QApplication([])
     with tempfile.TemporaryDirectory() as tmp:
         demo, root = _started_demo(app, Path(tmp))
-        memory = Memory(demo.paths)
-        done = threading.Event()
-
-        def burst() -> None:
-            for i in range(writes):
-                memory.save(name=f"project/burst-{i % 50}.md", title=f"Burst {i % 50}",
-                            description=f"burst {i % 50}", body=f"version {i}",
-                            type="project", scope="project")
-            done.set()
-
-        gaps: list[int] = []
-        clock = QElapsedTimer()
-        clock.start()
-        last = [clock.elapsed()]
-
-        def tick() -> None:
-            now = clock.elapsed()
-            gaps.append(now - last[0] - 10)
-            last[0] = now
-
-        timer = QTimer()
-        timer.setInterval(10)
-        timer.timeout.connect(tick)
-        timer.start()
+        ticks = LoopTicks()
+        ticks.start()
         started = time.perf_counter()
-        threading.Thread(target=burst, daemon=True).start()
+        _, done = start_burst(demo.paths, writes)
         _pump_until(app, done.is_set, timeout=300)
         elapsed = time.perf_counter() - started
         _pump_for(app, 1.0)
-        timer.stop()
+        ticks.stop()
         root.shutdown()
-        gaps.sort()
-        print(f"event-loop latency during {writes:,} writes ({elapsed:.1f} s): median "
-              f"{gaps[len(gaps) // 2]} ms, p99 {gaps[int(len(gaps) * 0.99)]} ms, "
-              f"worst {gaps[-1]} ms")
+        print(f"event-loop latency during {writes:,} writes ({elapsed:.1f} s): {ticks.summary()}")
 
 
 SESSION = r"""

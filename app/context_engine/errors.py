@@ -36,33 +36,31 @@ class ContextEngineError(Exception):
 
     code = "error"
 
+    def __init_subclass__(cls, *, code: str | None = None, **kwargs: object) -> None:
+        """Each subclass names its stable ``code`` in its class line."""
+        super().__init_subclass__(**kwargs)
+        if code is not None:
+            cls.code = code
+
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
 
 
-class InvalidName(ContextEngineError):
+class InvalidName(ContextEngineError, code="invalid_name"):
     """A fact name that slugs to nothing."""
 
-    code = "invalid_name"
 
-
-class PathEscape(ContextEngineError):
+class PathEscape(ContextEngineError, code="path_escape"):
     """A path that would resolve outside its store or boundary."""
 
-    code = "path_escape"
 
-
-class FactNotFound(ContextEngineError):
+class FactNotFound(ContextEngineError, code="not_found"):
     """No active fact for the given id or ref."""
 
-    code = "not_found"
 
-
-class RevisionConflict(ContextEngineError):
+class RevisionConflict(ContextEngineError, code="revision_conflict"):
     """The active revision is not the expected one."""
-
-    code = "revision_conflict"
 
     def __init__(self, expected: int, found: int) -> None:
         super().__init__(f"memory revision conflict: expected {expected}, found {found}")
@@ -70,40 +68,28 @@ class RevisionConflict(ContextEngineError):
         self.found = found
 
 
-class ModifiedExternally(ContextEngineError):
+class ModifiedExternally(ContextEngineError, code="modified_externally"):
     """The fact file changed on disk after the caller read it."""
 
-    code = "modified_externally"
 
-
-class AlreadyExists(ContextEngineError):
+class AlreadyExists(ContextEngineError, code="already_exists"):
     """A create-only write found the name already active."""
 
-    code = "already_exists"
 
-
-class NameInUse(ContextEngineError):
+class NameInUse(ContextEngineError, code="name_in_use"):
     """A rename onto a name that another id holds."""
 
-    code = "name_in_use"
 
-
-class ArchiveNotFound(ContextEngineError):
+class ArchiveNotFound(ContextEngineError, code="archive_not_found"):
     """The recover path is not an archive entry of this engine's stores."""
 
-    code = "archive_not_found"
 
-
-class AlreadyActive(ContextEngineError):
+class AlreadyActive(ContextEngineError, code="already_active"):
     """Recover refused: the id or name is active."""
 
-    code = "already_active"
 
-
-class FactFormatError(ContextEngineError):
+class FactFormatError(ContextEngineError, code="format_error"):
     """A fact file that cannot be decoded or parsed; ``reason`` is a short code."""
-
-    code = "format_error"
 
     def __init__(self, reason: str, message: str, line: int | None = None) -> None:
         super().__init__(message)
@@ -111,59 +97,45 @@ class FactFormatError(ContextEngineError):
         self.line = line
 
 
-class StoreIOError(ContextEngineError):
+class StoreIOError(ContextEngineError, code="io_error"):
     """An OS error before the commit point: nothing changed."""
-
-    code = "io_error"
 
     def __init__(self, message: str, errno: int | None = None) -> None:
         super().__init__(message)
         self.errno = errno
 
 
-class DurabilityUnknown(StoreIOError):
+class DurabilityUnknown(StoreIOError, code="durability_unknown"):
     """The write is visible but its directory fsync failed."""
-
-    code = "durability_unknown"
 
     def __init__(self, message: str, revision: int, errno: int | None = None) -> None:
         super().__init__(message, errno)
         self.revision = revision
 
 
-class LockTimeout(ContextEngineError):
+class LockTimeout(ContextEngineError, code="lock_timeout"):
     """The per-store lock stayed busy past the timeout."""
 
-    code = "lock_timeout"
 
-
-class PolicyRefused(ContextEngineError):
+class PolicyRefused(ContextEngineError, code="refused"):
     """The write policy refused the operation."""
 
-    code = "refused"
 
 
-
-class Unavailable(ContextEngineError):
+class Unavailable(ContextEngineError, code="unavailable"):
     """The catalog does not offer this capability (e.g. a server started without it)."""
-
-    code = "unavailable"
 
     def __init__(self, capability: str, message: str | None = None) -> None:
         super().__init__(message or f"{capability} is unavailable for this workspace")
         self.capability = capability
 
 
-class Disconnected(ContextEngineError):
+class Disconnected(ContextEngineError, code="disconnected"):
     """The remote workspace's connection is closed; call ``reconnect()`` to retry."""
 
-    code = "disconnected"
 
-
-class ProtocolError(ContextEngineError):
+class ProtocolError(ContextEngineError, code="protocol_error"):
     """The other side sent something this protocol version does not allow."""
-
-    code = "protocol_error"
 
 
 class RemoteError(ContextEngineError):
@@ -172,6 +144,7 @@ class RemoteError(ContextEngineError):
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
         self.code = code
+
 
 def public_message(exc: ContextEngineError) -> str:
     """An error message safe for the provider: store I/O details and paths are dropped."""

@@ -34,6 +34,18 @@ def utc_now() -> datetime:
 
 
 @dataclass(frozen=True, slots=True)
+class FactFields:
+    """A fact's editable fields as a write gives them; None means not given."""
+
+    name: str | None = None
+    title: str | None = None
+    description: str | None = None
+    type: FactType | None = None
+    scope: Scope | None = None
+    body: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class FileStamp:
     """Identity of a file as read: lets caches prove a snapshot is still current."""
 

@@ -27,22 +27,16 @@ from .changes import Changes
 from .codec import new_id, parse_fact, render_fact
 from .fs import atomic_write, fsync_dir
 from .index_file import update_index
-from .model import Fact, FactType, Scope, one_line
+from .model import Fact, FactFields, Scope, one_line
 from .resolve import Stores, find_one_by_id, parse_reference, resolve_loaded
 from .revisions import history, snapshot_first
 from .store import LoadedFile, Store, fact_slug, gc_paused
 
 
 @dataclass(frozen=True, slots=True)
-class SaveRequest:
+class SaveRequest(FactFields):
     """The arguments of one save (None = not given: inherit on update, default on create)."""
 
-    name: str | None = None
-    title: str | None = None
-    description: str | None = None
-    body: str | None = None
-    type: FactType | None = None
-    scope: Scope | None = None
     id: str | None = None
     expected_revision: int | None = None
     expected_digest: str | None = None

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..errors import ContextEngineError, InvalidName
-from ..facts.model import FACT_TYPES, SCOPES, Fact, FactType, Scope
+from ..facts.model import FACT_TYPES, SCOPES, Fact, FactFields, Scope
 from ..paths import slugify
 from ..tools.spec import REMEMBER_ARGUMENTS
 from .sensitive import Finding, rule_ids, scan_fields
@@ -85,15 +85,9 @@ class Decision:
 
 
 @dataclass(frozen=True, slots=True)
-class RememberArgs:
+class RememberArgs(FactFields):
     """Validated ``remember`` arguments (S9.2); None means not given."""
 
-    name: str | None = None
-    title: str | None = None
-    description: str | None = None
-    type: FactType | None = None
-    scope: Scope | None = None
-    body: str | None = None
     id: str | None = None
     expected_revision: int | None = None
 

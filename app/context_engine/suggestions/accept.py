@@ -12,7 +12,7 @@ from pathlib import Path
 import yaml
 
 from ..errors import AlreadyExists, ContextEngineError, InvalidName
-from ..facts.model import FactType, Scope
+from ..facts.model import FactFields
 from ..paths import EnginePaths
 from .model import MemoryCandidate, SkillCandidate, Suggestions
 from .skills import SKILL_NAME
@@ -27,15 +27,8 @@ class CandidateNotFound(ContextEngineError):
 
 
 @dataclass(frozen=True, slots=True)
-class Edits:
+class Edits(FactFields):
     """Fields the person changed before accepting; ``None`` keeps the proposal."""
-
-    name: str | None = None
-    title: str | None = None
-    description: str | None = None
-    type: FactType | None = None
-    scope: Scope | None = None
-    body: str | None = None
 
 
 def find_candidate(suggestions: Suggestions, candidate_id: str) -> MemoryCandidate | SkillCandidate:
