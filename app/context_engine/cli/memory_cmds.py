@@ -1,7 +1,7 @@
-"""``memory`` (bare: the summary) and ``memory revisions|restore|archived|recover`` (S12).
+"""``memory`` (bare: the summary) (S12); ``--json`` gives the summary as one object.
 
-Every one honours ``--json``: the summary as one object, the others with the same shapes as
-their top-level twins (``revisions``, ``restore``, ``archived``, ``recover``).
+``memory revisions|restore|archived|recover`` are the top-level commands themselves (the
+registry points the ``memory`` group's entries at them), so they behave the same.
 """
 
 from __future__ import annotations
@@ -13,14 +13,7 @@ import click
 from ..catalog.base import Catalog
 from ..catalog.local import LocalCatalog
 from ..instructions.report import resolution_payload
-from .facts_cmds import (
-    do_recover,
-    do_restore,
-    fact_json,
-    fact_line,
-    show_archived,
-    show_revisions,
-)
+from .facts_cmds import fact_json, fact_line
 from .memory_group import memory
 
 if TYPE_CHECKING:
@@ -96,42 +89,6 @@ def page(text: str) -> None:
         return
     os.environ.setdefault("LESS", "FRX")  # short output prints and exits, as with git
     click.echo_via_pager(text)
-
-
-@memory.command("revisions")
-@click.argument("ref")
-@pass_cli
-@engine_errors
-def memory_revisions(ctx: CliContext, ref: str) -> None:
-    """/memory revisions REF: earlier revisions, newest first."""
-    show_revisions(ctx, ref)
-
-
-@memory.command("restore")
-@click.argument("ref")
-@click.argument("revision", type=int)
-@pass_cli
-@engine_errors
-def memory_restore(ctx: CliContext, ref: str, revision: int) -> None:
-    """/memory restore REF REVISION: that content becomes the newest revision."""
-    do_restore(ctx, ref, revision, None)
-
-
-@memory.command("archived")
-@pass_cli
-@engine_errors
-def memory_archived(ctx: CliContext) -> None:
-    """/memory archived: forgotten facts, newest first."""
-    show_archived(ctx)
-
-
-@memory.command("recover")
-@click.argument("archive_path")
-@pass_cli
-@engine_errors
-def memory_recover(ctx: CliContext, archive_path: str) -> None:
-    """/memory recover ARCHIVE-PATH: bring a forgotten fact back."""
-    do_recover(ctx, archive_path)
 
 
 def register(group: click.Group) -> None:

@@ -45,10 +45,10 @@ MEMORY: dict[str, tuple[str, str]] = {
     "summary": ("memory_cmds", "summary_cmd"),
     "instructions": ("instructions_cmds", "memory_instructions"),
     "recall": ("recall_cmds", "memory_recall"),
-    "revisions": ("memory_cmds", "memory_revisions"),
-    "restore": ("memory_cmds", "memory_restore"),
-    "archived": ("memory_cmds", "memory_archived"),
-    "recover": ("memory_cmds", "memory_recover"),
+    "revisions": ("facts_cmds", "revisions_cmd"),
+    "restore": ("facts_cmds", "restore_cmd"),
+    "archived": ("facts_cmds", "archived_cmd"),
+    "recover": ("facts_cmds", "recover_cmd"),
 }
 
 # The first line of each command's help, as ``context-engine --help`` lists it.
@@ -92,10 +92,10 @@ MEMORY_SHORT_HELP: dict[str, str] = {
     ),
     "instructions": "/memory instructions: precedence, real paths, imports and diagnostics.",
     "recall": "/memory recall: the last recall trace of this workspace.",
-    "revisions": "/memory revisions REF: earlier revisions, newest first.",
-    "restore": "/memory restore REF REVISION: that content becomes the newest revision.",
-    "archived": "/memory archived: forgotten facts, newest first.",
-    "recover": "/memory recover ARCHIVE-PATH: bring a forgotten fact back.",
+    "revisions": "Show the earlier revisions of a fact, newest first.",
+    "restore": "Make an earlier revision's content the newest revision.",
+    "archived": "List forgotten facts of both stores, newest first.",
+    "recover": "Bring an archived fact back (its id kept, at a new revision).",
 }
 
 CompletionKind = Literal["refs", "archives"]

@@ -1,8 +1,8 @@
 """``memory`` under ``--remote``: the ``/memory`` family as text, from the remote catalog only.
 
 The summary (``summary_text``), ``memory revisions``, ``restore``, ``archived`` and ``recover``
-are the local ones over ``CliContext.catalog()``; ``instructions`` and ``recall`` print only what
-the server sends (no ``--target`` relative to this directory).
+are the top-level commands over ``CliContext.catalog()``; ``instructions`` and ``recall``
+print only what the server sends (no ``--target`` relative to this directory).
 """
 
 from __future__ import annotations
@@ -10,13 +10,8 @@ from __future__ import annotations
 import click
 
 from ..instructions.report import format_report
-from .memory_cmds import (
-    memory_archived,
-    memory_recover,
-    memory_restore,
-    memory_revisions,
-    summary,
-)
+from .facts_cmds import archived_cmd, recover_cmd, restore_cmd, revisions_cmd
+from .memory_cmds import summary
 from .output import CliContext, engine_errors, pass_cli
 
 
@@ -48,7 +43,7 @@ def memory_recall(ctx: CliContext) -> None:
     click.echo(trace.to_text() if trace else "No recall has run in this workspace yet.\n", nl=False)
 
 
-memory.add_command(memory_revisions)
-memory.add_command(memory_restore)
-memory.add_command(memory_recover)
-memory.add_command(memory_archived)
+memory.add_command(revisions_cmd)
+memory.add_command(restore_cmd)
+memory.add_command(recover_cmd)
+memory.add_command(archived_cmd)
