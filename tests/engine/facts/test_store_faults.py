@@ -96,16 +96,23 @@ class FailDirFsync(FS):
         super().fsync(fd)
 
 
-def test_directory_fsync_failure_is_durability_unknown(tmp_path: Path) -> None:
-    fs = FailDirFsync()
+def _update_with_failed_dir_fsync(
+    tmp_path: Path, fs: FailDirFsync, **change: str
+) -> tuple[Memory, str]:
+    """Save ``x``, then update it with ``change`` while the directory fsync fails (revision 2)."""
     memory = Memory(make_paths(tmp_path), fs=fs)
     fact = memory.save(name="x", description="d", body="v1").fact
     assert fact is not None
     fs.armed = True
     with pytest.raises(DurabilityUnknown) as err:
-        memory.save(id=fact.id, body="v2")
+        memory.save(id=fact.id, **change)
     assert err.value.revision == 2
     fs.armed = fs.replaced = False
+    return memory, fact.id
+
+
+def test_directory_fsync_failure_is_durability_unknown(tmp_path: Path) -> None:
+    memory, _ = _update_with_failed_dir_fsync(tmp_path, FailDirFsync(), body="v2")
     assert memory.resolve("x").body == "v2"
     assert [f.revision for f in memory.revisions("x")] == [1]
 
@@ -196,15 +203,8 @@ class FailDirFsyncAfterRenameLink(FailDirFsync):
 
 def test_rename_with_failed_dir_fsync_never_leaves_two_names(tmp_path: Path) -> None:
     fs = FailDirFsyncAfterRenameLink()
-    memory = Memory(make_paths(tmp_path), fs=fs)
-    fact = memory.save(name="x", description="d", body="v1").fact
-    assert fact is not None
-    fs.armed = True
-    with pytest.raises(DurabilityUnknown) as err:
-        memory.save(id=fact.id, name="y")
-    assert err.value.revision == 2
-    fs.armed = fs.replaced = False
-    assert [(f.name, f.id, f.revision) for f in memory.list_all()] == [("y", fact.id, 2)]
+    memory, fact_id = _update_with_failed_dir_fsync(tmp_path, fs, name="y")
+    assert [(f.name, f.id, f.revision) for f in memory.list_all()] == [("y", fact_id, 2)]
 
 
 class CreatorBeforeLink(FS):
