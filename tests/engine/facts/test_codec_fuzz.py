@@ -301,16 +301,8 @@ def test_fast_reader_agrees_on_edge_values() -> None:
 
 def test_special_float_extras_round_trip() -> None:
     fact = Fact(
-        id="mem-" + "b" * 32,
-        revision=1,
-        name="floats",
-        title="",
-        description="d",
-        type="project",
-        scope="project",
-        body="",
-        created_at=MTIME,
-        updated_at=MTIME,
+        id="mem-" + "b" * 32, revision=1, name="floats", title="", description="d",
+        type="project", scope="project", body="", created_at=MTIME, updated_at=MTIME,
         extra=(("weights", (float("inf"), float("-inf"), 1e16, -0.5)),),
     )
     data = render_fact(fact)

@@ -123,16 +123,8 @@ def test_golden_reads_back_identical(filename: str, parse: object) -> None:
 
 
 def test_minimal_fact_omits_empty_keys_and_writes_empty_body_as_nothing() -> None:
-    fact = Fact(
-        id="",
-        revision=0,
-        name="bare",
-        title="",
-        description="",
-        type="project",
-        scope="project",
-        body="  \n",
-    )
+    fact = Fact(id="", revision=0, name="bare", title="", description="", type="project",
+                scope="project", body="  \n")
     data = render_fact(fact)
     assert data == (DATA / "minimal.md").read_bytes()
     parsed = parse_fact(data, path=Path("bare.md"), store_scope="project", mtime=MTIME)
