@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import random
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -51,4 +53,19 @@ def make_workspace(base: Path, count: int, seed: int = 7) -> EnginePaths:
         )
         store = paths.global_store if scope == "global" else paths.project_store
         (store / f"{name}.md").write_bytes(render_fact(fact))
+    return paths
+
+
+def make_aged_workspace(base: Path, count: int) -> EnginePaths:
+    """``make_workspace`` with every fact file an hour old and the racy window waited out.
+
+    Files written just now are "racy" for 2 s (their mtime cannot prove them unchanged), so a
+    reader would not trust its cache yet; ctime cannot be aged, so the last 2 s are waited.
+    """
+    paths = make_workspace(base, count)
+    old = time.time() - 3600
+    for store in (paths.project_store, paths.global_store):
+        for file in store.iterdir():
+            os.utime(file, (old, old))
+    time.sleep(2.1)
     return paths

@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "app"), str(ROOT / "bench")]
 
-from _facts import make_workspace  # noqa: E402
+from _facts import make_aged_workspace  # noqa: E402
 from context_engine.facts.model import Fact  # noqa: E402
 from context_engine.hooks.protocol import AGENTS  # noqa: E402
 from context_engine.install import entries, files  # noqa: E402
@@ -43,16 +43,8 @@ def timed(command: str, stdin: str, env: dict[str, str], cwd: Path) -> tuple[flo
     """(wall seconds, CPU seconds of the child processes) of one shell command."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run(
-        command,
-        shell=True,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=cwd,
-        check=True,
-    )
+    subprocess.run(command, shell=True, input=stdin, capture_output=True, text=True, env=env,
+                   cwd=cwd, check=True)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -79,17 +71,9 @@ def block_sizes() -> None:
     print("\nmemory block (characters): bounded (S7.2a) / unbounded")
     for count in (1_000, 10_000, 100_000):
         facts = [
-            Fact(
-                id=f"mem-{i:032x}",
-                revision=1,
-                name=f"note-{i:06d}",
-                title="",
-                description=f"How part {i} of the release pipeline works",
-                type="project",
-                scope="project",
-                body="b",
-                updated_at=start + timedelta(minutes=i),
-            )
+            Fact(id=f"mem-{i:032x}", revision=1, name=f"note-{i:06d}", title="",
+                 description=f"How part {i} of the release pipeline works", type="project",
+                 scope="project", body="b", updated_at=start + timedelta(minutes=i))
             for i in range(count)
         ]
         bounded = build_memory_block(facts)
@@ -104,12 +88,7 @@ def main() -> None:
     args = parser.parse_args()
     base = Path(tempfile.mkdtemp(prefix="agents-bench-"))
     try:
-        paths = make_workspace(base, args.facts)
-        old = time.time() - 3600
-        for store in (paths.project_store, paths.global_store):
-            for file in store.iterdir():
-                os.utime(file, (old, old))
-        time.sleep(2.1)  # out of the racy window, so the snapshot cache is trusted
+        paths = make_aged_workspace(base, args.facts)
         home = base / "user-home"
         home.mkdir()
         env = dict(os.environ, HOME=str(home), CONTEXT_ENGINE_HOOK_RELAY="0")

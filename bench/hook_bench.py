@@ -31,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "app"), str(ROOT / "bench")]
 
-from _facts import make_workspace  # noqa: E402
+from _facts import make_aged_workspace  # noqa: E402
 from context_engine.facts.derived_index import index_path  # noqa: E402
 from context_engine.recall.persist import recall_cache_path  # noqa: E402
 
@@ -118,13 +118,7 @@ def main() -> None:
     compileall.compile_dir(ROOT / "app" / "context_engine", quiet=1)
     base = Path(tempfile.mkdtemp(prefix="hook-bench-"))
     try:
-        paths = make_workspace(base, args.facts)
-        # Files written just now are "racy" for 2 s; age them so the cache may trust them.
-        old = time.time() - 3600
-        for store in (paths.project_store, paths.global_store):
-            for file in store.iterdir():
-                os.utime(file, (old, old))
-        time.sleep(2.1)  # ctime cannot be aged: wait out the racy window instead
+        paths = make_aged_workspace(base, args.facts)
         hook_once(paths.home, paths.workspace)  # writes the cache
         warm = [hook_once(paths.home, paths.workspace) for _ in range(args.runs)]
         rebuilt = []  # snapshot cache warm, recall index rebuilt (the state before issue 9's index)

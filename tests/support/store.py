@@ -22,6 +22,13 @@ def make_paths(tmp: Path) -> EnginePaths:
     return EnginePaths.resolve(home=tmp / "home", workspace=ws, root=ws)
 
 
+def git_paths(tmp: Path) -> EnginePaths:
+    """Engine paths with home ``tmp/home`` and a git workspace ``tmp/proj`` (root found by .git)."""
+    workspace = tmp / "proj"
+    (workspace / ".git").mkdir(parents=True, exist_ok=True)
+    return EnginePaths.resolve(home=tmp / "home", workspace=workspace)
+
+
 def tree(root: Path) -> dict[str, tuple[bytes | str, int]]:
     """Every entry under ``root`` (recursively): relative path → (bytes or link target, inode).
 

@@ -17,7 +17,7 @@ from context_engine.hooks import relay
 from context_engine.paths import EnginePaths
 from mcp import Client, StdioServerParameters
 from support import APP_DIR
-from support.store import settle_all
+from support.store import git_paths, settle_all
 
 APP = APP_DIR
 PROMPT = "Where are release artifacts published from?"
@@ -25,9 +25,7 @@ PROMPT = "Where are release artifacts published from?"
 
 @pytest.fixture()
 def paths(tmp_path: Path) -> EnginePaths:
-    workspace = tmp_path / "proj"
-    (workspace / ".git").mkdir(parents=True)
-    paths = EnginePaths.resolve(home=tmp_path / "h", workspace=workspace)
+    paths = git_paths(tmp_path)
     Memory(paths).save(name="release-target", description="Release target for this project",
                        body="Release artifacts are published from main-v2.", type="project")
     return paths

@@ -16,6 +16,7 @@ from context_engine.paths import EnginePaths
 from context_engine.tools.spec import TOOL_SPECS
 from mcp import Client, StdioServerParameters
 from support import APP_DIR
+from support.store import git_paths
 
 APP = APP_DIR
 GLOBAL_FACT = {
@@ -35,11 +36,9 @@ LOW_RISK = {
 
 @pytest.fixture()
 def paths(tmp_path: Path) -> EnginePaths:
-    workspace = tmp_path / "proj"
-    (workspace / ".git").mkdir(parents=True)
-    paths = EnginePaths.resolve(home=tmp_path / "home", workspace=workspace)
+    paths = git_paths(tmp_path)
     Memory(paths).save(name="deploy-window", description="When deploys may run",
-                       body=f"Deploys run only on Tuesdays from {workspace}/deploy.",
+                       body=f"Deploys run only on Tuesdays from {paths.workspace}/deploy.",
                        type="project")
     return paths
 

@@ -17,6 +17,7 @@ from context_engine.paths import EnginePaths
 from context_engine.proposals.review import store_for
 from mcp import Client, StdioServerParameters
 from support.secrets import POSITIVES
+from support.store import git_paths
 
 pytestmark = pytest.mark.slow  # MCP server and CLI subprocesses
 
@@ -31,9 +32,7 @@ USER_FACT = {
 
 @pytest.fixture()
 def paths(tmp_path: Path) -> EnginePaths:
-    workspace = tmp_path / "proj"
-    (workspace / ".git").mkdir(parents=True)
-    return EnginePaths.resolve(home=tmp_path / "home", workspace=workspace)
+    return git_paths(tmp_path)
 
 
 def cli_args(paths: EnginePaths) -> list[str]:
