@@ -419,27 +419,14 @@ def _parse(
         fields = scan_canonical(front) if values is not None and front is not None else None
         if fields is not None:
             try:
-                return _assemble(
-                    fields,
-                    body,
-                    path=path,
-                    store_scope=store_scope,
-                    mtime=mtime,
-                    stamp=stamp,
-                    encoding=encoding,
-                )
+                return _assemble(fields, body, path=path, store_scope=store_scope, mtime=mtime,
+                                 stamp=stamp, encoding=encoding)
             except FactFormatError:
                 # The fast reader keeps no line numbers: the strict reader reports the error.
                 pass
-        return _assemble(
-            FrontFields() if front is None else _strict_fields(front),
-            body,
-            path=path,
-            store_scope=store_scope,
-            mtime=mtime,
-            stamp=stamp,
-            encoding=encoding,
-        )
+        strict = FrontFields() if front is None else _strict_fields(front)
+        return _assemble(strict, body, path=path, store_scope=store_scope, mtime=mtime,
+                         stamp=stamp, encoding=encoding)
     except FactFormatError:
         raise
     except RecursionError:

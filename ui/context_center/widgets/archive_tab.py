@@ -7,10 +7,8 @@ from context_engine.facts.model import Fact
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QHBoxLayout,
     QLabel,
     QPushButton,
-    QSplitter,
     QTableView,
     QTextBrowser,
     QVBoxLayout,
@@ -18,6 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..models.table import Column, RowTableModel
+from .layout import button_row, column, split
 
 
 def _stamp(fact: Fact) -> str:
@@ -93,36 +92,12 @@ class ArchiveTab(QWidget):
         hint = QLabel("Select one revision to compare it with the active one, or two to "
                       "compare them with each other.")
         hint.setWordWrap(True)
-        top_left = QWidget()
-        tl = QVBoxLayout(top_left)
-        tl.setContentsMargins(0, 0, 0, 0)
-        tl.addWidget(self.history_label)
-        tl.addWidget(self.revisions, 1)
-        tl.addWidget(hint)
-        row = QHBoxLayout()
-        row.addStretch(1)
-        row.addWidget(self.restore_button)
-        tl.addLayout(row)
-        history = QSplitter(Qt.Orientation.Horizontal)
-        history.addWidget(top_left)
-        history.addWidget(self.diff)
-        bottom_left = QWidget()
-        bl = QVBoxLayout(bottom_left)
-        bl.setContentsMargins(0, 0, 0, 0)
-        bl.addWidget(QLabel("<b>Archive</b> — forgotten facts of both stores, newest first"))
-        bl.addWidget(self.archive, 1)
-        row2 = QHBoxLayout()
-        row2.addStretch(1)
-        row2.addWidget(self.recover_button)
-        bl.addLayout(row2)
-        archive = QSplitter(Qt.Orientation.Horizontal)
-        archive.addWidget(bottom_left)
-        archive.addWidget(self.archive_detail)
-        outer = QSplitter(Qt.Orientation.Vertical)
-        outer.addWidget(history)
-        outer.addWidget(archive)
-        for splitter in (history, archive):
-            splitter.setSizes([640, 520])
+        history = split(column(self.history_label, (self.revisions, 1), hint,
+                               button_row(self.restore_button)), self.diff, sizes=[640, 520])
+        archive_title = QLabel("<b>Archive</b> — forgotten facts of both stores, newest first")
+        archive = split(column(archive_title, (self.archive, 1), button_row(self.recover_button)),
+                        self.archive_detail, sizes=[640, 520])
+        outer = split(history, archive, orientation=Qt.Orientation.Vertical)
         layout = QVBoxLayout(self)
         layout.addWidget(outer)
         self.restore_button.setEnabled(False)

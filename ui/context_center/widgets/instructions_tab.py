@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QModelIndex, Qt, Signal, SignalInstance, Slot
+from PySide6.QtCore import QModelIndex, Signal, SignalInstance, Slot
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -13,7 +13,6 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
-    QSplitter,
     QTableView,
     QTabWidget,
     QTextBrowser,
@@ -26,6 +25,7 @@ from ..dialogs.fact_editor import monospace
 from ..models import roles
 from ..models.table import Column, RowTableModel
 from ..models.tree import NodeTreeModel
+from .layout import column, split
 
 DIAGNOSTIC_COLUMNS = (
     Column("Code", lambda d: d.code),
@@ -79,8 +79,8 @@ class InstructionsTab(QWidget):
         self.diagnostics.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.diagnostics.verticalHeader().setVisible(False)
         self.diagnostics.horizontalHeader().setStretchLastSection(True)
-        for column, width in enumerate((170, 100, 44, 130)):
-            self.diagnostics.setColumnWidth(column, width)
+        for index, width in enumerate((170, 100, 44, 130)):
+            self.diagnostics.setColumnWidth(index, width)
         self.rendered = QTextBrowser()
         self.source = QPlainTextEdit()
         self.source.setReadOnly(True)
@@ -92,17 +92,11 @@ class InstructionsTab(QWidget):
         self.views.addTab(self.rendered, "Rendered")
         self.views.addTab(self.source, "Expanded text")
         self.views.addTab(self.block, "Exact provider block")
-        left = QWidget()
-        ll = QVBoxLayout(left)
-        ll.setContentsMargins(0, 0, 0, 0)
-        ll.addWidget(QLabel("<b>Documents</b>, lowest precedence first (later ones win)"))
-        ll.addWidget(self.tree, 3)
-        ll.addWidget(QLabel("<b>Diagnostics</b> (local only; never sent to the model)"))
-        ll.addWidget(self.diagnostics, 1)
-        splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.addWidget(left)
-        splitter.addWidget(self.views)
-        splitter.setSizes([560, 620])
+        left = column(QLabel("<b>Documents</b>, lowest precedence first (later ones win)"),
+                      (self.tree, 3),
+                      QLabel("<b>Diagnostics</b> (local only; never sent to the model)"),
+                      (self.diagnostics, 1))
+        splitter = split(left, self.views, sizes=[560, 620])
         for widget, name in ((self.header, "Workspace and home"),
                              (self.target, "Resolve instructions for a sub-path"),
                              (self.tree, "Instruction documents and imports"),

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from context_engine.defaults import RECALL_BUDGET, RECALL_LIMIT, RECALL_MAX_LIMIT, RECALL_MIN_BUDGET
 from context_engine.recall.trace import RecallTrace
-from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtCore import Signal, Slot
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -14,14 +13,14 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QSpinBox,
-    QSplitter,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
 
 from ..dialogs.fact_editor import monospace
 from ..models.table import Column, RowTableModel
+from .layout import column, split
+from .review_split import row_table
 
 TRACE_COLUMNS = (
     Column("When", lambda t: t.at[:19].replace("T", " ")),
@@ -40,16 +39,6 @@ DROP_COLUMNS = (
     Column("Score", lambda d: f"{d.score:.3f}", sort_key=lambda d: d.score),
     Column("Why it lost", lambda d: d.reason + (f": {d.detail}" if d.detail else "")),
 )
-
-
-def _table(model: RowTableModel) -> QTableView:
-    view = QTableView()
-    view.setModel(model)
-    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-    view.verticalHeader().setVisible(False)
-    view.horizontalHeader().setStretchLastSection(True)
-    return view
 
 
 class RecallTab(QWidget):
@@ -88,15 +77,15 @@ class RecallTab(QWidget):
         bar.addWidget(self.limit)
         bar.addWidget(self.budget)
         bar.addWidget(self.run_button)
-        self.traces = _table(self.traces_model)
+        self.traces = row_table(self.traces_model)
         self.traces.setColumnWidth(0, 130)
         self.traces.setColumnWidth(1, 170)
         self.summary = QLabel()
         self.summary.setWordWrap(True)
         self.budget_bar = QProgressBar()
         self.budget_bar.setFormat("%v / %m characters of the recall budget")
-        self.hits = _table(self.hits_model)
-        self.drops = _table(self.drops_model)
+        self.hits = row_table(self.hits_model)
+        self.drops = row_table(self.drops_model)
         for view in (self.hits, self.drops):
             view.setWordWrap(False)
             view.setColumnWidth(0, 210)
@@ -110,26 +99,12 @@ class RecallTab(QWidget):
                              (self.hits, "Recalled facts"), (self.drops, "Omitted and suppressed"),
                              (self.block, "Exact provider block")):
             widget.setAccessibleName(name)
-        left = QWidget()
-        ll = QVBoxLayout(left)
-        ll.setContentsMargins(0, 0, 0, 0)
-        ll.addWidget(QLabel("<b>Recent traces</b> (newest first)"))
-        ll.addWidget(self.traces)
-        right = QWidget()
-        rl = QVBoxLayout(right)
-        rl.setContentsMargins(0, 0, 0, 0)
-        rl.addWidget(self.summary)
-        rl.addWidget(self.budget_bar)
-        rl.addWidget(QLabel("<b>Recalled</b>"))
-        rl.addWidget(self.hits, 2)
-        rl.addWidget(QLabel("<b>Omitted and suppressed</b>, with why"))
-        rl.addWidget(self.drops, 2)
-        rl.addWidget(QLabel("<b>Exact provider block</b> (appended to the user turn)"))
-        rl.addWidget(self.block, 3)
-        splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.addWidget(left)
-        splitter.addWidget(right)
-        splitter.setSizes([380, 800])
+        left = column(QLabel("<b>Recent traces</b> (newest first)"), self.traces)
+        right = column(self.summary, self.budget_bar, QLabel("<b>Recalled</b>"), (self.hits, 2),
+                       QLabel("<b>Omitted and suppressed</b>, with why"), (self.drops, 2),
+                       QLabel("<b>Exact provider block</b> (appended to the user turn)"),
+                       (self.block, 3))
+        splitter = split(left, right, sizes=[380, 800])
         layout = QVBoxLayout(self)
         layout.addLayout(bar)
         layout.addWidget(splitter, 1)

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QAbstractItemModel, Qt
+from PySide6.QtCore import QAbstractItemModel
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
     QSplitter,
     QTableView,
     QTextBrowser,
-    QVBoxLayout,
-    QWidget,
 )
 
 from ..models.table import RowTableModel
+from .layout import column, split
 
 
 def row_table(model: QAbstractItemModel) -> QTableView:
@@ -35,13 +34,4 @@ def selected_row(table: QTableView, model: RowTableModel) -> object | None:
 
 def detail_split(table: QTableView, detail: QTextBrowser, buttons: QHBoxLayout) -> QSplitter:
     """``table`` on the left; ``detail`` above ``buttons`` on the right."""
-    right = QWidget()
-    column = QVBoxLayout(right)
-    column.setContentsMargins(0, 0, 0, 0)
-    column.addWidget(detail, 1)
-    column.addLayout(buttons)
-    splitter = QSplitter(Qt.Orientation.Horizontal)
-    splitter.addWidget(table)
-    splitter.addWidget(right)
-    splitter.setSizes([620, 560])
-    return splitter
+    return split(table, column((detail, 1), buttons), sizes=[620, 560])
