@@ -287,26 +287,14 @@ def build_server(host: ToolHost, *, version: str = "") -> Server[Any]:
     )
 
 
-class _AskedNobody:
-    """Fail-closed confirmation that remembers the request a person was wanted for."""
-
-    def __init__(self) -> None:
-        self.request: ConfirmationRequest | None = None
-
-    def confirm(self, request: ConfirmationRequest) -> bool:
-        """Refuse, keeping the request."""
-        self.request = request
-        return False
-
-
 class EngineToolHost:
     """The three agent tools of one engine, run as a headless controller owning the store."""
 
     def __init__(self, engine: ContextEngine) -> None:
-        import secrets
+        from ..proposals.unasked import new_session
 
         self.engine = engine
-        self.session = f"mcp-{secrets.token_hex(4)}"  # one server process = one agent session
+        self.session = new_session("mcp")  # one server process = one agent session
 
     def tool_defs(self) -> Sequence[ToolDef]:
         """The fixed tool specs (S9.2)."""
@@ -318,9 +306,10 @@ class EngineToolHost:
         """Run one call; ``approved`` is a one-time confirmation for these exact arguments."""
         from ..policy.confirmation import ApprovedOnce
         from ..policy.permission import argument_digest
+        from ..proposals.unasked import AskedNobody
         from .write import canonical_args
 
-        asked = _AskedNobody()
+        asked = AskedNobody()
         # Bound to the arguments as the policy sees them (S10.3), not their JSON spelling.
         digest = argument_digest(name, canonical_args(name, args))
         confirmation = ApprovedOnce(digest) if approved else asked
@@ -336,15 +325,14 @@ class EngineToolHost:
 
     def keep(self, name: str, args: Mapping[str, Any], reply: ToolReply, agent: str) -> str:
         """Keep the call as a proposal for this workspace (S15.2); the model's text."""
-        from ..proposals.review import keep, kept_text
+        from ..proposals.unasked import keep_unasked
 
         reason = reply.needs_person or "a person must confirm this write"
         if reply.request is None:
             return refused_text(f"{reason}; {NO_PERSON}")
-        proposal = keep(
-            self.engine.paths, name, args, reply.request, agent=agent, session=self.session
-        )
-        return self.engine.scrub(kept_text(proposal, reason))
+        _, text = keep_unasked(self.engine, name, args, reply.request, reason, agent=agent,
+                               session=self.session)
+        return text
 
     def resources(self) -> Sequence[tuple[str, str, str]]:
         """Every active fact by reference (never a path), in the index's order."""

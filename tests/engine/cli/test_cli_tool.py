@@ -12,10 +12,13 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 from context_engine.cli.main import cli
+from context_engine.engine import ContextEngine
 from context_engine.facts.memory import Memory
 from context_engine.paths import EnginePaths
 from context_engine.policy import confirmation as confirmation_module
+from context_engine.proposals.review import accept, store_for
 from support import APP_DIR, RELEASE
+from support.secrets import POSITIVES
 
 
 @pytest.fixture
@@ -63,6 +66,32 @@ def test_yolo_does_not_skip_confirmation(dirs: tuple[Path, Path], mode: str) -> 
     assert payload["decision"] == "confirm" and payload["written"] is False
     assert payload["reason"] == "only explicitly classified project/reference facts are low-risk"
     assert memory(dirs).snapshot().facts == ()
+
+
+def test_headless_write_that_needs_a_person_is_kept_as_a_proposal(
+    dirs: tuple[Path, Path],
+) -> None:
+    """S15.2 as the MCP server keeps it: not written, kept for review, accepted by a person."""
+    args = dict(RELEASE, type="user")
+    code, payload = run(dirs, "remember", "--controller", "headless", "--args", json.dumps(args))
+    assert (code, payload["decision"], payload["written"]) == (1, "confirm", False)
+    paths = EnginePaths.resolve(home=dirs[0], workspace=dirs[1])
+    [kept] = store_for(paths).entries()
+    assert str(payload["result"]).startswith("Kept for review, not written: only explicitly")
+    assert kept.id in str(payload["result"]) and str(dirs[0]) not in str(payload["result"])
+    assert (kept.tool, kept.reference, kept.agent) == (
+        "remember", "project/release-target.md", "context-engine tool")
+    assert memory(dirs).snapshot().facts == ()
+    accept(ContextEngine(paths), kept.id)
+    assert memory(dirs).resolve("release-target").body == RELEASE["body"]
+
+
+def test_headless_write_that_may_hold_a_secret_is_not_kept(dirs: tuple[Path, Path]) -> None:
+    args = dict(RELEASE, type="user", body=f"the CI token is {POSITIVES['github_token'][0]}")
+    code, payload = run(dirs, "remember", "--controller", "headless", "--args", json.dumps(args))
+    assert (code, payload["written"]) == (1, False)
+    paths = EnginePaths.resolve(home=dirs[0], workspace=dirs[1])
+    assert store_for(paths).entries() == [] and memory(dirs).snapshot().facts == ()
 
 
 def test_subagent_is_refused(dirs: tuple[Path, Path]) -> None:
