@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from context_center.presenters.bundles import BundlePresenter
+from context_center.presenters.bundles import BundlePresenter, ask_choice
 from context_center.services.backend import Backend
 from context_center.services.tasks import TaskManager
 from context_engine.catalog.local import LocalCatalog
 from context_engine.facts.memory import Memory
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QMessageBox, QWidget
 from support.bundles import paths_for, populate, store_files_of, workspace
 
 
@@ -29,9 +30,10 @@ def parts(qtbot, tmp_path: Path):  # type: ignore[no-untyped-def]
 
 def presenter_for(paths, parent, tasks, bundle: Path, answers: list[str | None],
                   asked: list[tuple[str, bool]]) -> BundlePresenter:  # type: ignore[no-untyped-def]
-    def choice(_parent: QWidget, text: str, conflicts: bool) -> str | None:
+    def choice(_parent: QWidget, text: str, conflicts: bool,
+               answered: Callable[[str | None], None]) -> None:
         asked.append((text, conflicts))
-        return answers.pop(0)
+        answered(answers.pop(0))
 
     return BundlePresenter(parent, Backend(LocalCatalog(paths)), tasks,
                            export_path=lambda _p: str(bundle),
@@ -109,3 +111,19 @@ def test_a_window_whose_catalog_is_not_local_offers_no_transfer(qtbot, parts, tm
     assert not window.export_bundle_action.isEnabled()
     assert not window.import_bundle_action.isEnabled()
     root.shutdown()
+
+
+@pytest.mark.parametrize(("button", "expected"), [
+    ("Keep as new revisions", "revision"), ("Skip conflicts", "skip"), ("Cancel", None)])
+def test_the_plan_box_opens_without_blocking_and_answers_by_callback(
+    qtbot, button: str, expected: str | None
+) -> None:
+    parent = QWidget()
+    qtbot.addWidget(parent)
+    answers: list[str | None] = []
+    ask_choice(parent, "1 conflict", True, answers.append)  # returns at once: no nested loop
+    [box] = parent.findChildren(QMessageBox)
+    assert box.isModal() and answers == []
+    [clicked] = [b for b in box.buttons() if b.text().replace("&", "") == button]
+    clicked.click()
+    qtbot.waitUntil(lambda: answers == [expected], timeout=5000)

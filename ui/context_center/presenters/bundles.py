@@ -22,8 +22,9 @@ if TYPE_CHECKING:  # tarfile and the transfer package load on first use, not at 
     from context_engine.transfer.export import ExportReport
     from context_engine.transfer.restore import RestoreReport
 
-# (parent, plan text, has conflicts) -> "skip" | "revision" | None (back out)
-AskChoice = Callable[[QWidget, str, bool], str | None]
+Choice = str | None  # "skip" | "revision" | None (back out)
+# (parent, plan text, has conflicts, called with the choice once the person answers)
+AskChoice = Callable[[QWidget, str, bool, Callable[[Choice], None]], None]
 AskPath = Callable[[QWidget], str]
 BUNDLE_FILTER = "Bundles (*.tar.gz *.tgz *.tar *.zip);;All files (*)"
 
@@ -41,8 +42,12 @@ def ask_bundle_path(parent: QWidget) -> str:
     return path
 
 
-def ask_choice(parent: QWidget, text: str, conflicts: bool) -> str | None:
-    """Show the plan; with conflicts, ask skip or keep as revisions."""
+def ask_choice(parent: QWidget, text: str, conflicts: bool,
+               answered: Callable[[Choice], None]) -> None:
+    """Show the plan (window-modal, not blocking); with conflicts, ask skip or keep as revisions.
+
+    ``answered`` gets the choice when the box closes (None: cancelled or closed).
+    """
     box = QMessageBox(parent)
     box.setWindowTitle("Import bundle")
     box.setText(text)
@@ -51,12 +56,19 @@ def ask_choice(parent: QWidget, text: str, conflicts: bool) -> str | None:
     revise = box.addButton("Keep as new revisions", QMessageBox.ButtonRole.YesRole) if (
         conflicts) else None
     box.addButton(QMessageBox.StandardButton.Cancel)
-    box.exec()
-    if box.clickedButton() is restore:
-        return "skip"
-    if revise is not None and box.clickedButton() is revise:
-        return "revision"
-    return None
+
+    def finished(_result: int) -> None:
+        clicked = box.clickedButton()
+        box.deleteLater()
+        if clicked is restore:
+            answered("skip")
+        elif revise is not None and clicked is revise:
+            answered("revision")
+        else:
+            answered(None)
+
+    box.finished.connect(finished)
+    box.open()
 
 
 class BundlePresenter(QObject):
@@ -116,9 +128,14 @@ class BundlePresenter(QObject):
                            self._on_failed, long=True))
 
     def _on_planned(self, path: str, plan: RestoreReport) -> None:
-        from context_engine.transfer.restore import describe, has_conflicts, restore_bundle
+        from context_engine.transfer.restore import describe, has_conflicts
 
-        choice = self._choice(self.window, "\n".join(describe(plan)), has_conflicts(plan))
+        self._choice(self.window, "\n".join(describe(plan)), has_conflicts(plan),
+                     lambda choice: self._on_choice(path, choice))
+
+    def _on_choice(self, path: str, choice: Choice) -> None:
+        from context_engine.transfer.restore import restore_bundle
+
         if choice is None:
             return
         paths = self.backend.paths
