@@ -37,33 +37,37 @@ def test_new_fact_needs_description_and_body(qtbot, app_root):
     flows.editor.reject()
 
 
+def _create_refused(qtbot, flows, name: str, description: str, body: str,  # type: ignore[no-untyped-def]
+                    scope: str = "", type: str = "") -> str:
+    """Fill the New fact editor, submit it and return the failure it reports."""
+    flows.new_fact()
+    flows.editor.name_edit.setText(name)
+    if scope:
+        flows.editor.scope_box.setCurrentText(scope)
+    if type:
+        flows.editor.type_box.setCurrentText(type)
+    flows.editor.description_edit.setText(description)
+    flows.editor.body_edit.setPlainText(body)
+    with qtbot.waitSignal(flows.failed, timeout=3000) as blocker:
+        flows.editor.buttons.accepted.emit()
+    return str(blocker.args[0])
+
+
 @pytest.mark.slow
 def test_create_duplicate_name_is_refused_and_nothing_written(qtbot, app_root, demo):
     flows = app_root.writes
     before = (demo.paths.project_store / "glossary.md").exists()
-    flows.new_fact()
-    flows.editor.name_edit.setText("release-target")
-    flows.editor.description_edit.setText("dup")
-    flows.editor.body_edit.setPlainText("dup body")
-    with qtbot.waitSignal(flows.failed, timeout=3000) as blocker:
-        flows.editor.buttons.accepted.emit()
-    assert "already exists" in blocker.args[0]
+    assert "already exists" in _create_refused(qtbot, flows, "release-target", "dup", "dup body")
     assert flows.editor.isVisible()
     assert Memory(demo.paths).resolve("project/release-target.md").revision == 3
     assert before is False
 
 
 def test_create_never_touches_a_same_named_fact_in_the_other_scope(qtbot, app_root, demo):
-    flows = app_root.writes
-    flows.new_fact()
-    flows.editor.name_edit.setText("Test Command")
-    flows.editor.scope_box.setCurrentText("global")
-    flows.editor.type_box.setCurrentText("feedback")
-    flows.editor.description_edit.setText("Global default for tests")
-    flows.editor.body_edit.setPlainText("Run the tests before every commit.")
-    with qtbot.waitSignal(flows.failed, timeout=3000) as blocker:
-        flows.editor.buttons.accepted.emit()
-    assert "already exists" in blocker.args[0]
+    message = _create_refused(qtbot, app_root.writes, "Test Command", "Global default for tests",
+                              "Run the tests before every commit.", scope="global",
+                              type="feedback")
+    assert "already exists" in message
     refs = {f.reference for f in Memory(demo.paths).snapshot().facts if f.name == "test-command"}
     assert refs == {"project/test-command.md"}  # not archived, not overwritten (S4.2, S4.11)
     assert not list((demo.paths.project_store / ".archive").glob("*test-command*"))

@@ -26,6 +26,15 @@ def guidance(prefix: str) -> str:
     return prefix.split(GLOBAL_HEADING, 1)[1].split(INDEX_HEADING, 1)[0]
 
 
+@pytest.fixture()
+def engine(dirs: tuple[Path, Path]) -> ContextEngine:
+    """An engine over ``dirs`` holding the two seed facts."""
+    workspace, home = dirs
+    opened = ContextEngine.open(workspace=workspace, home=home)
+    seed(opened)
+    return opened
+
+
 def seed(engine: ContextEngine) -> Memory:
     memory = Memory.open(engine.paths)
     memory.save(name="prefers-tabs", description="Indentation preference",
@@ -36,10 +45,7 @@ def seed(engine: ContextEngine) -> Memory:
     return memory
 
 
-def test_global_feedback_appears_in_the_prefix(dirs: tuple[Path, Path]) -> None:
-    workspace, home = dirs
-    engine = ContextEngine.open(workspace=workspace, home=home)
-    seed(engine)
+def test_global_feedback_appears_in_the_prefix(engine: ContextEngine) -> None:
     prefix = engine.start_session("headless").stable_prefix
     assert prefix.startswith("# Memory\n")
     assert "### prefers tabs (global/feedback)\n\nAlways indent with tabs" in guidance(prefix)
@@ -77,20 +83,14 @@ def test_equivalent_project_fact_changes_next_prefix_and_notes_current(
     assert GLOBAL_HEADING not in following.stable_prefix
 
 
-def test_nothing_else_changes_mid_session(dirs: tuple[Path, Path]) -> None:
-    workspace, home = dirs
-    engine = ContextEngine.open(workspace=workspace, home=home)
-    seed(engine)
+def test_nothing_else_changes_mid_session(engine: ContextEngine) -> None:
     session = engine.start_session("interactive")
     turn = session.process_user_turn("continue")
     assert turn.text_for_provider == "continue"
     assert turn.recall_block == "" and turn.notes == ""
 
 
-def test_matching_turn_gets_recall_and_records_trace(dirs: tuple[Path, Path]) -> None:
-    workspace, home = dirs
-    engine = ContextEngine.open(workspace=workspace, home=home)
-    seed(engine)
+def test_matching_turn_gets_recall_and_records_trace(engine: ContextEngine) -> None:
     session = engine.start_session("headless")
     turn = session.process_user_turn("Where are release artifacts published from?")
     assert "<memory-recall>" in turn.recall_block
@@ -170,10 +170,7 @@ def test_tools_go_through_the_write_policy(dirs: tuple[Path, Path]) -> None:
     assert "project/deploy-window.md" in facts and "global/deploy-window.md" not in facts
 
 
-def test_unreadable_fact_is_reported_in_the_trace(dirs: tuple[Path, Path]) -> None:
-    workspace, home = dirs
-    engine = ContextEngine.open(workspace=workspace, home=home)
-    seed(engine)
+def test_unreadable_fact_is_reported_in_the_trace(engine: ContextEngine) -> None:
     (engine.paths.project_store / "broken.md").write_bytes(b"---\nname: [oops\n---\nbody\n")
     session = engine.start_session("headless")
     turn = session.process_user_turn("Where are release artifacts published from?")
