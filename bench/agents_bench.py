@@ -99,18 +99,8 @@ def main() -> None:
         anchor = medians(f"{sys.executable} -c pass", "", env, base, args.runs)
         print(f"  {'python -c pass':<34} {anchor}")
         for agent in AGENTS:
-            cli = [
-                sys.executable,
-                "-m",
-                "context_engine",
-                "--home",
-                str(paths.home),
-                "--workspace",
-                str(paths.workspace),
-                "install",
-                agent,
-                "--no-trust",
-            ]
+            where = ["--home", str(paths.home), "--workspace", str(paths.workspace)]
+            cli = [sys.executable, "-m", "context_engine", *where, "install", agent, "--no-trust"]
             subprocess.run(cli, env=env, check=True, capture_output=True)
             for event, command in configured_hooks(agent, paths.root).items():
                 payload = json.dumps(

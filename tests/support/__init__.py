@@ -6,7 +6,14 @@ workspace), ``support.recall`` (sample facts), ``support.instructions`` (recordi
 ``support.quality`` (the recall quality set and its metrics).
 """
 
+from __future__ import annotations
+
+import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from context_engine.paths import EnginePaths
 
 ROOT = Path(__file__).resolve().parents[2]
 APP_DIR = ROOT / "app"
@@ -32,3 +39,9 @@ def release_with(**changes: object) -> dict[str, object]:
         else:
             args[key] = value
     return args
+
+
+def cli_argv(paths: EnginePaths, *args: str) -> list[str]:
+    """``python -m context_engine --home HOME --workspace WS ARGS…`` for ``paths``."""
+    where = ["--home", str(paths.home), "--workspace", str(paths.workspace)]
+    return [sys.executable, "-m", "context_engine", *where, *args]

@@ -5,11 +5,11 @@ from __future__ import annotations
 import os
 import pty
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from context_engine.facts.memory import Memory
+from support import cli_argv
 from support.store import make_paths
 
 APP = Path(__file__).resolve().parents[3] / "app"
@@ -20,16 +20,7 @@ def _setup(tmp_path: Path) -> list[str]:
     memory = Memory(paths)
     for i in range(40):
         memory.save(name=f"fact-{i:03d}", description=f"Fact {i}", body="b", type="project")
-    return [
-        sys.executable,
-        "-m",
-        "context_engine",
-        "--home",
-        str(paths.home),
-        "--workspace",
-        str(paths.workspace),
-        "memory",
-    ]
+    return cli_argv(paths, "memory")
 
 
 @pytest.mark.slow
