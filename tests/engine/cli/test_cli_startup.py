@@ -18,6 +18,7 @@ from context_engine import ContextEngine, EnginePaths
 from context_engine.cli import registry
 from context_engine.cli.main import cli
 from context_engine.paths import slugify
+from support import RELEASE
 
 ROOT = Path(__file__).resolve().parents[3]
 HEAVY = (
@@ -177,12 +178,7 @@ def test_missing_refs_fail_the_same_way_for_read_and_forget(c: Cli) -> None:
 
 
 def test_tool_args_dash_reads_stdin(c: Cli) -> None:
-    args = {
-        "name": "release-target",
-        "description": "Release target for this project",
-        "type": "project",
-        "body": "Release artifacts are published from main-v2.",
-    }
+    args = RELEASE
     payload = c.run(
         "tool", "remember", "--controller", "headless", "--args", "-", stdin=json.dumps(args)
     )
