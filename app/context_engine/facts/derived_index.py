@@ -195,7 +195,9 @@ class FactIndex:
         self._db: sqlite3.Connection | None = None
         self._writable = False
         self._broken = False
-        self._lock = threading.Lock()
+        # Re-entrant: a rebuild inside ``_using`` closes the connection, and ``close`` takes the
+        # lock so a writer's close never frees a connection another thread is reading from.
+        self._lock = threading.RLock()
 
     # -- opening ---------------------------------------------------------------------------
 
@@ -325,11 +327,12 @@ class FactIndex:
         return True
 
     def close(self) -> None:
-        """Close the connection (it reopens on next use)."""
-        if self._db is not None:
-            with contextlib.suppress(sqlite3.Error):
-                self._db.close()
-            self._db = None
+        """Close the connection (it reopens on next use); waits for a read in another thread."""
+        with self._lock:
+            if self._db is not None:
+                with contextlib.suppress(sqlite3.Error):
+                    self._db.close()
+                self._db = None
 
     @contextmanager
     def _using(self) -> Iterator[sqlite3.Connection | None]:

@@ -322,3 +322,47 @@ def test_summaries_list_settled_rows_without_reading_a_file(
     assert [
         (r.name, r.scope, r.id, r.revision, r.title, r.description, r.type) for r in found
     ] == expected
+
+
+# One process: a writer closes the index connection (to checkpoint under the store lock) while
+# a reader thread of the same process is fetching rows from it. Closing a sqlite3 connection
+# another thread is using crashed the interpreter (seen as a segfault in the app's read pool).
+CLOSE_WHILE_READING = """
+import sys, threading, time
+sys.path[:0] = sys.argv[1:3]
+from context_engine.facts import derived_index
+from context_engine.facts.memory import Memory
+from context_engine.paths import EnginePaths
+paths = EnginePaths.resolve(home=sys.argv[3], workspace=sys.argv[4], root=sys.argv[4])
+memory = Memory(paths)
+memory.snapshot()
+index = next(s.index for s in memory.stores.all() if s.index is not None)
+stop = time.monotonic() + 2.0
+def read():
+    while time.monotonic() < stop:
+        index.rows()
+readers = [threading.Thread(target=read) for _ in range(3)]
+for t in readers:
+    t.start()
+while time.monotonic() < stop:
+    index.close()
+for t in readers:
+    t.join()
+print("ok")
+"""
+
+
+@pytest.mark.slow
+def test_closing_the_index_while_another_thread_reads_never_crashes(
+    paths: EnginePaths, tmp_path: Path
+) -> None:
+    root = Path(__file__).resolve().parents[3]
+    for i in range(200):
+        Memory(paths).save(name=f"more-{i}", description=f"More {i}", body="x" * 200,
+                           type="project")
+    done = subprocess.run(
+        [sys.executable, "-c", CLOSE_WHILE_READING, str(root / "app"), str(root / "tests"),
+         str(paths.home), str(paths.workspace)],
+        capture_output=True, text=True, timeout=120, check=False,
+    )
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-3000:]
