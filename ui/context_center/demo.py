@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from importlib import resources
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -86,58 +87,18 @@ class FactSpec:
     body: str
 
 
-def _spec(**fields: str) -> FactSpec:
+def _spec(fields: dict[str, str]) -> FactSpec:
     return FactSpec(name=fields["name"], title=fields["title"], type=cast(FactType, fields["type"]),
                     scope=cast(Scope, fields["scope"]), description=fields["description"],
                     body=fields["body"])
 
 
-FACTS: tuple[FactSpec, ...] = (
-    _spec(name="release-target", title="Release target", type="project", scope="project",
-     description="Release branch for this project",
-     body="Release artifacts are published from `main-v2`.\n\nTag with `vX.Y.Z` first."),
-    _spec(name="api-docs", title="API reference location", type="reference",
-     scope="project", description="Where the OpenAPI spec lives",
-     body="The OpenAPI spec is `api/openapi.yaml`; render it with `make docs`."),
-    _spec(name="test-command", title="Run tests with the race detector", type="feedback",
-     scope="project", description="Tests must run with -race",
-     body="Always run `go test -race ./...`; the CI fails without it.\n\n```sh\n"
-             "go test -race ./...\n```"),
-    _spec(name="owner-contact", title="Service owner", type="user", scope="project",
-     description="Who owns the payments service",
-     body="The payments team owns this service; ask in #payments before schema changes."),
-    _spec(name="prefers-tabs", title="Prefers tabs", type="user", scope="global",
-     description="Indentation preference",
-     body="Use tabs for indentation in Go and Makefiles; two spaces elsewhere."),
-    _spec(name="review-style", title="Review feedback style", type="feedback",
-     scope="global", description="How to phrase code review comments",
-     body="Lead with the problem, then one concrete suggestion. No nitpicks about naming."),
-    _spec(name="release-target", title="Release target", type="project", scope="global",
-     description="Default release branch across projects",
-     body="Releases come from `main` unless a project says otherwise."),
-    _spec(name="glossary", title="Team glossary", type="reference", scope="global",
-     description="Where the shared glossary is kept",
-     body="The glossary is in the wiki under Engineering → Glossary."),
-    _spec(name="ledger-format", title="Ledger export format", type="project",
-     scope="project", description="Ledger exports are CSV with a header row",
-     body="Ledger exports are CSV, UTF-8, with a header row and cents as integers."),
-    _spec(name="csv-exports", title="CSV exports", type="project", scope="project",
-     description="Ledger exports are CSV with a header row",
-     body="Exports are CSV files with a header row."),
-)
-
-STALE = _spec(name="legacy-deploy", title="Old deploy script", type="project",
-         scope="project", description="Deploys used to go through deploy.sh",
-         body="Run `./deploy.sh staging` to deploy. (This may have changed since.)")
-
-FORGOTTEN = (
-    _spec(name="old-ci", title="Old CI provider", type="reference", scope="project",
-     description="CI used to run on Jenkins",
-     body="CI ran on Jenkins at ci.example.internal until the move to Actions."),
-    _spec(name="likes-emoji", title="Likes emoji", type="user", scope="global",
-     description="Emoji in commit messages",
-     body="Put an emoji at the start of commit messages."),
-)
+# The sample facts are data, kept next to this module (the wheel ships it as package data).
+_TABLE = json.loads(resources.files("context_center").joinpath("demo_facts.json")
+                    .read_text(encoding="utf-8"))
+FACTS: tuple[FactSpec, ...] = tuple(_spec(f) for f in _TABLE["facts"])
+STALE = _spec(_TABLE["stale"])
+FORGOTTEN = tuple(_spec(f) for f in _TABLE["forgotten"])
 
 REASONIX_TURNS = (
     ("Always run make lint before committing anything in this repository.",
