@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import json
 import re
-from importlib import resources
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from importlib import resources
 from pathlib import Path
 from typing import cast
 

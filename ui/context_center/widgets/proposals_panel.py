@@ -3,14 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Signal, SignalInstance, Slot
-from PySide6.QtWidgets import (
-    QHBoxLayout,
-    QLabel,
-    QPushButton,
-    QTextBrowser,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
 from ..models.table import Column, RowTableModel
 from .review_split import detail_split, row_table, selected_row

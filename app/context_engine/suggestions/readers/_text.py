@@ -22,31 +22,14 @@ def _trailing(tags: tuple[str, ...]) -> re.Pattern[str]:
 def strip_leading_blocks(text: str, tags: Iterable[str]) -> str:
     """Remove every leading ``<tag …>…</tag>`` block whose tag is in ``tags``."""
     pattern = _leading(tuple(tags))
-    while True:
-        match = pattern.match(text)
-        if match is None:
-            return text
+    while (match := pattern.match(text)) is not None:
         text = text[match.end() :]
+    return text
 
 
 def strip_trailing_blocks(text: str, tags: Iterable[str]) -> str:
     """Remove every trailing ``<tag …>…</tag>`` block whose tag is in ``tags``."""
     pattern = _trailing(tuple(tags))
-    while True:
-        match = pattern.search(text)
-        if match is None:
-            return text
+    while (match := pattern.search(text)) is not None:
         text = text[: match.start()]
-
-
-def starts_with_any(text: str, prefixes: tuple[str, ...], *, fold: bool = False) -> bool:
-    """Whether ``text`` (left-trimmed) starts with one of ``prefixes``."""
-    head = text.lstrip()
-    if fold:
-        return head[:128].lower().startswith(_lowered(prefixes))
-    return head.startswith(prefixes)
-
-
-@lru_cache(maxsize=16)
-def _lowered(prefixes: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(p.lower() for p in prefixes)
+    return text
