@@ -28,8 +28,8 @@ DROPPED_DETAIL = 20
 
 
 @dataclass(frozen=True, slots=True)
-class TraceHit:
-    """One recalled fact as shown in the block."""
+class TraceFact:
+    """The fact a hit or a drop is about, with its score."""
 
     id: str
     revision: int
@@ -37,21 +37,21 @@ class TraceHit:
     scope: str
     type: str
     score: float
+
+
+@dataclass(frozen=True, slots=True)
+class TraceHit(TraceFact):
+    """One recalled fact as shown in the block."""
+
     freshness: str
     reason: str
     snippet: str
 
 
 @dataclass(frozen=True, slots=True)
-class TraceDrop:
+class TraceDrop(TraceFact):
     """A candidate that passed the gate but lost, and why."""
 
-    id: str
-    revision: int
-    name: str
-    scope: str
-    type: str
-    score: float
     reason: str
     detail: str = ""
 
