@@ -33,3 +33,16 @@ def strip_trailing_blocks(text: str, tags: Iterable[str]) -> str:
     while (match := pattern.search(text)) is not None:
         text = text[: match.start()]
     return text
+
+
+def starts_with_any(text: str, prefixes: tuple[str, ...], *, fold: bool = False) -> bool:
+    """Whether ``text`` (left-trimmed) starts with one of ``prefixes``."""
+    head = text.lstrip()
+    if fold:
+        return head[:128].lower().startswith(_lowered(prefixes))
+    return head.startswith(prefixes)
+
+
+@lru_cache(maxsize=16)
+def _lowered(prefixes: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(p.lower() for p in prefixes)

@@ -19,11 +19,11 @@ import os
 import re
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
-from ...errors import FactFormatError
-from ...facts.model import Diagnostic, FactType, Scope, one_line
+from ...facts.model import FactType, Scope, one_line
 from ...paths import EnginePaths
 from ..candidate import Candidate, SourceScan
-from .text import bullets, clip, diagnostic, first_line, name_from, read_text
+from .gathered import Gathered
+from .text import bullets, clip, first_line, name_from, read_text
 
 _GROUP = re.compile(r"^# Task Group:\s*(.+?)\s*$")
 _THREAD = re.compile(r"^## Thread `([^`]+)`\s*$")
@@ -154,9 +154,7 @@ def _summary(path: Path) -> list[Candidate]:
 def scan(root: Path, paths: EnginePaths) -> SourceScan:
     """Candidates from ``<root>/memories``: handbook, raw memories, then the summary."""
     memories = root / "memories"
-    candidates: list[Candidate] = []
-    diagnostics: list[Diagnostic] = []
-    files: list[Path] = []
+    gathered = Gathered()
     readers = (
         ("MEMORY.md", lambda p: _handbook(p, paths)),
         ("raw_memories.md", lambda p: _raw(p, paths)),
@@ -164,11 +162,6 @@ def scan(root: Path, paths: EnginePaths) -> SourceScan:
     )
     for name, reader in readers:
         path = memories / name
-        if path.is_symlink() or not path.is_file():
-            continue
-        files.append(path)
-        try:
-            candidates.extend(reader(path))
-        except FactFormatError as exc:
-            diagnostics.append(diagnostic(path, exc))
-    return SourceScan("codex", tuple(candidates), tuple(diagnostics), tuple(files))
+        if not path.is_symlink() and path.is_file():
+            gathered.read(path, reader)
+    return gathered.result("codex")

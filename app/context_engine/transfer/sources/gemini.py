@@ -15,11 +15,11 @@ import os
 from pathlib import Path
 
 from ... import bounded_json
-from ...errors import FactFormatError
-from ...facts.model import Diagnostic, FactType, Scope
+from ...facts.model import FactType, Scope
 from ...paths import EnginePaths
 from ..candidate import Candidate, SourceScan
-from .text import bullets, clip, diagnostic, name_from, read_text, topic_candidate
+from .gathered import Gathered
+from .text import bullets, clip, name_from, read_text, topic_candidate
 
 SECTION = "## Gemini Added Memories"
 GLOBAL_FILE = "GEMINI.md"
@@ -93,43 +93,32 @@ def project_ids(root: Path, paths: EnginePaths) -> list[str]:
     return [i for i in dict.fromkeys(ids) if i and "/" not in i and i not in (".", "..")]
 
 
-def _project_memories(memory: Path, files: list[Path], diagnostics: list[Diagnostic]
-                      ) -> list[Candidate]:
-    found: list[Candidate] = []
+def _project_memories(memory: Path, gathered: Gathered) -> None:
     for entry in sorted(os.listdir(memory)):
         path = memory / entry
         if not entry.endswith(".md") or entry.startswith(".") or path.is_symlink():
             continue
-        if not path.is_file():
-            continue
-        files.append(path)
-        try:
-            if entry == PROJECT_INDEX:
-                found.extend(_bullet_facts(read_text(path).split("\n"), 1, "project", "project",
-                                           path))
-            else:
-                made = topic_candidate("gemini", path)
-                if made is not None:
-                    found.append(made)
-        except FactFormatError as exc:
-            diagnostics.append(diagnostic(path, exc))
-    return found
+        if path.is_file():
+            gathered.read(path, _project_index if entry == PROJECT_INDEX else _topic)
+
+
+def _project_index(path: Path) -> list[Candidate]:
+    return _bullet_facts(read_text(path).split("\n"), 1, "project", "project", path)
+
+
+def _topic(path: Path) -> list[Candidate]:
+    made = topic_candidate("gemini", path)
+    return [] if made is None else [made]
 
 
 def scan(root: Path, paths: EnginePaths) -> SourceScan:
     """Candidates: this project's memory folder first, then the user-level GEMINI.md."""
-    candidates: list[Candidate] = []
-    diagnostics: list[Diagnostic] = []
-    files: list[Path] = []
+    gathered = Gathered()
     for project_id in project_ids(root, paths):
         memory = root / "tmp" / project_id / "memory"
         if memory.is_dir() and not memory.is_symlink():
-            candidates.extend(_project_memories(memory, files, diagnostics))
+            _project_memories(memory, gathered)
     global_file = root / GLOBAL_FILE
     if global_file.is_file() and not global_file.is_symlink():
-        files.append(global_file)
-        try:
-            candidates.extend(_global_memories(global_file))
-        except FactFormatError as exc:
-            diagnostics.append(diagnostic(global_file, exc))
-    return SourceScan("gemini", tuple(candidates), tuple(diagnostics), tuple(files))
+        gathered.read(global_file, _global_memories)
+    return gathered.result("gemini")
