@@ -93,25 +93,27 @@ def gzip_bomb(path: Path) -> None:
 
 Build = Callable[[Path], None]
 ONE = [("project/a.md", FACT)]
+
+
+def _extra(name: str, kind: str, data: bytes) -> Build:
+    """A tar bundle: one good fact with its manifest, then one extra member."""
+    return lambda p: write_tar(p, with_manifest(ONE, [(name, kind, data)]))
+
+
+OFF_LAYOUT = "not a path of the bundle layout"
+LINKS = "links are not allowed"
 CASES: dict[str, tuple[Build, str, Limits]] = {
-    "path traversal": (lambda p: write_tar(p, with_manifest(ONE, [(
-        "project/../../escape.md", "file", FACT)])), "not a path of the bundle layout", Limits()),
+    "path traversal": (_extra("project/../../escape.md", "file", FACT), OFF_LAYOUT, Limits()),
     "absolute path": (lambda p: write_tar(p, with_manifest(ONE, [(
-        str(p.parent / "abs.md"), "file", FACT)])), "not a path of the bundle layout", Limits()),
-    "backslash traversal": (lambda p: write_tar(p, with_manifest(ONE, [(
-        "project\\..\\..\\x.md", "file", FACT)])), "not a path of the bundle layout", Limits()),
-    "symlink": (lambda p: write_tar(p, with_manifest(ONE, [(
-        "project/link.md", "symlink", b"/etc/passwd")])), "links are not allowed", Limits()),
-    "hard link": (lambda p: write_tar(p, with_manifest(ONE, [(
-        "project/hard.md", "hardlink", b"project/a.md")])), "links are not allowed", Limits()),
-    "character device": (lambda p: write_tar(p, with_manifest(ONE, [(
-        "project/tty.md", "chr", b"")])), "device files", Limits()),
-    "block device": (lambda p: write_tar(p, with_manifest(ONE, [(
-        "project/sda.md", "blk", b"")])), "device files", Limits()),
-    "fifo": (lambda p: write_tar(p, with_manifest(ONE, [(
-        "project/pipe.md", "fifo", b"")])), "FIFOs", Limits()),
-    "duplicate names": (lambda p: write_tar(p, with_manifest(ONE, [(
-        "project/a.md", "file", b"---\nname: a\n---\n\nother\n")])), "appears twice", Limits()),
+        str(p.parent / "abs.md"), "file", FACT)])), OFF_LAYOUT, Limits()),
+    "backslash traversal": (_extra("project\\..\\..\\x.md", "file", FACT), OFF_LAYOUT, Limits()),
+    "symlink": (_extra("project/link.md", "symlink", b"/etc/passwd"), LINKS, Limits()),
+    "hard link": (_extra("project/hard.md", "hardlink", b"project/a.md"), LINKS, Limits()),
+    "character device": (_extra("project/tty.md", "chr", b""), "device files", Limits()),
+    "block device": (_extra("project/sda.md", "blk", b""), "device files", Limits()),
+    "fifo": (_extra("project/pipe.md", "fifo", b""), "FIFOs", Limits()),
+    "duplicate names": (_extra("project/a.md", "file", b"---\nname: a\n---\n\nother\n"),
+                        "appears twice", Limits()),
     "gzip bomb (one member)": (gzip_bomb, "larger than", Limits()),
     "bomb (total size)": (lambda p: write_tar(p, with_manifest(
         [(f"project/f{i}.md", FACT * 20) for i in range(30)])), "unpacks to more than",
@@ -121,12 +123,9 @@ CASES: dict[str, tuple[Build, str, Limits]] = {
         Limits(max_members=10)),
     "huge manifest": (lambda p: write_tar(p, big_manifest()), "manifest.json: larger than",
                       Limits(max_manifest_bytes=2048)),
-    "outside the layout": (lambda p: write_tar(p, with_manifest(ONE, [(
-        "project/sub/x.md", "file", FACT)])), "not a path of the bundle layout", Limits()),
-    "a script": (lambda p: write_tar(p, with_manifest(ONE, [("run.sh", "file", b"rm -rf /")])),
-                 "not a path of the bundle layout", Limits()),
-    "unknown directory": (lambda p: write_tar(p, with_manifest(ONE, [(
-        "project/sub", "dir", b"")])), "not a path of the bundle layout", Limits()),
+    "outside the layout": (_extra("project/sub/x.md", "file", FACT), OFF_LAYOUT, Limits()),
+    "a script": (_extra("run.sh", "file", b"rm -rf /"), OFF_LAYOUT, Limits()),
+    "unknown directory": (_extra("project/sub", "dir", b""), OFF_LAYOUT, Limits()),
     "tampered file": (lambda p: write_tar(p, [("manifest.json", "file", manifest(ONE)),
                                               ("project/a.md", "file", FACT + b"x")]),
                       "does not match manifest.json", Limits()),
@@ -140,11 +139,11 @@ CASES: dict[str, tuple[Build, str, Limits]] = {
     "not a bundle": (lambda p: p.write_bytes(gzip.compress(b"just text")),
                      "not a bundle", Limits()),
     "zip symlink": (lambda p: write_zip(p, with_manifest(ONE, [(
-        "project/link.md", "symlink", b"/etc/passwd")])), "links are not allowed", Limits()),
+        "project/link.md", "symlink", b"/etc/passwd")])), LINKS, Limits()),
     "zip traversal": (lambda p: write_zip(p, with_manifest(ONE, [(
-        "../../zip-escape.md", "file", FACT)])), "not a path of the bundle layout", Limits()),
+        "../../zip-escape.md", "file", FACT)])), OFF_LAYOUT, Limits()),
     "zip absolute path": (lambda p: write_zip(p, with_manifest(ONE, [(
-        "/tmp/zip-abs.md", "file", FACT)])), "not a path of the bundle layout", Limits()),
+        "/tmp/zip-abs.md", "file", FACT)])), OFF_LAYOUT, Limits()),
     "zip duplicate names": (duplicate_zip, "appears twice", Limits()),
 }
 
@@ -195,7 +194,7 @@ def test_the_cli_refuses_a_hostile_bundle_with_exit_1(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["--home", str(tmp_path / "home"), "--workspace", str(ws),
                                       "import", "bundle", str(bundle), "--yes"])
     assert result.exit_code == 1
-    assert "links are not allowed" in result.stderr
+    assert LINKS in result.stderr
     assert not (tmp_path / "home").exists()
 
 
