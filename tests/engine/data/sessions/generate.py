@@ -196,6 +196,25 @@ def ev(ts, kind, payload):
     return {"timestamp": ts, "type": kind, "payload": payload}
 
 
+def agents_md(ts, instructions):
+    """The AGENTS.md block Codex injects as a user message (INJECTED: never a user turn)."""
+    return ev(
+        ts,
+        "response_item",
+        {
+            "type": "message",
+            "role": "user",
+            "content": [
+                {
+                    "type": "input_text",
+                    "text": f"# AGENTS.md instructions for @ROOT@\n\n<INSTRUCTIONS>\n{instructions}"
+                    "\n</INSTRUCTIONS>",
+                }
+            ],
+        },
+    )
+
+
 jl(
     cx / "rollout-2026-08-01T09-30-15-0198a1b2-0000-7000-8000-000000000001.jsonl",
     [
@@ -228,22 +247,7 @@ jl(
                 ],
             },
         ),
-        ev(
-            "2026-08-01T09:30:15.110Z",
-            "response_item",
-            {
-                "type": "message",
-                "role": "user",
-                "content": [
-                    {
-                        "type": "input_text",
-                        "text": "# AGENTS.md instructions for @ROOT@\n\n<INSTRUCTIONS>\n"
-                        + INJ
-                        + "\n</INSTRUCTIONS>",
-                    }
-                ],
-            },
-        ),
+        agents_md("2026-08-01T09:30:15.110Z", INJ),
         ev(
             "2026-08-01T09:30:15.111Z",
             "response_item",
@@ -475,24 +479,7 @@ jl(
             "session_meta",
             {"id": "n", "cwd": "@ROOT@", "originator": "codex_cli_rs", "source": "cli"},
         ),
-        ev(
-            "2026-08-02T08:00:00.100Z",
-            "response_item",
-            {
-                "type": "message",
-                "role": "user",
-                "content": [
-                    {
-                        "type": "input_text",
-                        "text": "# AGENTS.md instructions for @ROOT@\n\n<INSTRUCTIONS>\n"
-                        + ZH
-                        + "\n"
-                        + EN
-                        + "\n</INSTRUCTIONS>",
-                    }
-                ],
-            },
-        ),
+        agents_md("2026-08-02T08:00:00.100Z", ZH + "\n" + EN),
         ev(
             "2026-08-02T08:00:00.200Z",
             "response_item",
