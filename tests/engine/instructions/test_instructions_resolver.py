@@ -17,6 +17,15 @@ def _write(path: Path, text: str) -> Path:
     return path
 
 
+def _tree(ws: Path, files: dict[str, str], links: dict[str, str]) -> Path:
+    """Write ``files`` (relative path -> text) under ``ws``, then ``links`` (path -> target)."""
+    for name, text in files.items():
+        _write(ws / name, text)
+    for name, target in links.items():
+        os.symlink(target, ws / name)
+    return ws
+
+
 def _codes(resolution: object) -> list[str]:
     return [d.code for d in resolution.diagnostics]  # type: ignore[attr-defined]
 
@@ -37,20 +46,16 @@ def test_symlink_alias_and_hard_link_expand_once(tmp_path: Path) -> None:
 
 
 def test_cycle_through_symlink_alias_is_a_cycle(tmp_path: Path) -> None:
-    ws = tmp_path / "ws"
-    _write(ws / "AGENTS.md", "top\n@docs/a.md\n")
-    _write(ws / "docs/a.md", "a\n@back.md\n")
-    os.symlink("../AGENTS.md", ws / "docs/back.md")
+    ws = _tree(tmp_path / "ws", {"AGENTS.md": "top\n@docs/a.md\n", "docs/a.md": "a\n@back.md\n"},
+               {"docs/back.md": "../AGENTS.md"})
     res = resolve_instructions(engine_paths(tmp_path / "home", ws), ws)
     assert _codes(res) == ["import_cycle"]
     assert "@back.md <!-- skipped: import cycle -->" in res.documents[0].body
 
 
 def test_in_root_symlink_import_loads(tmp_path: Path) -> None:
-    ws = tmp_path / "ws"
-    _write(ws / "real/rules.md", "linked rule\n")
-    os.symlink("real", ws / "linked")
-    _write(ws / "AGENTS.md", "@linked/rules.md\n")
+    ws = _tree(tmp_path / "ws", {"real/rules.md": "linked rule\n",
+                                 "AGENTS.md": "@linked/rules.md\n"}, {"linked": "real"})
     res = resolve_instructions(engine_paths(tmp_path / "home", ws), ws)
     assert "linked rule" in res.documents[0].body
     assert '<instruction-import path="linked/rules.md">' in res.documents[0].body
@@ -59,10 +64,8 @@ def test_in_root_symlink_import_loads(tmp_path: Path) -> None:
 
 def test_import_symlink_to_sibling_of_owning_dir_escapes(tmp_path: Path) -> None:
     # The boundary is the directory owning the top-level file, not the workspace root.
-    ws = tmp_path / "ws"
-    _write(ws / "other/rules.md", "other rule\n")
-    _write(ws / "sub/AGENTS.md", "@up.md\n")
-    os.symlink("../other/rules.md", ws / "sub/up.md")
+    ws = _tree(tmp_path / "ws", {"other/rules.md": "other rule\n", "sub/AGENTS.md": "@up.md\n"},
+               {"sub/up.md": "../other/rules.md"})
     res = resolve_instructions(engine_paths(tmp_path / "home", ws), ws / "sub")
     assert _codes(res) == ["import_symlink_escape"]
     assert "other rule" not in res.documents[0].body
@@ -175,10 +178,9 @@ def test_policy_a_fallback_refuses_every_symlink(tmp_path: Path) -> None:
         def fd_path(self, fd: int) -> str | None:
             return None
 
-    ws = tmp_path / "ws"
-    _write(ws / "docs/plain.md", "plain rule\n")
-    os.symlink("plain.md", ws / "docs/alias.md")
-    _write(ws / "AGENTS.md", "@docs/plain.md\n@docs/alias.md\n")
+    ws = _tree(tmp_path / "ws", {"docs/plain.md": "plain rule\n",
+                                 "AGENTS.md": "@docs/plain.md\n@docs/alias.md\n"},
+               {"docs/alias.md": "plain.md"})
     res = resolve_instructions(engine_paths(tmp_path / "home", ws), ws, fs=NoFdPath())
     assert "plain rule" in res.documents[0].body
     assert _codes(res) == ["import_symlink_escape"]
