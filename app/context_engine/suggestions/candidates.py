@@ -22,40 +22,40 @@ MAX_EVIDENCE = 5
 MAX_CLUSTERS = 256  # distinct statements kept for ranking; later ones only add evidence
 NAME_CHARS = 48
 
+
+def _phrases(pattern: str) -> re.Pattern[str]:
+    """A case-blind pattern of words and phrases."""
+    return re.compile(pattern, re.IGNORECASE)
+
+
 # A question, not a rule. "Can you always…" is a request and "When you…, always…" a rule,
 # so only these openers count.
-_QUESTION = re.compile(
+_QUESTION = _phrases(
     r"[?？吗]\s*[。.]?$|^(?:why|how|what|which|who|is|are|was|were|does|did|should (?:we|i)|"
     r"do (?:you|we|i|they))\b|^(?:为什么|怎么|是否|能不能)",
-    re.IGNORECASE,
 )
 # "It always seems to spin": a report about the code, unless it says what should be.
-_OBSERVATION = re.compile(
+_OBSERVATION = _phrases(
     r"^(?:it|it's|this|that|there|he|she|they)\b(?!.*\b(?:should|must|needs? to|has to|have to)\b)",
-    re.IGNORECASE,
 )
 _CODEY = re.compile(r"[{}();=<>\[\]|`]")
 
-_URL = re.compile(r"https?://|\bwww\.", re.IGNORECASE)
-_REFERENCE = re.compile(
+_URL = _phrases(r"https?://|\bwww\.")
+_REFERENCE = _phrases(
     r"\b(see|docs? (?:are|is|live|lives) (?:at|in)|documented (?:at|in)|tracked in|dashboard|"
     r"runbook|wiki|ticket|jira|linear|confluence|(?:is|are|lives?|located|hosted) at)\b|"
     r"\b[\w-]+(?:\.[\w-]+)+:\d{2,5}\b|文档在|参见|见文档|看板",
-    re.IGNORECASE,
 )
-_USER = re.compile(
+_USER = _phrases(
     r"^(?:i|i'm|i am|my|as a)\b|\bi (?:prefer|like|usually|always|never|am|work|use)\b|"
     r"我(?:是|喜欢|更喜欢|偏好|习惯|通常|一般)|我的",
-    re.IGNORECASE,
 )
-_PROJECT = re.compile(
+_PROJECT = _phrases(
     r"\b(?:this|the|our) (?:project|repo|repository|codebase|service|app|package|team)\b|"
     r"\b(?:we|our|convention|conventions|rule|rules)\b|项目|仓库|代码库|规则|约定|团队",
-    re.IGNORECASE,
 )
-_IMPERATIVE = re.compile(
+_IMPERATIVE = _phrases(
     r"\b(?:you|please|don't|do not|make sure)\b|^(?:always|never)\b|请|你|不要|别|务必",
-    re.IGNORECASE,
 )
 
 
@@ -82,10 +82,9 @@ def is_statement(sentence: str) -> bool:
 
 
 # Openers that carry no meaning in a name ("Remember that …", "From now on, …", "请…").
-_NAME_FILLER = re.compile(
+_NAME_FILLER = _phrases(
     r"^(?:(?:please|remember|note|keep in mind|from now on|going forward|also)\b(?: that)?"
     r"[\s,:;—-]*)+|^(?:记住|请记住|请注意|注意|请)[\s:：，,]*",
-    re.IGNORECASE,
 )
 
 
