@@ -165,6 +165,10 @@ class StandIn:
                     chunks.append(f"{head}data: {json.dumps(data)}\n\n")
                 self._send(200, "text/event-stream", "".join(chunks).encode())
 
+            def _typed(self, events: list[tuple[str, dict[str, Any]]]) -> None:
+                """Events whose data repeats the event name as ``type`` (Anthropic, OpenAI)."""
+                self._sse([(name, {"type": name, **fields}) for name, fields in events])
+
             def _anthropic(self, reply: Reply, streaming: bool) -> None:
                 usage = {"input_tokens": 10, "output_tokens": 5}
                 if reply.tool:
@@ -196,27 +200,15 @@ class StandIn:
                     done = {**message, "content": [whole], "stop_reason": stop}
                     self._send(200, "application/json", json.dumps(done).encode())
                     return
-                self._sse(
+                self._typed(
                     [
-                        ("message_start", {"type": "message_start", "message": message}),
-                        (
-                            "content_block_start",
-                            {"type": "content_block_start", "index": 0, "content_block": block},
-                        ),
-                        (
-                            "content_block_delta",
-                            {"type": "content_block_delta", "index": 0, "delta": delta},
-                        ),
-                        ("content_block_stop", {"type": "content_block_stop", "index": 0}),
-                        (
-                            "message_delta",
-                            {
-                                "type": "message_delta",
-                                "delta": {"stop_reason": stop, "stop_sequence": None},
-                                "usage": {"output_tokens": 5},
-                            },
-                        ),
-                        ("message_stop", {"type": "message_stop"}),
+                        ("message_start", {"message": message}),
+                        ("content_block_start", {"index": 0, "content_block": block}),
+                        ("content_block_delta", {"index": 0, "delta": delta}),
+                        ("content_block_stop", {"index": 0}),
+                        ("message_delta", {"delta": {"stop_reason": stop, "stop_sequence": None},
+                                           "usage": {"output_tokens": 5}}),
+                        ("message_stop", {}),
                     ]
                 )
 
@@ -252,29 +244,13 @@ class StandIn:
                     "model": "gpt-standin",
                     "output": [],
                 }
-                self._sse(
+                self._typed(
                     [
-                        ("response.created", {"type": "response.created", "response": response}),
-                        (
-                            "response.output_item.added",
-                            {"type": "response.output_item.added", "output_index": 0, "item": item},
-                        ),
-                        (
-                            "response.output_item.done",
-                            {"type": "response.output_item.done", "output_index": 0, "item": item},
-                        ),
-                        (
-                            "response.completed",
-                            {
-                                "type": "response.completed",
-                                "response": {
-                                    **response,
-                                    "status": "completed",
-                                    "output": [item],
-                                    "usage": usage,
-                                },
-                            },
-                        ),
+                        ("response.created", {"response": response}),
+                        ("response.output_item.added", {"output_index": 0, "item": item}),
+                        ("response.output_item.done", {"output_index": 0, "item": item}),
+                        ("response.completed", {"response": {**response, "status": "completed",
+                                                             "output": [item], "usage": usage}}),
                     ]
                 )
 
