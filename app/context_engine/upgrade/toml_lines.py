@@ -8,6 +8,7 @@ table it belongs to. It never rewrites text; ``TomlScanError`` means "leave the 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
@@ -129,43 +130,42 @@ def _key(cur: _Cursor) -> tuple[str, ...]:
         cur.pos += 1
 
 
+def _items(cur: _Cursor, close: str, skip: Callable[[], None], item: Callable[[_Cursor], None],
+           unterminated: str, stop: str = "") -> None:
+    """Consume comma-separated ``item``s after the opener up to ``close``; ``stop`` ends early."""
+    cur.pos += 1
+    while True:
+        skip()
+        if cur.peek() == close:
+            cur.pos += 1
+            return
+        if not cur.peek() or cur.peek() in stop:
+            raise TomlScanError(unterminated)
+        item(cur)
+        skip()
+        if cur.peek() == ",":
+            cur.pos += 1
+
+
+def _table_entry(cur: _Cursor) -> None:
+    _key(cur)
+    cur.skip_ws()
+    if cur.peek() != "=":
+        raise TomlScanError("expected '=' in inline table")
+    cur.pos += 1
+    cur.skip_ws()
+    _value(cur)
+
+
 def _value(cur: _Cursor) -> None:
     """Consume one value: strings, arrays and inline tables may hold anything."""
     ch = cur.peek()
     if ch in ('"', "'"):
         _string(cur)
     elif ch == "[":
-        cur.pos += 1
-        while True:
-            cur.skip_blank_and_comments()
-            if cur.peek() == "]":
-                cur.pos += 1
-                return
-            if not cur.peek():
-                raise TomlScanError("unterminated array")
-            _value(cur)
-            cur.skip_blank_and_comments()
-            if cur.peek() == ",":
-                cur.pos += 1
+        _items(cur, "]", cur.skip_blank_and_comments, _value, "unterminated array")
     elif ch == "{":
-        cur.pos += 1
-        while True:
-            cur.skip_ws()
-            if cur.peek() == "}":
-                cur.pos += 1
-                return
-            if not cur.peek() or cur.peek() in "\r\n":
-                raise TomlScanError("unterminated inline table")
-            _key(cur)
-            cur.skip_ws()
-            if cur.peek() != "=":
-                raise TomlScanError("expected '=' in inline table")
-            cur.pos += 1
-            cur.skip_ws()
-            _value(cur)
-            cur.skip_ws()
-            if cur.peek() == ",":
-                cur.pos += 1
+        _items(cur, "}", cur.skip_ws, _table_entry, "unterminated inline table", stop="\r\n")
     else:
         # Numbers, booleans, dates: everything up to a delimiter.
         match = _SCALAR.match(cur.text, cur.pos)
