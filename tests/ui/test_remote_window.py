@@ -40,6 +40,19 @@ def _open(qtbot, served: Served, settings: QSettings, *extra: str) -> Iterator[R
     remote.shutdown()
 
 
+@contextmanager
+def _writes_on(qtbot, served: Served, settings: QSettings, reference: str) -> Iterator[tuple]:
+    """The write flows of a remote window (no watcher) and the Facts-tab row of ``reference``."""
+    with _open(qtbot, served, settings, "--no-watch") as remote:
+        yield remote.root.writes, _row(qtbot, remote.root, reference)
+
+
+def _loaded(qtbot, root) -> int:
+    """How many rows the Facts tab shows once the first snapshot has arrived."""
+    qtbot.waitUntil(lambda: root.facts_tab.model.rowCount() > 0, timeout=10000)
+    return root.facts_tab.model.rowCount()
+
+
 @pytest.fixture
 def settings(tmp_path: Path) -> QSettings:
     return QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
@@ -81,8 +94,7 @@ def test_killing_the_server_shows_disconnected_and_reconnect_restores(
 ) -> None:
     with _open(qtbot, served, settings, "--no-watch") as remote:
         root = remote.root
-        qtbot.waitUntil(lambda: root.facts_tab.model.rowCount() > 0, timeout=10000)
-        rows = root.facts_tab.model.rowCount()
+        rows = _loaded(qtbot, root)
         assert not remote.reconnect_button.isVisible()
         with audit_opens() as seen:
             os.kill(remote.catalog.client.pid or 0, signal.SIGKILL)
@@ -112,8 +124,7 @@ def test_server_changes_reach_the_window(
 
     with _open(qtbot, served, settings) as remote:
         root = remote.root
-        qtbot.waitUntil(lambda: root.facts_tab.model.rowCount() > 0, timeout=10000)
-        rows = root.facts_tab.model.rowCount()
+        rows = _loaded(qtbot, root)
         Memory(served.paths).save(name="pushed", description="pushed", body="b", type="project")
         qtbot.waitUntil(lambda: root.facts_tab.model.rowCount() == rows + 1, timeout=15000)
 
@@ -128,10 +139,7 @@ def test_the_file_menu_offers_open_remote_workspace(app_root) -> None:
 def test_a_remote_forget_asks_in_this_window_and_writes_on_the_server(
     qtbot, served: Served, client_home: Path, settings: QSettings
 ) -> None:
-    with _open(qtbot, served, settings, "--no-watch") as remote:
-        root = remote.root
-        flows = root.writes
-        row = _row(qtbot, root, "global/editor.md")
+    with _writes_on(qtbot, served, settings, "global/editor.md") as (flows, row):
         with qtbot.waitSignal(flows.confirmation.shown, timeout=10000) as shown:
             flows.forget(row)
         assert shown.args[0].tool == "forget" and shown.args[0].reference == "global/editor.md"
@@ -170,10 +178,7 @@ def test_a_stale_remote_edit_opens_the_conflict_dialog_and_writes_nothing(
 ) -> None:
     from context_engine.facts.memory import Memory
 
-    with _open(qtbot, served, settings, "--no-watch") as remote:
-        root = remote.root
-        flows = root.writes
-        row = _row(qtbot, root, "project/release-target.md")
+    with _writes_on(qtbot, served, settings, "project/release-target.md") as (flows, row):
         flows.edit(row)
         qtbot.waitUntil(flows.editor.isVisible, timeout=10000)
         Memory(served.paths).save(name="project/release-target", body="Changed on the server.")
