@@ -40,6 +40,16 @@ def _external_save(demo, **fields) -> None:
     )
 
 
+def _editing_meanwhile(qtbot, app_root, demo, name: str, theirs: str):
+    """The write flows with the editor open on project ``name``, which another process then
+    saves with the body ``theirs``."""
+    flows = app_root.writes
+    flows.edit(_row(app_root, name))
+    qtbot.waitUntil(flows.editor.isVisible, timeout=3000)
+    _external_save(demo, name=f"project/{name}.md", body=theirs)
+    return flows
+
+
 @pytest.mark.slow
 def test_demo_populates_the_facts_table(app_root, qtmodeltester):
     model = app_root.facts_tab.model
@@ -100,10 +110,8 @@ def test_own_save_echo_causes_no_reload_or_conflict(qtbot, app_root):
 
 @pytest.mark.slow
 def test_edit_conflict_shows_dialog_and_leaves_the_file(qtbot, app_root, demo):
-    flows = app_root.writes
-    flows.edit(_row(app_root, "release-target"))
-    qtbot.waitUntil(flows.editor.isVisible, timeout=3000)
-    _external_save(demo, name="project/release-target.md", body="Changed by another process.")
+    flows = _editing_meanwhile(qtbot, app_root, demo, "release-target",
+                               "Changed by another process.")
     qtbot.waitUntil(lambda: "now revision 4" in flows.editor.status.text(), timeout=3000)
     path = demo.paths.project_store / "release-target.md"
     on_disk = path.read_bytes()
@@ -124,10 +132,7 @@ def test_edit_conflict_shows_dialog_and_leaves_the_file(qtbot, app_root, demo):
 
 @pytest.mark.slow
 def test_conflict_save_as_new_revision(qtbot, app_root, demo):
-    flows = app_root.writes
-    flows.edit(_row(app_root, "test-command"))
-    qtbot.waitUntil(flows.editor.isVisible, timeout=3000)
-    _external_save(demo, name="project/test-command.md", body="Changed elsewhere.")
+    flows = _editing_meanwhile(qtbot, app_root, demo, "test-command", "Changed elsewhere.")
     flows.editor.body_edit.setPlainText("Mine wins, knowingly.")
     with qtbot.waitSignal(flows.conflict_shown, timeout=3000):
         flows.editor.buttons.accepted.emit()
