@@ -135,6 +135,7 @@ def test_the_engine_never_imports_qt_or_the_app() -> None:
     assert bad == []
 
 
+@pytest.mark.slow
 def test_widgets_hold_no_business_rules() -> None:
     """Widgets draw; they never reach the catalog, the store, the policy or the tools."""
     rules = ("context_engine.catalog", "context_engine.facts.memory", "context_engine.policy",
@@ -152,6 +153,7 @@ def test_widgets_hold_no_business_rules() -> None:
 # -- one door ------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_store_is_constructed_only_in_the_catalog() -> None:
     bad = []
     for m in modules():
@@ -214,6 +216,7 @@ def test_no_blocking_exec_in_widgets_dialogs_or_presenters() -> None:
     assert bad == []
 
 
+@pytest.mark.slow
 def test_no_module_singletons() -> None:
     bad = []
     for m in modules():

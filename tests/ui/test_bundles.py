@@ -90,6 +90,7 @@ def test_a_refused_bundle_is_reported(qtbot, parts, tmp_path) -> None:
     assert not (tmp_path / "x").exists()
 
 
+@pytest.mark.slow
 def test_the_file_menu_offers_the_bundle_actions(app_root) -> None:
     window = app_root.window
     titles = [a.text() for a in window.menuBar().actions()[0].menu().actions()]

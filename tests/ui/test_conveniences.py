@@ -38,6 +38,7 @@ def _focus_table(qtbot, root, name: str):
     qtbot.waitUntil(tab.table.hasFocus, timeout=2000)
 
 
+@pytest.mark.slow
 def test_return_and_f2_open_the_editor(qtbot, app_root):
     editor = app_root.writes.editor
     for key in (Qt.Key.Key_Return, Qt.Key.Key_F2):
@@ -49,6 +50,7 @@ def test_return_and_f2_open_the_editor(qtbot, app_root):
         qtbot.waitUntil(lambda: not editor.isVisible(), timeout=2000)
 
 
+@pytest.mark.slow
 def test_ctrl_tab_and_ctrl_number_switch_tabs(qtbot, app_root):
     w = app_root.window
     w.activateWindow()
@@ -64,6 +66,7 @@ def test_ctrl_tab_and_ctrl_number_switch_tabs(qtbot, app_root):
         assert w.tabs.currentIndex() == number - 1
 
 
+@pytest.mark.slow
 def test_help_menu_lists_shortcuts_and_about(qtbot, app_root):
     w = app_root.window
     menus = [a.text() for a in w.menuBar().actions()]
@@ -78,6 +81,7 @@ def test_help_menu_lists_shortcuts_and_about(qtbot, app_root):
     w.help_box.close()
 
 
+@pytest.mark.slow
 def test_every_control_has_an_accessible_name(qtbot, app_root):
     kinds = (QAbstractButton, QLineEdit, QComboBox, QAbstractItemView, QTextEdit)
     missing = []
@@ -96,6 +100,7 @@ def test_every_control_has_an_accessible_name(qtbot, app_root):
     assert missing == []
 
 
+@pytest.mark.slow
 def test_ctrl_q_closes_every_window(qtbot, app_root, demo):
     other = app_root.daily_use.open_workspace(demo.workspace)
     assert other is not None
@@ -110,11 +115,13 @@ def test_ctrl_q_closes_every_window(qtbot, app_root, demo):
     other.shutdown()
 
 
+@pytest.mark.slow
 def test_open_workspace_refuses_a_missing_folder(qtbot, app_root, tmp_path):
     assert app_root.daily_use.open_workspace(tmp_path / "nope") is None
     assert app_root.window.open_workspace_action.text() == "&Open workspace…"
 
 
+@pytest.mark.slow
 def test_open_in_editor_and_reveal_use_the_fact_file(qtbot, app_root):
     opened: list[tuple[str, Path]] = []
 
@@ -136,6 +143,7 @@ def test_open_in_editor_and_reveal_use_the_fact_file(qtbot, app_root):
     assert opened == [("open", row.fact.path), ("reveal", row.fact.path)]
 
 
+@pytest.mark.slow
 def test_search_words_are_highlighted_in_the_detail(qtbot, app_root):
     tab = app_root.facts_tab
     qtbot.keyClicks(tab.search, "cents")
@@ -146,6 +154,7 @@ def test_search_words_are_highlighted_in_the_detail(qtbot, app_root):
     assert all(m.cursor.selectedText().lower() == "cents" for m in marks)
 
 
+@pytest.mark.slow
 def test_multi_select_forget_asks_for_each_and_export_copies(qtbot, app_root, demo, tmp_path):
     tab = app_root.facts_tab
     rows = [_row(app_root, "ledger-format"), _row(app_root, "csv-exports")]
@@ -172,6 +181,7 @@ def test_multi_select_forget_asks_for_each_and_export_copies(qtbot, app_root, de
     assert all(row.fact.path.exists() for row in rows)
 
 
+@pytest.mark.slow
 def test_revision_diff_shows_frontmatter_and_summaries(qtbot, app_root, demo):
     memory = Memory(demo.paths)
     memory.save(name="project/ledger-format.md", description="Ledger amounts in integer cents")
@@ -215,6 +225,7 @@ def _select_workspace_agents(qtbot, root, demo):
     return path
 
 
+@pytest.mark.slow
 def test_instruction_files_are_edited_atomically_and_the_tree_follows(qtbot, app_root, demo):
     root = app_root
     edits = root.daily_use.instruction_edits
@@ -237,6 +248,7 @@ def test_instruction_files_are_edited_atomically_and_the_tree_follows(qtbot, app
     qtbot.waitUntil(import_shown, timeout=5000)  # the import tree refreshed at once
 
 
+@pytest.mark.slow
 def test_an_instruction_file_changed_on_disk_is_never_overwritten(qtbot, app_root, demo):
     edits = app_root.daily_use.instruction_edits
     path = _select_workspace_agents(qtbot, app_root, demo)

@@ -63,6 +63,7 @@ def test_create_duplicate_name_is_refused_and_nothing_written(qtbot, app_root, d
     assert before is False
 
 
+@pytest.mark.slow
 def test_create_never_touches_a_same_named_fact_in_the_other_scope(qtbot, app_root, demo):
     message = _create_refused(qtbot, app_root.writes, "Test Command", "Global default for tests",
                               "Run the tests before every commit.", scope="global",

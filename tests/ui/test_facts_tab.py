@@ -63,6 +63,7 @@ def test_demo_populates_the_facts_table(app_root, qtmodeltester):
     qtmodeltester.check(app_root.facts_tab.diagnostics_model)
 
 
+@pytest.mark.slow
 def test_filters_run_off_thread_and_narrow_the_table(qtbot, app_root):
     tab = app_root.facts_tab
     tab.scope_box.setCurrentIndex(tab.scope_box.findData("global"))
@@ -142,6 +143,7 @@ def test_conflict_save_as_new_revision(qtbot, app_root, demo):
     assert fact.revision == 3 and fact.body.strip() == "Mine wins, knowingly."
 
 
+@pytest.mark.slow
 def test_forget_cancel_keeps_and_ok_archives(qtbot, app_root, demo):
     flows = app_root.writes
     path = demo.paths.project_store / "owner-contact.md"
@@ -167,6 +169,7 @@ def test_forget_cancel_keeps_and_ok_archives(qtbot, app_root, demo):
     qtbot.waitUntil(lambda: _row(app_root, "owner-contact") is None, timeout=3000)
 
 
+@pytest.mark.slow
 def test_confirmation_refuses_on_the_gui_thread_and_at_exit(qtbot, app_root):
     from context_engine.policy.confirmation import ConfirmationRequest
 
@@ -185,6 +188,7 @@ def test_confirmation_refuses_on_the_gui_thread_and_at_exit(qtbot, app_root):
     assert answers == [False]
 
 
+@pytest.mark.slow
 def test_create_from_the_editor(qtbot, app_root, demo):
     flows = app_root.writes
     app_root.window.new_fact_requested.emit()

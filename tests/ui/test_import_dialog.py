@@ -79,6 +79,7 @@ def test_defaults_edits_and_ticks(workspace) -> None:
     assert {candidates[i].name for i in allowed} == {"deploy-token"}
 
 
+@pytest.mark.slow
 def test_import_dialog_writes_the_ticked_and_edited_rows(qtbot, root, workspace, monkeypatch
                                                          ) -> None:
     from context_engine.catalog.local import LocalCatalog

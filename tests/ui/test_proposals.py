@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from context_engine.engine import ContextEngine
 from context_engine.facts.memory import Memory
 from context_engine.proposals.review import store_for
@@ -29,6 +30,7 @@ def _open(qtbot, root, count):
     return panel
 
 
+@pytest.mark.slow
 def test_proposals_show_who_why_and_what_and_accept_writes(qtbot, qtmodeltester, app_root, demo):
     text = _keep(demo.paths, USER_FACT)
     assert "Kept for review" in text
@@ -49,6 +51,7 @@ def test_proposals_show_who_why_and_what_and_accept_writes(qtbot, qtmodeltester,
     assert store_for(demo.paths).entries() == []
 
 
+@pytest.mark.slow
 def test_dismiss_drops_the_proposal_without_writing(qtbot, app_root, demo):
     _keep(demo.paths, USER_FACT)
     before = {f.id for f in Memory(demo.paths).snapshot().facts}
@@ -60,6 +63,7 @@ def test_dismiss_drops_the_proposal_without_writing(qtbot, app_root, demo):
     assert {f.id for f in Memory(demo.paths).snapshot().facts} == before
 
 
+@pytest.mark.slow
 def test_accepting_a_changed_fact_is_a_conflict_shown_to_the_person(qtbot, app_root, demo):
     _keep(demo.paths, USER_FACT)
     panel = _open(qtbot, app_root, 1)

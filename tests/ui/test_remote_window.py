@@ -129,6 +129,7 @@ def test_server_changes_reach_the_window(
         qtbot.waitUntil(lambda: root.facts_tab.model.rowCount() == rows + 1, timeout=15000)
 
 
+@pytest.mark.slow
 def test_the_file_menu_offers_open_remote_workspace(app_root) -> None:
     action = install(app_root)
     menu = app_root.window.menuBar().actions()[0].menu()

@@ -123,6 +123,7 @@ def test_esc_and_cancel_in_the_editor_ask_before_dropping_typed_text(qtbot, app_
     qtbot.waitUntil(lambda: not editor.isVisible(), timeout=2000)
 
 
+@pytest.mark.slow
 def test_closing_the_window_with_an_unsaved_edit_asks(qtbot, app_root):
     flows = app_root.writes
     flows.new_fact()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from context_engine.facts.memory import Memory
 from context_engine.suggestions import SkillCandidate
 
@@ -11,6 +12,7 @@ def _open_tab(qtbot, root):
     qtbot.waitUntil(lambda: root.suggestions_tab.model.rowCount() > 0, timeout=10000)
 
 
+@pytest.mark.slow
 def test_edit_before_accept_writes_the_edited_fact(qtbot, app_root, demo):
     _open_tab(qtbot, app_root)
     tab = app_root.suggestions_tab
@@ -32,6 +34,7 @@ def test_edit_before_accept_writes_the_edited_fact(qtbot, app_root, demo):
                     timeout=3000)
 
 
+@pytest.mark.slow
 def test_dismiss_hides_without_writing(qtbot, app_root, demo):
     _open_tab(qtbot, app_root)
     tab = app_root.suggestions_tab
@@ -43,6 +46,7 @@ def test_dismiss_hides_without_writing(qtbot, app_root, demo):
     assert {f.id for f in Memory(demo.paths).snapshot().facts} == before
 
 
+@pytest.mark.slow
 def test_skill_is_written_once(qtbot, app_root, demo):
     skill = SkillCandidate("skill-1", "release-checklist", "Cut a release",
                            ("s1: tag", "s2: tag"), "1. Tag\n2. Push\n")
@@ -58,6 +62,7 @@ def test_skill_is_written_once(qtbot, app_root, demo):
     assert path.read_bytes() == original
 
 
+@pytest.mark.slow
 def test_a_cancelled_scan_can_be_started_again(qtbot, app_root):
     presenter = app_root.suggestions
     presenter.scan()

@@ -23,6 +23,7 @@ def _tree_bytes(folder: Path) -> dict[str, str]:
     }
 
 
+@pytest.mark.slow
 def test_every_tab_is_populated(qtbot, app_root, qtmodeltester):
     root = app_root
     qtbot.waitUntil(lambda: root.instructions_tab.tree_model.rowCount() >= 3, timeout=5000)
@@ -45,6 +46,7 @@ def test_every_tab_is_populated(qtbot, app_root, qtmodeltester):
         qtmodeltester.check(model)
 
 
+@pytest.mark.slow
 def test_clicking_a_diagnostic_selects_its_source(qtbot, app_root):
     tab = app_root.instructions_tab
     qtbot.waitUntil(lambda: tab.diagnostics_model.rowCount() >= 1, timeout=5000)
@@ -79,6 +81,7 @@ def test_restore_makes_a_new_revision(qtbot, app_root, demo):
     assert [f.revision for f in memory.revisions(fact.id)] == [3, 2, 1]
 
 
+@pytest.mark.slow
 def test_recover_brings_the_fact_back_above_its_history(qtbot, app_root, demo):
     tab = app_root.archive_tab
     qtbot.waitUntil(lambda: tab.archive_model.rowCount() == 2, timeout=5000)
@@ -168,6 +171,7 @@ def test_new_claude_transcript_triggers_a_rescan(qtbot, app_root, demo):
                     timeout=5000)
 
 
+@pytest.mark.slow
 def test_instructions_for_a_sub_directory_target(qtbot, app_root, demo):
     tab = app_root.instructions_tab
     qtbot.waitUntil(lambda: tab.tree_model.rowCount() == 3, timeout=5000)
@@ -180,6 +184,7 @@ def test_instructions_for_a_sub_directory_target(qtbot, app_root, demo):
     assert "workspace/admin/CLAUDE.md" in tab.block.toPlainText()
 
 
+@pytest.mark.slow
 def test_recover_refused_when_the_name_is_active(qtbot, app_root, demo):
     tab = app_root.archive_tab
     qtbot.waitUntil(lambda: tab.archive_model.rowCount() == 2, timeout=5000)

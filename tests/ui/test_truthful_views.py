@@ -34,6 +34,7 @@ def _select(qtbot, root, name: str, scope: str = "project"):
     return row
 
 
+@pytest.mark.slow
 def test_forget_empties_the_detail_pane(qtbot, app_root):
     tab = app_root.facts_tab
     row = _select(qtbot, app_root, "owner-contact")
@@ -45,6 +46,7 @@ def test_forget_empties_the_detail_pane(qtbot, app_root):
     assert tab.selected_row() is None
 
 
+@pytest.mark.slow
 def test_a_filter_hiding_the_selected_row_empties_the_pane(qtbot, app_root):
     tab = app_root.facts_tab
     _select(qtbot, app_root, "owner-contact")
@@ -58,6 +60,7 @@ def test_a_filter_hiding_the_selected_row_empties_the_pane(qtbot, app_root):
     assert total == shown  # the chart describes the shown rows too
 
 
+@pytest.mark.slow
 def test_recover_empties_the_archive_pane(qtbot, app_root):
     tab = app_root.archive_tab
     qtbot.waitUntil(lambda: tab.archive_model.rowCount() == 2, timeout=5000)
@@ -71,6 +74,7 @@ def test_recover_empties_the_archive_pane(qtbot, app_root):
     assert tab.archive_detail.toPlainText() == ""
 
 
+@pytest.mark.slow
 def test_accept_empties_the_suggestion_pane(qtbot, app_root):
     root = app_root
     tab = root.suggestions_tab

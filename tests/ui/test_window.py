@@ -12,6 +12,7 @@ from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QKeySequence
 
 
+@pytest.mark.slow
 def test_shortcuts_are_bound(app_root):
     w = app_root.window
     assert w.find_action.shortcut() == QKeySequence(QKeySequence.StandardKey.Find)
@@ -21,6 +22,7 @@ def test_shortcuts_are_bound(app_root):
     assert w.refresh_action.shortcut() == QKeySequence(Qt.Key.Key_F5)
 
 
+@pytest.mark.slow
 def test_find_switches_to_facts_and_focuses_search(qtbot, app_root):
     w = app_root.window
     w.tabs.setCurrentIndex(0)
@@ -29,12 +31,14 @@ def test_find_switches_to_facts_and_focuses_search(qtbot, app_root):
     assert app_root.facts_tab.search.hasFocus() or app_root.facts_tab.search.selectedText() == ""
 
 
+@pytest.mark.slow
 def test_refresh_rereads_every_area(qtbot, app_root):
     with qtbot.waitSignal(app_root.hub.changes_applied, timeout=2000) as blocker:
         app_root.window.refresh_action.trigger()
     assert blocker.args[0].areas >= {"facts", "archive", "instructions", "sessions", "traces"}
 
 
+@pytest.mark.slow
 def test_delete_key_asks_before_forgetting(qtbot, app_root):
     w = app_root.window
     w.tabs.setCurrentWidget(app_root.facts_tab)
@@ -47,6 +51,7 @@ def test_delete_key_asks_before_forgetting(qtbot, app_root):
     assert row.fact.path is not None and row.fact.path.exists()
 
 
+@pytest.mark.slow
 def test_status_bar_shows_paths_and_counts(app_root, demo):
     w = app_root.window
     assert str(demo.paths.project_store) in w.paths_text()
@@ -55,6 +60,7 @@ def test_status_bar_shows_paths_and_counts(app_root, demo):
     assert "11 facts" in w.counts_label.text() and "2 archived" in w.counts_label.text()
 
 
+@pytest.mark.slow
 def test_long_work_shows_progress_and_cancels(qtbot, app_root):
     w = app_root.window
     release = threading.Event()
@@ -75,6 +81,7 @@ def test_long_work_shows_progress_and_cancels(qtbot, app_root):
     assert w.progress.isHidden()
 
 
+@pytest.mark.slow
 def test_window_state_is_remembered(qtbot, demo, settings):
     first = build(demo.paths, settings)
     qtbot.addWidget(first.window)
@@ -105,6 +112,7 @@ def test_overflow_rescans_to_the_disk_state(qtbot, app_root, demo):
     assert shown == on_disk
 
 
+@pytest.mark.slow
 def test_launch_loads_after_the_first_paint(qtbot, demo, settings):
     root = build(demo.paths, settings)
     qtbot.addWidget(root.window)
@@ -125,6 +133,7 @@ def test_transient_messages_keep_the_status_widgets(qtbot, app_root):
     qtbot.waitUntil(lambda: w.message_label.text() == "", timeout=2000)
 
 
+@pytest.mark.slow
 def test_fact_context_menu_offers_edit_history_forget(qtbot, app_root):
     tab = app_root.facts_tab
     row = next(r for r in tab.model.rows if r.fact.name == "glossary")
@@ -138,6 +147,7 @@ def test_fact_context_menu_offers_edit_history_forget(qtbot, app_root):
     assert blocker.args[0].key == row.key
 
 
+@pytest.mark.slow
 def test_cancelling_the_first_read_says_so_and_f5_reads_again(qtbot, demo, settings):
     root = build(demo.paths, settings)
     qtbot.addWidget(root.window)

@@ -201,6 +201,7 @@ def test_real_process_without_tty_fails_closed(dirs: tuple[Path, Path]) -> None:
     assert "Apply this memory change?" not in proc.stderr  # no prompt without a TTY
 
 
+@pytest.mark.slow
 def test_tool_takes_the_engine_tty_rule_stdin_a_tty_but_stderr_a_pipe_fails_closed(
     dirs: tuple[Path, Path],
 ) -> None:

@@ -61,6 +61,7 @@ def test_a_cold_engine_over_a_warm_index_parses_nothing_and_reads_a_full_parse(
     assert [full(f) for f in ContextEngine(paths).active_facts()] == parsed_snapshot(paths)
 
 
+@pytest.mark.slow
 @given(st.text(alphabet=st.characters(max_codepoint=127), max_size=80))
 def test_the_ascii_query_pattern_finds_what_the_full_pattern_finds(text: str) -> None:
     def rows(pattern: re.Pattern[str]) -> list[tuple[object, ...]]:

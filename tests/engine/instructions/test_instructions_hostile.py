@@ -108,6 +108,7 @@ def _build(tmp_path: Path, line: str) -> tuple[Path, Path]:
     return ws, outside
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("line", "code"), HOSTILE, ids=[repr(line)[:40] for line, _ in HOSTILE])
 def test_hostile_import_line(tmp_path: Path, line: str, code: str) -> None:
     ws, outside = _build(tmp_path, line)

@@ -26,6 +26,7 @@ def per_token(text: str) -> list[str]:
     return out
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.text(alphabet=st.sampled_from("aZ9_ -.#/\n\tİßK记忆é\u0307")))
 def test_tokens_equal_the_per_token_path(text: str) -> None:

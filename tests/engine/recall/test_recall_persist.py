@@ -173,6 +173,7 @@ def test_unsettled_files_go_through_stand_ins(paths: EnginePaths) -> None:
     assert changed.stats.tokenized == 2 and answers(changed) == fresh(paths)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "damage",
     [

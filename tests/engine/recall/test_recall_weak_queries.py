@@ -16,6 +16,7 @@ def demo_recall(tmp_path_factory: pytest.TempPathFactory) -> RecallService:
     return recall
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "message",
     [

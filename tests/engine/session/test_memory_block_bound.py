@@ -30,6 +30,7 @@ def fact(i: int, scope: str = "project", type_: str = "project", body: str = "Bo
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("count", [0, 10, 102, 1000, 10_000])
 def test_block_fits_the_bound_at_any_size(count: int) -> None:
     facts = [fact(i) for i in range(count)]

@@ -120,6 +120,7 @@ def _case_args(memory: Memory, args: object) -> dict[str, object]:
     return args
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("label", "args", "reason"), CASES, ids=[c[0] for c in CASES])
 @pytest.mark.parametrize("mode", ["ask", "auto", "yolo"])
 def test_needs_a_person_and_without_one_nothing_is_written(
@@ -137,6 +138,7 @@ def test_needs_a_person_and_without_one_nothing_is_written(
     assert store_bytes(paths) == before
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("label", "args", "reason"), CASES, ids=[c[0] for c in CASES])
 def test_a_person_can_approve(memory: Memory, label: str, args: object, reason: str) -> None:
     seed(memory)
@@ -263,6 +265,7 @@ Memory(paths).save(name="deploy-notes", body="Changed by another process.", expe
 """
 
 
+@pytest.mark.slow
 def test_confirmed_update_never_overwrites_a_newer_revision(
     memory: Memory, paths: EnginePaths
 ) -> None:

@@ -85,6 +85,7 @@ def test_the_real_reasonix_lists_the_same_facts_after_a_restore(exported, tmp_pa
     assert len(listed(home)) == 3
 
 
+@pytest.mark.slow
 def test_dry_run_checks_the_bundle_and_writes_nothing(exported, tmp_path) -> None:
     _home, ws, bundle = exported
     target = tmp_path / "restored"
@@ -94,6 +95,7 @@ def test_dry_run_checks_the_bundle_and_writes_nothing(exported, tmp_path) -> Non
     assert not target.exists()
 
 
+@pytest.mark.slow
 def test_merge_into_a_non_empty_home_never_overwrites(exported, tmp_path) -> None:
     _home, ws, bundle = exported
     target = tmp_path / "other"
@@ -120,6 +122,7 @@ def test_merge_into_a_non_empty_home_never_overwrites(exported, tmp_path) -> Non
     assert len(memory.list_archived()) == 2
 
 
+@pytest.mark.slow
 def test_a_conflict_can_be_kept_as_a_new_revision_and_a_rerun_adds_nothing(exported, tmp_path
                                                                           ) -> None:
     _home, ws, bundle = exported
@@ -139,6 +142,7 @@ def test_a_conflict_can_be_kept_as_a_new_revision_and_a_rerun_adds_nothing(expor
     assert files_of(target) == snapshot
 
 
+@pytest.mark.slow
 def test_restoring_the_same_bundle_twice_adds_nothing(exported, tmp_path) -> None:
     _home, ws, bundle = exported
     target = tmp_path / "restored"
@@ -198,6 +202,7 @@ def test_progress_is_shown_on_stderr_with_the_flag(exported, tmp_path) -> None:
     assert "export:" not in quiet.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("planted", [".archive", ".revisions"])
 def test_a_symlinked_folder_in_the_target_store_is_never_written_through(
     exported, tmp_path, planted: str
@@ -241,6 +246,7 @@ def test_restored_files_are_private_whatever_the_umask(exported, tmp_path) -> No
     assert set(modes.values()) == {0o600}, modes
 
 
+@pytest.mark.slow
 def test_a_store_without_an_index_is_restored_without_one(tmp_path) -> None:
     ws = workspace(tmp_path)
     home = tmp_path / "home"
@@ -255,6 +261,7 @@ def test_a_store_without_an_index_is_restored_without_one(tmp_path) -> None:
     assert not (paths_for(target, ws).project_store / "MEMORY.md").exists()
 
 
+@pytest.mark.slow
 def test_each_conflict_can_be_chosen_on_its_own(exported, tmp_path) -> None:
     _home, ws, bundle = exported
     target = tmp_path / "other"

@@ -169,6 +169,7 @@ def test_the_corpus_is_large_enough() -> None:
     assert len(CASES) >= 12
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_a_hostile_bundle_is_refused_and_nothing_is_written(tmp_path: Path, case: str) -> None:
     build, message, limits = CASES[case]

@@ -106,6 +106,7 @@ def test_dry_run_lists_the_expected_candidates_and_writes_nothing(env_for, agent
     assert source_digests(agent_root) == before
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("agent", AGENTS)
 def test_yes_writes_the_new_candidates_and_a_second_run_writes_nothing(env_for, agent: str
                                                                         ) -> None:
