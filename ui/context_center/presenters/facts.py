@@ -92,56 +92,38 @@ class FactsPresenter(QObject):
         """Read both stores on the read pool; coalesce requests while one read runs.
 
         The first read of a local window starts from the derived index: a first page, then
-        every indexed row (no bodies, no fact file read), then the full validated snapshot
-        (bodies for full-text search, unreadable files). Without an index: the full read only.
+        every indexed row (no bodies, no fact file read) reach the table while the same op goes
+        on to the full validated snapshot (bodies for full-text search, unreadable files).
+        Without an index: the full read only.
         """
         if self._loading is not None and not self._loading.token.cancelled:
             self._reload_again = True
             return
         backend = self.backend
-        if self._loaded or not callable(getattr(backend, "indexed_rows", None)):
-            self._read_full()
-            return
-        generation = self._rows_generation
-
-        def work(token: CancelToken) -> FactsSnapshot | None:
-            return backend.indexed_rows(token, first_page=lambda page: self._page_ready.emit(
-                generation, page))
-
-        def done(snapshot: FactsSnapshot | None) -> None:
-            self._loading = None
-            if snapshot is not None and generation == self._rows_generation:
-                self._apply_snapshot(snapshot)
-            self._read_full()
-
-        def failed(exc: BaseException) -> None:
-            self._loading = None
-            self._read_full()
-
-        self._loading = self.tasks.read(
-            Op("Reading the index", work, done, failed, long=True))
-
-    def _read_full(self) -> None:
-        """The full snapshot (every file validated, bodies included) on the read pool."""
-        backend = self.backend
         indexed = local_stores(backend) is not None  # local stores: patchable
+        first = not self._loaded and callable(getattr(backend, "indexed_rows", None))
+        generation = self._rows_generation
+        page = self._page_ready
 
         def work(token: CancelToken) -> tuple[FactsSnapshot, KeyIndex | None]:
+            if first:
+                rows = backend.indexed_rows(token, lambda p: page.emit(generation, p))
+                if rows is not None:
+                    page.emit(generation, rows)
             snapshot = backend.facts(token)
             # The key index for per-file patches, built with the rows (never twice).
             return snapshot, KeyIndex(snapshot.rows) if indexed else None
 
         # The first read of a large store is long work: shown in the status bar, cancellable.
-        name = "Reading the bodies" if self.snapshot.partial else "Reading the stores"
         self._loading = self.tasks.read(
-            Op(name, work, self._on_loaded, self._on_failed,
-               long=not self._loaded or self.snapshot.partial)
+            Op("Reading the stores", work, self._on_loaded, self._on_failed,
+               long=not self._loaded)
         )
 
     @Slot(int, object)
     def _on_page(self, generation: int, page: FactsSnapshot) -> None:
-        """The index's first page: shown while the rest of the rows are built."""
-        if generation == self._rows_generation and not self._loaded:
+        """Rows from the index: shown while the full snapshot is read."""
+        if generation == self._rows_generation and (not self._loaded or self.snapshot.partial):
             self._apply_snapshot(page)
 
     @Slot(object)
