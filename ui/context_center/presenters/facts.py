@@ -104,12 +104,18 @@ class FactsPresenter(QObject):
         first = not self._loaded and callable(getattr(backend, "indexed_rows", None))
         generation = self._rows_generation
         page = self._page_ready
+        criteria = self.tab.criteria()
+
+        def post(snapshot: FactsSnapshot) -> None:
+            # Filtered and sorted here: at start-up the other tabs' reads fill the pool.
+            shown = filter_rows(snapshot.rows, criteria, SORT_KEYS)
+            page.emit(generation, (criteria, snapshot, shown, counts_of(shown)))
 
         def work(token: CancelToken) -> tuple[FactsSnapshot, KeyIndex | None]:
             if first:
-                rows = backend.indexed_rows(token, lambda p: page.emit(generation, p))
+                rows = backend.indexed_rows(token, post)
                 if rows is not None:
-                    page.emit(generation, rows)
+                    post(rows)
             snapshot = backend.facts(token)
             # The key index for per-file patches, built with the rows (never twice).
             return snapshot, KeyIndex(snapshot.rows) if indexed else None
@@ -121,10 +127,20 @@ class FactsPresenter(QObject):
         )
 
     @Slot(int, object)
-    def _on_page(self, generation: int, page: FactsSnapshot) -> None:
-        """Rows from the index: shown while the full snapshot is read."""
-        if generation == self._rows_generation and (not self._loaded or self.snapshot.partial):
-            self._apply_snapshot(page)
+    def _on_page(self, generation: int, page: Any) -> None:
+        """Rows from the index (already filtered): shown while the full snapshot is read."""
+        criteria, snapshot, shown, counts = page
+        if generation != self._rows_generation or (self._loaded and not self.snapshot.partial):
+            return
+        if criteria != self.tab.criteria():  # the person typed meanwhile: filter again
+            self._apply_snapshot(snapshot)
+            return
+        self._loaded = True
+        self.snapshot = snapshot
+        self._sorted = None
+        self.tab.show_snapshot(snapshot)
+        self.tab.show_rows(shown, counts)
+        self.snapshot_applied.emit(snapshot)
 
     @Slot(object)
     def _on_task_finished(self, op: Op) -> None:
