@@ -32,6 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "app"), str(ROOT / "ui")]
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+from context_engine.catalog.local import LocalCatalog  # noqa: E402
 from context_engine.facts.codec import render_fact  # noqa: E402
 from context_engine.facts.model import FACT_TYPES, Fact  # noqa: E402
 from context_engine.paths import EnginePaths  # noqa: E402
@@ -255,6 +256,7 @@ import json, os, resource, statistics, sys, time
 t0 = time.perf_counter()
 code, home, ws, settings = sys.argv[1:5]
 writes = int(sys.argv[5])
+count = int(sys.argv[6])
 sys.path[:0] = [code + "/app", code + "/ui"]
 from dataclasses import replace
 from pathlib import Path
@@ -303,7 +305,12 @@ def settle(seconds):
 
 model = root.facts_tab.model
 pump(lambda: model.rowCount() > 0, 600)
+marks["rows"] = time.perf_counter() - t0
+pump(lambda: model.rowCount() >= count, 600)  # every fact listed
 marks["table"] = time.perf_counter() - t0
+# The full snapshot (bodies for full-text search) replaced the indexed rows, if any.
+pump(lambda: not getattr(root.facts.snapshot, "partial", False), 600)
+marks["bodies"] = time.perf_counter() - t0
 settle(1.0)
 marks["rss_load"] = rss_mb()
 # Tour: every tab, one recall, F5.
@@ -354,7 +361,7 @@ print(json.dumps(marks))
 """
 
 
-def bench_session(sizes: list[int], before: Path | None, writes: int) -> None:
+def bench_session(sizes: list[int], before: Path | None, writes: int, index: bool) -> None:
     """The whole app over generated stores, for the base checkout (``before``) and this one."""
     anchor_start = time.perf_counter()
     subprocess.run([sys.executable, "-c", "pass"], check=True)
@@ -367,11 +374,14 @@ def bench_session(sizes: list[int], before: Path | None, writes: int) -> None:
         with tempfile.TemporaryDirectory() as tmp:
             t = Path(tmp)
             paths = make_workspace(t, count)
+            if index:  # as any write or hook of a home in daily use leaves it
+                time.sleep(2.1)  # past the racy window: the index vouches for every file
+                LocalCatalog(paths).rebuild_indexes()
             trees = ([("before", before)] if before is not None else []) + [("after", ROOT)]
             for label, tree in trees:
                 out = subprocess.run(
                     [sys.executable, "-c", SESSION, str(tree), str(paths.home),
-                     str(paths.workspace), str(t / f"{label}.ini"), str(writes)],
+                     str(paths.workspace), str(t / f"{label}.ini"), str(writes), str(count)],
                     capture_output=True, text=True, timeout=3600,
                     env=dict(os.environ, QT_QPA_PLATFORM="offscreen"),
                 )
@@ -379,8 +389,9 @@ def bench_session(sizes: list[int], before: Path | None, writes: int) -> None:
                     print(f"{label} {count:,}: failed: {out.stderr[-400:]}")
                     continue
                 m = __import__("json").loads(out.stdout.strip().splitlines()[-1])
-                print(f"{label:6} {count:>7,} facts: first paint {m['paint']:.2f} s · table "
-                      f"complete {m['table']:.1f} s · RSS after load {m['rss_load']:.0f} MB · "
+                print(f"{label:6} {count:>7,} facts: first paint {m['paint']:.2f} s · first rows "
+                      f"{m['rows']:.2f} s · table complete {m['table']:.1f} s · bodies loaded "
+                      f"{m['bodies']:.1f} s · RSS after load {m['rss_load']:.0f} MB · "
                       f"peak after tour {m['rss_peak']:.0f} MB · filter "
                       f"{m['filter_median'] * 1000:.0f} ms · write→screen median "
                       f"{m['write_median']:.2f} s, worst {m['write_worst']:.2f} s · "
@@ -393,13 +404,16 @@ def main() -> None:
     parser.add_argument("--session", help="comma-separated store sizes for the whole-app run")
     parser.add_argument("--before", type=Path, help="another checkout to run --session on first")
     parser.add_argument("--writes", type=int, default=10, help="outside writes per session")
+    parser.add_argument("--no-index", action="store_true",
+                        help="no derived index on the generated home (a fresh, never-written one)")
     parser.add_argument("--facts", type=int, default=10_000)
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--burst", type=int, default=1000, help="writes in the latency burst")
     args = parser.parse_args()
     if args.session:
-        bench_session([int(n) for n in args.session.split(",")], args.before, args.writes)
+        bench_session([int(n) for n in args.session.split(",")], args.before, args.writes,
+                      not args.no_index)
         return
     bench_first_paint(args.facts, args.runs)
     bench_filter(args.rows, max(1, args.runs // 2))

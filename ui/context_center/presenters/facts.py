@@ -6,7 +6,7 @@ from typing import Any
 
 from context_engine.errors import ContextEngineError
 from context_engine.facts.resolve import Stores
-from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtCore import QObject, Qt, Signal, Slot
 
 from ..render.markdown import render_markdown
 from ..services.backend import Backend
@@ -60,6 +60,7 @@ class FactsPresenter(QObject):
     """
 
     snapshot_applied = Signal(object)
+    _page_ready = Signal(int, object)  # emitted on a reader thread, delivered on the GUI's
 
     def __init__(self, tab: FactsTab, backend: Backend, tasks: TaskManager, hub: Hub) -> None:
         super().__init__(tab)
@@ -76,6 +77,8 @@ class FactsPresenter(QObject):
         self._detail_generation = 0
         self._loading: Op | None = None
         self._reload_again = False
+        self._rows_generation = 0  # bumped by every full snapshot: older index pages are stale
+        self._page_ready.connect(self._on_page, Qt.ConnectionType.QueuedConnection)
         # File-by-file patches of a large snapshot (watcher paths); one in flight at a time.
         self._index: KeyIndex | None = None
         self._patching: Op | None = None
@@ -86,23 +89,58 @@ class FactsPresenter(QObject):
         tab.selection_changed.connect(self._on_selection_changed)
 
     def reload(self) -> None:
-        """Read both stores on the read pool; coalesce requests while one read runs."""
+        """Read both stores on the read pool; coalesce requests while one read runs.
+
+        The first read of a local window starts from the derived index: a first page, then
+        every indexed row (no bodies, no fact file read) reach the table while the same op goes
+        on to the full validated snapshot (bodies for full-text search, unreadable files).
+        Without an index: the full read only.
+        """
         if self._loading is not None and not self._loading.token.cancelled:
             self._reload_again = True
             return
-        # The first read of a large store is long work: shown in the status bar, cancellable.
         backend = self.backend
         indexed = local_stores(backend) is not None  # local stores: patchable
+        first = not self._loaded and callable(getattr(backend, "indexed_rows", None))
+        generation = self._rows_generation
+        page = self._page_ready
+        criteria = self.tab.criteria()
+
+        def post(snapshot: FactsSnapshot) -> None:
+            # Filtered and sorted here: at start-up the other tabs' reads fill the pool.
+            shown = filter_rows(snapshot.rows, criteria, SORT_KEYS)
+            page.emit(generation, (criteria, snapshot, shown, counts_of(shown)))
 
         def work(token: CancelToken) -> tuple[FactsSnapshot, KeyIndex | None]:
+            if first:
+                rows = backend.indexed_rows(token, post)
+                if rows is not None:
+                    post(rows)
             snapshot = backend.facts(token)
             # The key index for per-file patches, built with the rows (never twice).
             return snapshot, KeyIndex(snapshot.rows) if indexed else None
 
+        # The first read of a large store is long work: shown in the status bar, cancellable.
         self._loading = self.tasks.read(
             Op("Reading the stores", work, self._on_loaded, self._on_failed,
                long=not self._loaded)
         )
+
+    @Slot(int, object)
+    def _on_page(self, generation: int, page: Any) -> None:
+        """Rows from the index (already filtered): shown while the full snapshot is read."""
+        criteria, snapshot, shown, counts = page
+        if generation != self._rows_generation or (self._loaded and not self.snapshot.partial):
+            return
+        if criteria != self.tab.criteria():  # the person typed meanwhile: filter again
+            self._apply_snapshot(snapshot)
+            return
+        self._loaded = True
+        self.snapshot = snapshot
+        self._sorted = None
+        self.tab.show_snapshot(snapshot)
+        self.tab.show_rows(shown, counts)
+        self.snapshot_applied.emit(snapshot)
 
     @Slot(object)
     def _on_task_finished(self, op: Op) -> None:
@@ -174,8 +212,11 @@ class FactsPresenter(QObject):
         if self._reload_again:
             self._reload_again = False
             self.reload()
+        self._rows_generation += 1
         # Compare ids and revisions: the echo of our own write (or a no-op touch) changes nothing.
-        if self._loaded and snapshot.signature == self.snapshot.signature:
+        # Rows from the index (no bodies) are always replaced by the full read.
+        if (self._loaded and not self.snapshot.partial
+                and snapshot.signature == self.snapshot.signature):
             if self._index is None and self._patching is None:
                 self._index = index
             return
@@ -250,12 +291,20 @@ class FactsPresenter(QObject):
         if row is None:
             return
         generation = self._detail_generation
+        backend = self.backend
 
         def work(token: object) -> str:
-            return detail_html(row, render_markdown(row.fact.body))
+            # Rows from the index carry no body: read this one fact's file now.
+            body = backend.body(row.fact.reference) if row.lazy else row.fact.body
+            return detail_html(row, render_markdown(body))
 
         def done(html_text: str) -> None:
             if generation == self._detail_generation:
                 self.tab.show_detail(html_text)
 
-        self.tasks.read(Op("Rendering", work, done))
+        def failed(error: BaseException) -> None:
+            if generation == self._detail_generation:
+                self.tab.show_detail(
+                    f"<p style='color:#cf222e'>Could not read {row.fact.reference}: {error}</p>")
+
+        self.tasks.read(Op("Rendering", work, done, failed))

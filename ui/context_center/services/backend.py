@@ -8,6 +8,7 @@ the confirmation (S10.5); only a forget asks, once, in this window's dialog (S10
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,12 +34,13 @@ from context_engine.suggestions.accept import Edits
 from context_engine.suggestions.model import MemoryCandidate, SkillCandidate, Suggestions
 
 from ..dialogs.fact_editor import FactDraft
-from .fact_rows import FactsSnapshot, build_rows
+from .fact_rows import FactsSnapshot, build_rows, summary_facts
 from .tasks import CancelToken
 
 __all__ = ["Backend", "History", "InstructionsView", "RecallRun", "TraceHistory"]
 
 PERSON = Person("app")
+FIRST_PAGE = 2_000  # rows of the first paint from the derived index
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +96,38 @@ class Backend:
             token.check()
         # The archive is listed by the Archive tab (on archive changes only), not per reload.
         return FactsSnapshot(build_rows(snap.facts), snap.diagnostics)
+
+    def indexed_rows(
+        self,
+        token: CancelToken | None = None,
+        first_page: Callable[[FactsSnapshot], object] | None = None,
+    ) -> FactsSnapshot | None:
+        """Rows from the derived index without bodies (no fact file read), else ``None``.
+
+        ``None`` for a remote window or a home whose index does not exist yet (read-only
+        surfaces never create it): the caller falls back to :meth:`facts`.
+        """
+        if not isinstance(self.catalog, LocalCatalog):
+            return None
+        self.catalog.require("facts")
+        stores = self.catalog.memory.stores
+        roots: dict[str, Path] = {store.scope: store.root for store in stores.all()}
+        summaries = self.catalog.memory.summaries()
+        if token is not None:
+            token.check()
+        if not summaries:
+            return None
+        facts = summary_facts(summaries, roots)
+        if first_page is not None and len(facts) > FIRST_PAGE:
+            # Shown while every row's notes (overrides, duplicates) are worked out.
+            first_page(FactsSnapshot(build_rows(facts[:FIRST_PAGE], lazy=True), (), partial=True))
+            if token is not None:
+                token.check()
+        return FactsSnapshot(build_rows(facts, lazy=True), (), partial=True)
+
+    def body(self, ref: str) -> str:
+        """The body of the active fact ``ref`` (read when a row is shown)."""
+        return self.catalog.read(ref).fact.body
 
     def draft_for(self, ref: str) -> FactDraft:
         """A draft of the active fact ``ref`` with the revision and digest it was read at."""

@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from pathlib import Path
+from typing import Any, cast
 
+from context_engine.facts.derived_index import Summary
 from context_engine.facts.freshness import freshness
-from context_engine.facts.model import Diagnostic, Fact, normalize_key
+from context_engine.facts.model import (
+    FACT_TYPES,
+    Diagnostic,
+    Fact,
+    Scope,
+    normalize_key,
+)
 
 KEY_WORDS = {"id": "the same id", "name": "the same name", "title": "the same title"}
 
@@ -25,6 +33,7 @@ class FactRow:
     haystack: str = ""  # lowercased searchable text
     conflict: bool = False  # another file has the same id, or the same name in this scope
     keys: tuple[str, ...] = ()  # every key relating it to other rows (for per-file patches)
+    lazy: bool = False  # built from the derived index: the body is read when shown
 
     @property
     def key(self) -> tuple[str, str]:
@@ -45,6 +54,7 @@ class FactsSnapshot:
     rows: tuple[FactRow, ...]
     diagnostics: tuple[Diagnostic, ...]
     archived: int = 0
+    partial: bool = False  # indexed rows without bodies; the full read is still to come
 
     @property
     def signature(self) -> tuple[object, ...]:
@@ -72,7 +82,34 @@ class FactsSnapshot:
 
 SortKey = Callable[[FactRow], Any]  # a column's sort value for one row
 
-def build_rows(facts: Iterable[Fact], now: datetime | None = None) -> tuple[FactRow, ...]:
+def summary_facts(summaries: Iterable[Summary], roots: Mapping[str, Path]) -> list[Fact]:
+    """Body-less facts from the derived index's list rows (``roots``: scope → store folder)."""
+    facts = []
+    for s in summaries:
+        if s.type not in FACT_TYPES or s.scope not in roots:
+            continue
+        root = roots[s.scope]
+        facts.append(Fact(
+            id=s.id, revision=s.revision, name=s.name, title=s.title,
+            description=s.description, type=s.type,
+            scope=cast(Scope, s.scope), body="", path=root / s.file,
+            updated_at=_parse_stamp(s.updated_at),
+        ))
+    return facts
+
+
+def _parse_stamp(value: str | None) -> datetime | None:
+    if not value:
+        return None
+    try:
+        return datetime.fromisoformat(value)
+    except ValueError:
+        return None
+
+
+def build_rows(
+    facts: Iterable[Fact], now: datetime | None = None, *, lazy: bool = False
+) -> tuple[FactRow, ...]:
     """Rows for ``facts`` with project-over-global overrides and possible duplicates explained."""
     # The recall package pulls in its index; import it here, on the worker, not at start-up.
     from context_engine.recall.pool import equivalence_keys
@@ -170,6 +207,7 @@ def build_rows(facts: Iterable[Fact], now: datetime | None = None) -> tuple[Fact
                 haystack=haystack,
                 conflict=conflict,
                 keys=(*eq, *keys, f"ref:{fact.scope}/{fact.name}"),
+                lazy=lazy,
             )
         )
     return tuple(rows)
