@@ -47,7 +47,8 @@ FACTS: list[dict[str, str]] = [
      "body": "本地运行测试前先启动数据库。"},
 ]
 
-NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
+# "Now" for both sides: after the moment the oracle writes the facts (a fixed date went stale).
+NOW = datetime.now(UTC).replace(microsecond=0) + timedelta(hours=1)
 OLD = (NOW - timedelta(days=260)).strftime("%Y-%m-%dT%H:%M:%SZ")
 STALE = f"""---
 id: mem-0000000000000000000000000000a11d
