@@ -110,3 +110,23 @@ def append_private(path: str | Path, text: str) -> None:
             view = view[os.write(fd, view) :]
     finally:
         os.close(fd)
+
+
+def replace_keeping_mode(path: str | Path, data: bytes) -> None:
+    """Atomically replace an existing file of the person's (an instruction or config file) with
+    ``data``, durably, keeping its permission bits; its directory is left as it is."""
+    target = Path(path)
+    mode = stat.S_IMODE(target.stat().st_mode)
+    fd, tmp = open_private_temp(target)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except BaseException:
+        if os.path.lexists(tmp):
+            os.unlink(tmp)
+        raise
+

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import contextlib
 import os
-import stat
-import tempfile
 from pathlib import Path
 
+from context_engine.filemodes import replace_keeping_mode
 from context_engine.paths import EnginePaths
 from context_engine.upgrade.toml_lines import TomlScanError, scan_statements
 
@@ -94,21 +93,7 @@ def remove_retired_config_keys(paths: EnginePaths) -> list[str]:
 
 def _atomic_write(path: Path, data: bytes) -> None:
     """Write ``data`` over ``path`` so a reader sees the old or the new file, never a mix."""
-    mode = stat.S_IMODE(path.stat().st_mode)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    tmp = Path(tmp_name)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise
-    _fsync_dir(path.parent)
+    replace_keeping_mode(path, data)
 
 
 def _fsync_dir(directory: Path) -> None:

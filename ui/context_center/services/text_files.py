@@ -9,10 +9,10 @@ mode, and replace it with one rename: a reader sees the old file or the new, nev
 from __future__ import annotations
 
 import hashlib
-import os
-import stat
 from dataclasses import dataclass
 from pathlib import Path
+
+from context_engine.filemodes import replace_keeping_mode
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,17 +44,5 @@ def save_text(path: Path, text: str, expected_digest: str) -> TextFile:
     if current.digest != expected_digest:
         raise ChangedOnDisk(current)
     data = text.encode("utf-8")
-    mode = stat.S_IMODE(path.stat().st_mode)
-    tmp = path.with_name(f".tmp-{os.getpid()}-{path.name}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    replace_keeping_mode(path, data)
     return TextFile(path, text, hashlib.sha256(data).hexdigest())
