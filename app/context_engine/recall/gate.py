@@ -9,9 +9,11 @@ Stopwords and request words (``ignored``) never count; generic activity words an
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from typing import TYPE_CHECKING
 
-import numpy as np
-import numpy.typing as npt
+if TYPE_CHECKING:  # NumPy is imported only by the path that uses it (recall/index.py)
+    import numpy as np
+    import numpy.typing as npt
 
 LONG_TERM = 6
 # A word that stands alone for a short query must also be rare in the pool: in at most this

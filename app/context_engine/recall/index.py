@@ -2,33 +2,64 @@
 
 Postings are one ``array('i')`` per term holding interleaved ``(slot, tf)`` pairs: 8 bytes a
 posting and one Python object a term, so 100,000 facts fit in well under 300 MB. Adding or
-removing one fact touches only that fact's terms; nothing is re-tokenized. Scoring concatenates
-the query terms' postings (NumPy views, no copy per term) and accumulates them per slot with
-``np.bincount``.
+removing one fact touches only that fact's terms; nothing is re-tokenized. The per-slot values
+are ``array`` module arrays too, so the index needs no NumPy to exist, load or answer.
+
+Scoring takes one of two exact paths (equal floats, bit for bit; a test compares them): a plain
+Python pass over the query terms' postings when they are few (a hook process answers without
+paying ~0.2 s to import NumPy), else NumPy: the postings concatenated (views, no copy per term)
+and accumulated per slot with ``np.bincount``.
 """
 
 from __future__ import annotations
 
 import math
+import sys
 from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import cast
+from typing import TYPE_CHECKING, Any, cast
 
-import numpy as np
-import numpy.typing as npt
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
-from .gate import gate_mask
+    FloatArray = npt.NDArray[np.float64]
+    IntArray = npt.NDArray[np.int64]
+else:
+    FloatArray = IntArray = Any
+# One column of a ``Scored``: a NumPy array (NumPy path) or an ``array`` (plain path).
+Column = Any
 
 K1 = 1.2
 B = 0.75
 
-NO_TIME = np.iinfo(np.int64).max  # "never": not stale, sorts as oldest via OLDEST
+NO_TIME = 2**63 - 1  # "never": not stale, sorts as oldest via OLDEST
 OLDEST = -(2**62)
 MASK_TERMS = 52  # query terms tracked in the per-document matched-term bitmask
+# Up to this many postings across the query terms, the plain Python scorer runs (about as fast
+# as NumPy's import alone); above it, NumPy. Only speed differs, never a result.
+PYTHON_POSTINGS = 60_000
 
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
+# Per-slot arrays: name → typecode (float64, bool as a byte, int64 × 3), in export order.
+_PER_SLOT = (
+    ("_length", "d"), ("_project", "b"), ("_fresh", "q"), ("_stale_after", "q"), ("_updated", "q"),
+)
+
+
+def _numpy() -> Any:
+    """NumPy, imported on first use (never on the plain path)."""
+    import numpy
+
+    return numpy
+
+
+def use_python(postings: int) -> bool:
+    """Whether a query over ``postings`` pairs takes the plain Python path.
+
+    Once NumPy is loaded anyway (a long-lived host), it always answers.
+    """
+    return "numpy" not in sys.modules and postings <= PYTHON_POSTINGS
 
 
 def idf(n: int, df: int) -> float:
@@ -56,12 +87,21 @@ class DocMeta:
 
 @dataclass(frozen=True, slots=True)
 class Scored:
-    """Gate-passing slots, raw BM25 score, matched-term count and bitmask (bit j = term j)."""
+    """Gate-passing slots, raw BM25 score, matched-term count and bitmask (bit j = term j).
 
-    slots: IntArray
-    scores: FloatArray
-    matched: IntArray
-    bits: IntArray
+    NumPy arrays from the NumPy path, ``array`` module arrays from the plain one; both index,
+    ``len`` and ``tolist`` alike.
+    """
+
+    slots: Column
+    scores: Column
+    matched: Column
+    bits: Column
+
+    @property
+    def plain(self) -> bool:
+        """Whether the plain Python path produced these."""
+        return isinstance(self.slots, array)
 
 
 @dataclass(slots=True)
@@ -75,15 +115,19 @@ class SparseIndex:
     _postings: dict[str, array[int]] = field(default_factory=dict)
     # Postings restored from disk and not touched yet (term → raw bytes): a hook turn reads a
     # handful of ~20,000 terms, so each becomes an array only when first used (``_thaw``).
-    _frozen: dict[str, bytes] = field(default_factory=dict)
-    _length: FloatArray = field(default_factory=lambda: np.zeros(16, dtype=np.float64))
-    _project: npt.NDArray[np.bool_] = field(default_factory=lambda: np.zeros(16, dtype=np.bool_))
-    _fresh: IntArray = field(default_factory=lambda: np.zeros(16, dtype=np.int64))
-    _stale_after: IntArray = field(default_factory=lambda: np.zeros(16, dtype=np.int64))
-    _updated: IntArray = field(default_factory=lambda: np.zeros(16, dtype=np.int64))
+    # A mapping, not always a dict: the recall state (recall/state.py) hands in a read-only
+    # view that fetches one term's bytes from its database on ``get``.
+    _frozen: Mapping[str, bytes] = field(default_factory=dict)
+    _length: array[float] = field(default_factory=lambda: array("d"))
+    _project: array[int] = field(default_factory=lambda: array("b"))
+    _fresh: array[int] = field(default_factory=lambda: array("q"))
+    _stale_after: array[int] = field(default_factory=lambda: array("q"))
+    _updated: array[int] = field(default_factory=lambda: array("q"))
     total_length: int = 0
-    # k1·(1 − b + b·dl/avgdl) per slot for one avgdl; dropped on every add/remove.
-    _norm: tuple[float, FloatArray] | None = None
+    # k1·(1 − b + b·dl/avgdl) per slot for one avgdl (a list, or NumPy's array); dropped on
+    # every add/remove.
+    _norm: tuple[float, Any] | None = None
+    _norm_np: tuple[float, Any] | None = None
 
     def __len__(self) -> int:
         """Number of indexed documents (N)."""
@@ -133,16 +177,13 @@ class SparseIndex:
         return int(self._length[self._slot_of[key]])
 
     def _grow(self, size: int) -> None:
-        """Make every per-slot array hold at least ``size`` slots."""
+        """Make every per-slot array hold at least ``size`` slots (zeros beyond the used ones)."""
         cap = len(self._length)
         if size <= cap:
             return
-        new = max(size, cap * 2)
-        for name in ("_length", "_project", "_fresh", "_stale_after", "_updated"):
-            old = getattr(self, name)
-            grown = np.zeros(new, dtype=old.dtype)
-            grown[:cap] = old
-            setattr(self, name, grown)
+        more = max(size, cap * 2, 16) - cap
+        for name, code in _PER_SLOT:
+            getattr(self, name).extend(array(code, bytes(more * array(code).itemsize)))
 
     def add(self, key: str, counts: Mapping[str, int], meta: DocMeta) -> None:
         """Index one document given its term counts; a document with no terms is skipped."""
@@ -160,7 +201,7 @@ class SparseIndex:
             self._keys.append(key)
             self._grow(slot + 1)
         self._slot_of[key] = slot
-        self._norm = None
+        self._norm = self._norm_np = None
         self._length[slot] = length
         self._project[slot] = meta.project
         self._fresh[slot] = meta.fresh_us
@@ -218,13 +259,13 @@ class SparseIndex:
         self._postings = {term: array("i", posting) for term, posting in lists.items()}
         self._grow(len(keys))
         n = len(keys)
-        self._length[:n] = lengths
-        self._project[:n] = [m.project for m in metas]
-        self._fresh[:n] = [m.fresh_us for m in metas]
-        self._stale_after[:n] = [m.stale_after_us for m in metas]
-        self._updated[:n] = [m.updated_us for m in metas]
+        self._length[:n] = array("d", lengths)
+        self._project[:n] = array("b", [m.project for m in metas])
+        self._fresh[:n] = array("q", [m.fresh_us for m in metas])
+        self._stale_after[:n] = array("q", [m.stale_after_us for m in metas])
+        self._updated[:n] = array("q", [m.updated_us for m in metas])
         self.total_length = sum(lengths)
-        self._norm = None
+        self._norm = self._norm_np = None
         self.counters.adds += n
 
     def export(self) -> tuple[object, ...]:
@@ -264,16 +305,47 @@ class SparseIndex:
         if len(frozen) != len(terms):
             raise ValueError("duplicate posting term")
         index._frozen = frozen
-        index._grow(n)
-        for target, blob in zip(index._per_slot(), arrays, strict=True):
-            values = np.frombuffer(blob, dtype=target.dtype)
-            if len(values) != n:
-                raise ValueError("per-slot array of the wrong size")
-            target[:n] = values
+        index._set_per_slot(n, arrays)
         index.total_length = total
         return index
 
-    def _per_slot(self) -> tuple[npt.NDArray[np.generic], ...]:
+    def _set_per_slot(self, n: int, blobs: Sequence[object]) -> None:
+        """Per-slot arrays of ``n`` slots from their saved bytes (export order)."""
+        if not isinstance(blobs, (list, tuple)) or len(blobs) != len(_PER_SLOT):
+            raise TypeError("malformed per-slot arrays")
+        for (name, code), blob in zip(_PER_SLOT, blobs, strict=True):
+            if not isinstance(blob, bytes):
+                raise TypeError("malformed per-slot array")
+            values = array(code)
+            if len(blob) % values.itemsize or len(blob) // values.itemsize != n:
+                raise ValueError("per-slot array of the wrong size")
+            values.frombytes(blob)
+            setattr(self, name, values)
+
+    @classmethod
+    def lazy(
+        cls,
+        keys: list[str | None],
+        free: list[int],
+        postings: Mapping[str, bytes],
+        arrays: Sequence[object],
+        total: int,
+    ) -> SparseIndex:
+        """An index whose postings stay in ``postings`` until a term is looked up.
+
+        ``postings`` may be a read-only view of a database (``recall/state.py``); any change
+        to the index first copies every posting out of it (``_thaw``).
+        """
+        index = cls()
+        index._keys = keys
+        index._free = free
+        index._slot_of = {key: slot for slot, key in enumerate(keys) if key is not None}
+        index._frozen = postings
+        index._set_per_slot(len(keys), arrays)
+        index.total_length = total
+        return index
+
+    def _per_slot(self) -> tuple[array[Any], ...]:
         """The per-slot arrays, in export order."""
         return (self._length, self._project, self._fresh, self._stale_after, self._updated)
 
@@ -302,7 +374,7 @@ class SparseIndex:
                 posting[pos] = posting[last]
                 posting[pos + 1] = posting[last + 1]
             del posting[last:]
-        self._norm = None
+        self._norm = self._norm_np = None
         self.total_length -= int(self._length[slot])
         self._length[slot] = 0
         self._keys[slot] = None
@@ -325,41 +397,105 @@ class SparseIndex:
         ``ignored`` terms score but do not count toward the gate; ``weak`` terms count only
         beside a term that is neither ignored nor weak.
         """
-        cap = len(self._keys)
-        views: list[npt.NDArray[np.int32]] = []
-        used: list[int] = []
+        used: list[tuple[int, str, array[int]]] = []
         for j, term in enumerate(terms):
             posting = self._posting(term)
             if posting is not None:
-                views.append(np.frombuffer(posting, dtype=np.int32))
-                used.append(j)
-        if not views:
+                used.append((j, term, posting))
+        if use_python(sum(len(p) for _, _, p in used) // 2):
+            return self._score_plain(used, weights, avgdl, strong, ignored, weak)
+        return self._score_numpy(used, weights, avgdl, strong, ignored, weak)
+
+    def _score_plain(
+        self,
+        used: list[tuple[int, str, array[int]]],
+        weights: Mapping[str, float],
+        avgdl: float,
+        strong: frozenset[str] | None,
+        ignored: frozenset[str],
+        weak: frozenset[str],
+    ) -> Scored:
+        """``score`` in plain Python: the same operations, in the same order, per posting."""
+        if not used or not avgdl:
+            return Scored(array("q"), array("d"), array("q"), array("q"))
+        norm = self._length_norm(avgdl)
+        acc: dict[int, float] = {}
+        count: dict[int, int] = {}
+        specific: dict[int, int] = {}
+        single: set[int] = set()
+        bits: dict[int, int] = {}
+        k1p = K1 + 1
+        for j, term, posting in used:
+            w = weights[term]
+            counts = term not in ignored
+            solid = counts and term not in weak
+            alone = (strong is None or term in strong) and counts
+            power = 1 << j if j < MASK_TERMS else 0
+            pairs = iter(posting)
+            for slot, tf in zip(pairs, pairs, strict=True):
+                # w·(tf·(k1+1)) / (tf + norm): NumPy's expression, evaluated the same way.
+                acc[slot] = acc.get(slot, 0.0) + w * (tf * k1p) / (tf + norm[slot])
+                bits[slot] = bits.get(slot, 0) | power
+                if counts:
+                    count[slot] = count.get(slot, 0) + 1
+                    if solid:
+                        specific[slot] = specific.get(slot, 0) + 1
+                    if alone:
+                        single.add(slot)
+        hit = array("q")
+        scores = array("d")
+        matched = array("q")
+        masks = array("q")
+        for slot in sorted(acc):
+            n = count.get(slot, 0)
+            if (n >= 2 and specific.get(slot, 0) >= 1) or (n == 1 and slot in single):
+                hit.append(slot)
+                scores.append(acc[slot])
+                matched.append(n)
+                masks.append(bits[slot])
+        return Scored(slots=hit, scores=scores, matched=matched, bits=masks)
+
+    def _score_numpy(
+        self,
+        used: list[tuple[int, str, array[int]]],
+        weights: Mapping[str, float],
+        avgdl: float,
+        strong: frozenset[str] | None,
+        ignored: frozenset[str],
+        weak: frozenset[str],
+    ) -> Scored:
+        """``score`` with NumPy: one ``bincount`` per accumulated quantity."""
+        from .gate import gate_mask
+
+        np = _numpy()
+        cap = len(self._keys)
+        if not used:
             empty = np.zeros(0, dtype=np.int64)
             return Scored(empty, np.zeros(0, dtype=np.float64), empty, empty)
+        views = [np.frombuffer(posting, dtype=np.int32) for _, _, posting in used]
         sizes = [len(v) // 2 for v in views]
         pairs = np.concatenate(views)
         views.clear()  # release the buffer exports so the postings may resize later
         slots = pairs[0::2].astype(np.int64)
         tf = pairs[1::2].astype(np.float64)
-        w = np.repeat(np.array([weights[terms[j]] for j in used], dtype=np.float64), sizes)
+        names = [term for _, term, _ in used]
+        w = np.repeat(np.array([weights[t] for t in names], dtype=np.float64), sizes)
         # Same operation order as the S8.6 reference formula, and bincount adds each
         # document's contributions in query-term order starting from 0.0, so the floats
         # agree exactly with a term-by-term sum.
-        contrib = w * (tf * (K1 + 1)) / (tf + self._length_norm(avgdl)[slots])
+        contrib = w * (tf * (K1 + 1)) / (tf + self._length_norm_np(avgdl)[slots])
         acc = cast(FloatArray, np.bincount(slots, weights=contrib, minlength=cap))
-        if ignored and any(terms[j] in ignored for j in used):
-            counted = np.repeat([terms[j] not in ignored for j in used], sizes)
+        if ignored and any(t in ignored for t in names):
+            counted = np.repeat([t not in ignored for t in names], sizes)
             count = np.bincount(slots[counted], minlength=cap)
         else:
             count = np.bincount(slots, minlength=cap)
         specific = None
-        if weak and any(terms[j] in weak for j in used):
-            solid = np.repeat(
-                [terms[j] not in ignored and terms[j] not in weak for j in used], sizes
-            )
+        if weak and any(t in weak for t in names):
+            solid = np.repeat([t not in ignored and t not in weak for t in names], sizes)
             specific = np.bincount(slots[solid], minlength=cap)
         single_ok = np.zeros(cap, dtype=np.bool_)
-        flags = [(strong is None or terms[j] in strong) and terms[j] not in ignored for j in used]
+        flags = [(strong is None or t in strong) and t not in ignored for t in names]
         if all(flags):
             single_ok[:] = True
         elif any(flags):
@@ -368,31 +504,55 @@ class SparseIndex:
         hit = np.flatnonzero(gate)
         # Matched-term bitmask, only for the entries of gate-passing documents: each
         # (document, term) pair occurs once, so a sum of distinct powers of two is an OR.
-        powers = np.repeat([float(1 << j) if j < MASK_TERMS else 0.0 for j in used], sizes)
+        powers = np.repeat([float(1 << j) if j < MASK_TERMS else 0.0 for j, _, _ in used], sizes)
         keep = gate[slots]
         bits = np.bincount(slots[keep], weights=powers[keep], minlength=cap).astype(np.int64)
         return Scored(slots=hit, scores=acc[hit], matched=count[hit], bits=bits[hit])
 
-    def _length_norm(self, avgdl: float) -> FloatArray:
+    def _length_norm(self, avgdl: float) -> list[float]:
         """Per-slot k1·(1 − b + b·dl/avgdl), computed once per index version and avgdl."""
         if self._norm is None or self._norm[0] != avgdl:
-            self._norm = (avgdl, K1 * (1 - B + B * self._length / avgdl))
-        return self._norm[1]
+            self._norm = (avgdl, [K1 * (1 - B + B * dl / avgdl) for dl in self._length])
+        return cast(list[float], self._norm[1])
 
-    def project(self, slots: IntArray) -> npt.NDArray[np.bool_]:
-        """Whether each slot holds a project fact."""
-        return self._project[slots]
+    def _length_norm_np(self, avgdl: float) -> Any:
+        """``_length_norm`` as a NumPy array (same floats: the same expression per element)."""
+        if self._norm_np is None or self._norm_np[0] != avgdl:
+            np = _numpy()
+            length = np.frombuffer(self._length, dtype=np.float64).copy()
+            self._norm_np = (avgdl, K1 * (1 - B + B * length / avgdl))
+        return self._norm_np[1]
 
-    def stale(self, slots: IntArray, now_us: int) -> npt.NDArray[np.bool_]:
-        """Whether each slot's fact is stale at ``now_us`` (unset or future → not stale)."""
-        fresh = self._fresh[slots]
+    def is_project(self, slot: int) -> bool:
+        """Whether ``slot`` holds a project fact."""
+        return bool(self._project[slot])
+
+    def is_stale(self, slot: int, now_us: int) -> bool:
+        """Whether ``slot``'s fact is stale at ``now_us`` (unset or future → not stale)."""
+        fresh = self._fresh[slot]
+        return fresh <= now_us and now_us - fresh > self._stale_after[slot]
+
+    def updated_at(self, slot: int) -> int:
+        """``updated_at`` (µs) of ``slot`` for the tie order."""
+        return self._updated[slot]
+
+    def project(self, slots: IntArray) -> Any:
+        """Whether each slot holds a project fact (NumPy)."""
+        np = _numpy()
+        return np.frombuffer(self._project, dtype=np.int8)[slots].astype(np.bool_)
+
+    def stale(self, slots: IntArray, now_us: int) -> Any:
+        """Whether each slot's fact is stale at ``now_us`` (NumPy; unset or future → not stale)."""
+        np = _numpy()
+        fresh = np.frombuffer(self._fresh, dtype=np.int64)[slots]
         valid = fresh <= now_us
         age = np.where(valid, now_us - np.minimum(fresh, now_us), 0)
-        return valid & (age > self._stale_after[slots])
+        return valid & (age > np.frombuffer(self._stale_after, dtype=np.int64)[slots])
 
-    def updated(self, slots: IntArray) -> IntArray:
-        """``updated_at`` (µs) of ``slots`` for the tie order."""
-        return self._updated[slots]
+    def updated(self, slots: IntArray) -> Any:
+        """``updated_at`` (µs) of ``slots`` for the tie order (NumPy)."""
+        np = _numpy()
+        return np.frombuffer(self._updated, dtype=np.int64)[slots]
 
     def vocabulary(self) -> int:
         """Number of distinct terms."""
@@ -402,24 +562,16 @@ class SparseIndex:
         """Approximate bytes held by postings and per-slot arrays (excluding term strings)."""
         self._thaw()
         postings = sum(p.buffer_info()[1] * p.itemsize for p in self._postings.values())
-        arrays = sum(
-            a.nbytes
-            for a in (self._length, self._project, self._fresh, self._stale_after, self._updated)
-        )
+        arrays = sum(a.buffer_info()[1] * a.itemsize for a in self._per_slot())
         return postings + arrays
 
 
 def _find_slot(posting: array[int], slot: int) -> int:
     """Index of ``slot`` among the even positions of an interleaved posting, or -1."""
-    if len(posting) <= 64:
-        for i in range(0, len(posting), 2):
-            if posting[i] == slot:
-                return i
+    try:
+        return posting[0::2].index(slot) * 2  # one C-level copy and scan
+    except ValueError:
         return -1
-    view = np.frombuffer(posting, dtype=np.int32)
-    found = np.flatnonzero(view[0::2] == slot)
-    del view
-    return int(found[0]) * 2 if len(found) else -1
 
 
 def weights_for(

@@ -5,13 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-
-import numpy as np
-import numpy.typing as npt
+from typing import Any
 
 from ..facts.freshness import WINDOWS
 from ..facts.model import Fact
-from .index import NO_TIME, OLDEST, DocMeta, FloatArray, Scored, SparseIndex
+from .index import NO_TIME, OLDEST, DocMeta, Scored, SparseIndex
 
 RELATIVE_FLOOR = 0.24
 PROJECT_BOOST = 1.08
@@ -46,14 +44,26 @@ def doc_meta(fact: Fact) -> DocMeta:
     )
 
 
-def boosted(
-    index: SparseIndex, scored: Scored, now_us: int
-) -> tuple[FloatArray, npt.NDArray[np.bool_]]:
-    """Scores × 1.08 for project facts, then × 0.92 for stale ones; and the stale mask."""
+def boosted(index: SparseIndex, scored: Scored, now_us: int) -> tuple[Any, Any]:
+    """Scores × 1.08 for project facts, then × 0.92 for stale ones; and the stale mask.
+
+    Lists for the plain path's ``scored``, NumPy arrays for NumPy's (the same floats).
+    """
     slots = scored.slots
+    if scored.plain:
+        adjusted: list[float] = []
+        stale: list[bool] = []
+        for slot, score in zip(slots, scored.scores, strict=True):
+            value = score * PROJECT_BOOST if index.is_project(slot) else score
+            old = index.is_stale(slot, now_us)
+            adjusted.append(value * STALE_PENALTY if old else value)
+            stale.append(old)
+        return adjusted, stale
+    import numpy as np
+
     scores = np.where(index.project(slots), scored.scores * PROJECT_BOOST, scored.scores)
-    stale = index.stale(slots, now_us)
-    return np.where(stale, scores * STALE_PENALTY, scores), stale
+    mask = index.stale(slots, now_us)
+    return np.where(mask, scores * STALE_PENALTY, scores), mask
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +101,51 @@ def rank(
     below-floor candidates.
     """
     adjusted, stale = boosted(index, scored, now_us)
+    slots = scored.slots
+    if scored.plain:
+        updated = [index.updated_at(slot) for slot in slots]
+        top = max(adjusted)
+        kept = [i for i, value in enumerate(adjusted) if value >= RELATIVE_FLOOR * top]
+        below_idx = [i for i, value in enumerate(adjusted) if value < RELATIVE_FLOOR * top]
+        # Every candidate at least as good (score, then newer) as the want-th: ties included.
+        order = sorted(kept, key=lambda i: (-adjusted[i], -updated[i]))
+        head_idx = order[:want]
+        if head_idx:
+            last = (adjusted[head_idx[-1]], updated[head_idx[-1]])
+            head_idx = [i for i in order if (adjusted[i], updated[i]) >= last]
+        below_idx = _best_below(below_idx, adjusted, detail)
+    else:
+        head_idx, kept, below_idx, updated = _numpy_head(index, scored, adjusted, want, detail)
+
+    def key(i: int) -> tuple[float, int, str]:
+        return (-adjusted[i], -updated[i], fact_id(index.key(int(slots[i]))))
+
+    def record(i: int) -> Ranked:
+        reference = index.key(int(slots[i]))
+        return Ranked(reference, float(adjusted[i]), bool(stale[i]), int(scored.bits[i]))
+
+    # The same total order for the head and the listed below-floor candidates (score, newer,
+    # id): slot order differs between a fresh build and a restored index, so it must never
+    # decide what the trace lists.
+    head = [record(i) for i in sorted(head_idx, key=key)]
+    below = [record(i) for i in sorted(below_idx, key=key)[:detail]]
+    return Ranking(head=head, below=below, kept=len(kept), below_total=len(adjusted) - len(kept))
+
+
+def _best_below(below: list[int], adjusted: list[float], detail: int) -> list[int]:
+    """Below-floor candidates scoring at least the ``detail``-th best (ties at the cut kept)."""
+    if len(below) > detail > 0:
+        cut = sorted((adjusted[i] for i in below), reverse=True)[detail - 1]
+        return [i for i in below if adjusted[i] >= cut]
+    return below
+
+
+def _numpy_head(
+    index: SparseIndex, scored: Scored, adjusted: Any, want: int, detail: int
+) -> tuple[list[int], list[int], list[int], list[int]]:
+    """``rank``'s selection with NumPy: head candidates, kept, listed below-floor, updated."""
+    import numpy as np
+
     keep = adjusted >= RELATIVE_FLOOR * float(adjusted.max())
     kept = np.flatnonzero(keep)
     updated = index.updated(scored.slots)
@@ -106,30 +161,8 @@ def rank(
         and updated[order[need]] == updated[order[need - 1]]
     ):
         need += 1
-
-    def record(i: int) -> Ranked:
-        key = index.key(int(scored.slots[i]))
-        return Ranked(key, float(adjusted[i]), bool(stale[i]), int(scored.bits[i]))
-
-    head_idx = sorted(
-        order[:need].tolist(),
-        key=lambda i: (-adjusted[i], -updated[i], fact_id(index.key(int(scored.slots[i])))),
-    )
-    head = [record(i) for i in head_idx]
     below_idx = np.flatnonzero(~keep)
     if len(below_idx) > detail > 0:
-        # Everything scoring at least the detail-th best (ties at the cut included).
         cut = -np.partition(-adjusted[below_idx], detail - 1)[detail - 1]
         below_idx = below_idx[adjusted[below_idx] >= cut]
-    # The same total order as the head (score, newer, id): slot order differs between a
-    # fresh build and a restored index, so it must never decide what the trace lists.
-    below_sorted = sorted(
-        below_idx.tolist(),
-        key=lambda i: (-adjusted[i], -updated[i], fact_id(index.key(int(scored.slots[i])))),
-    )[:detail]
-    return Ranking(
-        head=head,
-        below=[record(int(i)) for i in below_sorted],
-        kept=len(kept),
-        below_total=int(len(adjusted) - len(kept)),
-    )
+    return order[:need].tolist(), kept.tolist(), below_idx.tolist(), updated.tolist()
