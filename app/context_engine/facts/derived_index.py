@@ -36,13 +36,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .codec import ParsedFact
+from .listing import RACY_NS as RACY_NS  # one rule for every reader
 from .model import Diagnostic, Fact, FileStamp, Scope
 
 if TYPE_CHECKING:
     from ..paths import EnginePaths
 
 SCHEMA = 1
-RACY_NS = 2_000_000_000
 # (dev, ino, size, mtime_ns, ctime_ns, mode): what a row is validated against.
 Identity = tuple[int, int, int, int, int, int]
 Item = ParsedFact | Diagnostic

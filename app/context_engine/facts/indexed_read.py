@@ -1,59 +1,25 @@
 """Long-lived readers: a cheap check before reading the stores again (issue 14).
 
-``scan_listings`` is one ``scandir`` + ``lstat`` per store: the identity of every candidate
-fact file. Two equal listings whose every identity had settled before the earlier read began
-prove nothing changed in between (the same racy rule as the derived index).
+``scan_listings`` (facts/listing.py) is one ``scandir`` + ``lstat`` per store: the identity of
+every candidate fact file. Two equal listings whose every identity had settled before the
+earlier read began prove nothing changed in between (the same racy rule as the derived index).
 """
 
 from __future__ import annotations
 
-import os
 import threading
 import time
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..paths import EnginePaths
-from . import derived_index
 from .derived_index import Identity
+from .listing import Listing, listing_settled, scan_listing, scan_listings
 from .model import Diagnostic, Fact
-from .store import identity_of, is_fact_file_name
 
 if TYPE_CHECKING:
     from .memory import Memory
 
-Listing = dict[str, Identity]
-_UNREADABLE: Identity = (-1, -1, -1, -1, -1, -1)  # never equal to a real identity
-
-
-def scan_listing(root: Path) -> Listing:
-    """lstat identity of every candidate fact file directly in ``root`` (missing → empty)."""
-    found: Listing = {}
-    try:
-        entries = os.scandir(root)
-    except (FileNotFoundError, NotADirectoryError):
-        return found
-    with entries:
-        for entry in entries:
-            if not is_fact_file_name(entry.name):
-                continue
-            try:
-                found[entry.name] = identity_of(entry.stat(follow_symlinks=False))
-            except OSError:
-                found[entry.name] = _UNREADABLE
-    return found
-
-
-def scan_listings(paths: EnginePaths) -> tuple[Listing, Listing]:
-    """The project and the global store's listings."""
-    return scan_listing(paths.project_store), scan_listing(paths.global_store)
-
-
-def listing_settled(listings: tuple[Listing, ...], read_ns: int) -> bool:
-    """Every identity's mtime and ctime older than ``read_ns - RACY_NS``."""
-    settled = read_ns - derived_index.RACY_NS
-    return all(max(i[3], i[4]) < settled for files in listings for i in files.values())
-
+__all__ = ["Listing", "StoreReader", "listing_settled", "scan_listing", "scan_listings"]
 
 class StoreReader:
     """Both stores as a long-lived reader sees them: read again only when a listing changed.
@@ -89,6 +55,11 @@ class StoreReader:
             self._facts, self._diagnostics = snapshot.facts, snapshot.diagnostics
             self._listing, self._loaded_ns = listings, started
             return self._facts, self._diagnostics, started
+
+    def listing(self) -> tuple[Listing, Listing] | None:
+        """The stores' listings the last read began with (``None`` before any read)."""
+        with self._lock:
+            return self._listing
 
     def identities(self) -> dict[int, Identity]:
         """``id(fact)`` → the lstat identity it was read under (facts of the last read)."""

@@ -29,12 +29,16 @@ from ..paths import safe_join, slugify
 from .codec import ParsedFact, parse_fact
 from .decoding import MAX_FACT_BYTES
 from .fs import FS, read_file, read_sized
+from .listing import INDEX_NAME as INDEX_NAME  # re-exported from their former home here
+from .listing import RACY_NS as RACY_NS
+from .listing import identity_of as identity_of
+from .listing import is_fact_file_name as is_fact_file_name
 from .model import Diagnostic, Fact, FileStamp, Scope
 
 if TYPE_CHECKING:
     from .derived_index import FactIndex, Summary
 
-INDEX_NAME = "MEMORY.md"
+
 ARCHIVE_DIR = ".archive"
 REVISIONS_DIR = ".revisions"
 
@@ -92,19 +96,9 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def is_fact_file_name(name: str) -> bool:
-    """True for ``<name>.md`` directly in a store, excluding MEMORY.md and dot/temp/lock files."""
-    return name.endswith(".md") and name != INDEX_NAME and not name.startswith(".")
-
-
 def stamp_of(st: os.stat_result) -> FileStamp:
     """The identity of a file as read."""
     return FileStamp(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
-
-
-def identity_of(st: os.stat_result) -> tuple[int, int, int, int, int, int]:
-    """(dev, ino, size, mtime_ns, ctime_ns, mode): what the derived index validates against."""
-    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_mode)
 
 
 def mtime_of(st: os.stat_result) -> datetime:
@@ -373,7 +367,6 @@ class Store:
 _Key = tuple[int, int, int, int, int, int]
 # (lstat key, parse result, racy: changed too close to the read to trust the key alone).
 _CacheEntry = tuple[_Key, "ParsedFact | Diagnostic", bool]
-RACY_NS = 2_000_000_000
 
 
 def _unreadable(path: Path, exc: OSError) -> FactFormatError:

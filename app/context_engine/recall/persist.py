@@ -25,16 +25,12 @@ import functools
 import gc
 import hashlib
 import marshal
-import os
-import stat
 import sys
-import zlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..cachefile import write_cache
 from ..facts.model import Diagnostic, Fact
 from ..paths import EnginePaths
 from .engine import Recaller, _is_archived
@@ -42,8 +38,7 @@ from .index import SparseIndex
 from .pool import POOL, PREFIX, SHADOWED, Membership, PoolTracker
 from .trace import TraceSkip
 
-VERSION = 1
-MAGIC = b"CE-RIDX\x01"
+VERSION = 2
 
 # One lstat as the snapshot cache compares it: (dev, ino, size, mtime_ns, ctime_ns, mode).
 Identity = tuple[int, int, int, int, int, int]
@@ -52,8 +47,8 @@ _NAMES: tuple[Membership, ...] = (POOL, SHADOWED, PREFIX)
 
 
 def recall_cache_path(paths: EnginePaths) -> Path:
-    """``<workspace data>/cache/recall.v1.marshal`` — never inside a store (S2.4)."""
-    return paths.workspace_data / "cache" / f"recall.v{VERSION}.marshal"
+    """``<workspace data>/cache/recall.v2.sqlite`` — never inside a store (S2.4)."""
+    return paths.workspace_data / "cache" / f"recall.v{VERSION}.sqlite"
 
 
 @functools.cache
@@ -110,38 +105,32 @@ def stand_in(blob: bytes) -> Fact:
 
 def _read(path: Path) -> dict[str, Any] | None:
     """The saved document, or ``None`` when absent, foreign, unsafe, corrupt or other-version."""
-    try:
-        st = os.stat(path)
-        if not stat.S_ISREG(st.st_mode) or st.st_mode & 0o022:
+    import sqlite3
+
+    from .state import StateFile
+
+    with StateFile(path).reading() as reader:
+        if reader is None:
             return None
-        if hasattr(os, "getuid") and st.st_uid != os.getuid():
+        try:
+            document = reader.document()
+        except (sqlite3.Error, EOFError, ValueError, TypeError):
             return None
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except OSError:
-        return None
-    head = len(MAGIC) + 4
-    if len(data) < head or not data.startswith(MAGIC):
-        return None
-    payload = memoryview(data)[head:]
-    if zlib.crc32(payload) != int.from_bytes(data[len(MAGIC) : head], "big"):
-        return None
-    try:
-        document = marshal.loads(payload)
-    except (EOFError, ValueError, TypeError):
-        return None
-    if not isinstance(document, dict):
-        return None
     if document.get("version") != VERSION or document.get("code") != code_tag():
         return None
     return document
 
 
-def _write(path: Path, document: Mapping[str, Any]) -> bool:
-    """Atomically replace the saved file; ``False`` when it could not be written."""
-    payload = marshal.dumps(dict(document))
-    header = MAGIC + zlib.crc32(payload).to_bytes(4, "big")
-    return write_cache(path, header, payload, prefix=".tmp-recall-")
+def _write(path: Path, document: Mapping[str, Any], quiet: Mapping[str, object]) -> bool:
+    """Replace the saved state; ``False`` when it could not be written.
+
+    ``quiet`` holds what a cold turn checks before trusting the state without reading any
+    fact (recall/quiet.py): the listing it was saved under and the session marks.
+    """
+    from .state import StateFile
+
+    meta = {key: document[key] for key in ("version", "code", "tracker", "failed")}
+    return StateFile(path).write({**meta, **quiet}, document["facts"], document["indexes"])
 
 
 def _current(facts: Iterable[Fact]) -> dict[str, Fact] | None:
@@ -163,6 +152,7 @@ class RecallCache:
     def __init__(self, file: Path) -> None:
         self.file = file
         self.written = 0  # how many times this object saved the index (tests, benches)
+        self._quiet: dict[str, object] = {"listing": None}
 
     def open(
         self,
@@ -171,13 +161,16 @@ class RecallCache:
         *,
         identity_of: IdentityOf,
         settled_before: int,
+        quiet: Mapping[str, object] | None = None,
     ) -> Recaller:
         """A recaller whose every answer equals that of ``Recaller(facts)``.
 
         ``identity_of(fact)`` is the lstat identity the fact was read under (or ``None``);
         ``settled_before`` is the moment (ns) before which an identity counts as settled: the
-        start of the read that produced ``facts`` minus ``RACY_NS``.
+        start of the read that produced ``facts`` minus ``RACY_NS``. ``quiet`` is saved with
+        the state for a later cold turn (``recall/quiet.py``: ``quiet_meta``).
         """
+        self._quiet = dict(quiet or {"listing": None})
         diagnostics = tuple(diagnostics)
         current = _current(facts)
         restored = None
@@ -204,6 +197,9 @@ class RecallCache:
         if trusted == len(current) == len(tracked):
             recaller.set_diagnostics(diagnostics)  # every fact vouched for: nothing to diff
             recaller.stats.restored = trusted
+            if document.get("listing") != self._quiet.get("listing") and self._quiet["listing"]:
+                # Settled since the last save: record it, so the next cold turn reads nothing.
+                self._save(recaller, identity_of, settled_before, {})
             return recaller
         # Each saved blob with the fact (or stand-in) it now stands for, before sync moves on.
         reuse = {ref: (tracked[ref], blob) for ref, (_, blob) in document["facts"].items()}
@@ -241,7 +237,7 @@ class RecallCache:
             "version": VERSION, "code": code_tag(), "facts": records, "tracker": pool_state,
             **rest,
         }
-        if _write(self.file, document):
+        if _write(self.file, document, self._quiet):
             self.written += 1
 
 

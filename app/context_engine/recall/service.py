@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from ..facts.indexed_read import StoreReader
     from ..facts.memory import Memory, MemorySnapshot
     from .engine import Recaller, RecallResult
+    from .quiet import QuietFacts
     from .trace import TraceLog
 
 
@@ -52,6 +53,10 @@ class RecallService:
         self._facts_lock = threading.Lock()
         self._recaller: Recaller | None = None
         self._indexed: Sequence[Fact] | None = None
+        # A cold process's first read may come from the saved recall state (recall/quiet.py)
+        # without reading any fact; ``quiet=False`` (tests) always reads the stores.
+        self.quiet = True
+        self._quiet: QuietFacts | None = None
         self.lock = threading.Lock()  # held around every use of the live index
         self.trace_error: str | None = None  # last trace write that failed (turn went on, S8.11)
 
@@ -70,21 +75,48 @@ class RecallService:
             with self._facts_lock:
                 self._facts, self._diagnostics = snapshot.facts, snapshot.diagnostics
             return snapshot.facts
+        with self._facts_lock:  # tool calls and relayed hooks arrive on worker threads
+            quiet = self._quiet_facts()
+            if quiet is not None:
+                return quiet
+            return self._read_stores()
+
+    def _quiet_facts(self) -> QuietFacts | None:
+        """The saved state's facts while the stores still list what it was saved under."""
+        if self._quiet is not None:
+            if self._quiet.unchanged(self.paths):
+                return self._quiet
+            self._quiet = None  # something moved: from now on the stores are read
+            return None
+        if not (self.quiet and self.keep_index and self._reader is None):
+            return None
+        self.quiet = False  # one try per process: after that, the stores are read
+        from .quiet import open_quiet
+
+        self._quiet = open_quiet(self.paths, self._materialize)
+        return self._quiet
+
+    def _materialize(self) -> Sequence[Fact]:
+        """Every fact, read from the stores (a quiet view asked for all of them)."""
+        with self._facts_lock:
+            return self._read_stores()
+
+    def _read_stores(self) -> Sequence[Fact]:
+        """Both stores through their derived indexes (lock held)."""
         from ..facts.indexed_read import StoreReader
 
-        with self._facts_lock:  # tool calls and relayed hooks arrive on worker threads
-            if self._reader is None:
-                self._reader = StoreReader(self.paths, keep_index=self.keep_index)
-            facts, diagnostics, loaded_ns = self._reader.read()
-            self._facts, self._diagnostics, self._loaded_ns = facts, diagnostics, loaded_ns
-            return facts
+        if self._reader is None:
+            self._reader = StoreReader(self.paths, keep_index=self.keep_index)
+        facts, diagnostics, loaded_ns = self._reader.read()
+        self._facts, self._diagnostics, self._loaded_ns = facts, diagnostics, loaded_ns
+        return facts
 
     def snapshot(self) -> MemorySnapshot:
         """``active_facts()`` with the diagnostics of the same read, sorted as S4.10 says."""
         from ..facts.memory import MemorySnapshot
 
-        facts = self.active_facts()
         with self._facts_lock:
+            facts = self._read_stores()  # every fact and its diagnostics, never a quiet view
             diagnostics = self._diagnostics if facts is self._facts else ()
         ordered = tuple(sorted(facts, key=lambda f: (f.name, f.scope, f.id)))
         return MemorySnapshot(ordered, tuple(diagnostics))
@@ -94,6 +126,9 @@ class RecallService:
     def recaller(self, facts: Sequence[Fact] | None = None) -> Recaller:
         """The live recall index, brought up to ``facts`` (default: read now)."""
         current = self.active_facts() if facts is None else facts
+        quiet = self._quiet
+        if quiet is not None and current is quiet:
+            return quiet.recaller  # the saved index, as the stores still vouch for it
         # Unreadable files of that snapshot are reported in the trace (S8.11).
         diagnostics = self._diagnostics if current is self._facts else ()
         with self.lock:
@@ -120,13 +155,17 @@ class RecallService:
             reader, facts, loaded_ns = self._reader, self._facts, self._loaded_ns
         if reader is None or current is not facts or not reader.keep_index:
             return Recaller(current, diagnostics=diagnostics)
+        from .quiet import quiet_meta
+
         known = reader.identities()
         cache = RecallCache(recall_cache_path(self.paths))
+        quiet = quiet_meta(self.paths, current, diagnostics, reader.listing(), loaded_ns)
         return cache.open(
             current,
             diagnostics,
             identity_of=lambda fact: known.get(id(fact)),
             settled_before=loaded_ns - RACY_NS,
+            quiet=quiet,
         )
 
     def recall(

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import NamedTuple, Protocol, cast
 
 from ..facts.model import Fact, one_line
 from .prefix import masked_global_ids
@@ -46,6 +46,13 @@ class Baseline:
         masked: frozenset[str] | None = None,
     ) -> Baseline:
         """The state right after building a prefix from ``facts`` and ``instructions``."""
+        saved = _saved_view(facts)
+        if saved is not None:  # the recall state's marks: no fact is built (recall/quiet.py)
+            return cls(
+                facts=dict(saved.marks()),
+                instructions={label: digest(body) for label, body in instructions.items()},
+                masked=saved.masked() if masked is None else masked,
+            )
         facts = list(facts)
         return cls(
             facts={fact.id: FactMark(fact.id, fact.revision, fact.reference) for fact in facts},
@@ -76,6 +83,29 @@ class Baseline:
             return cls(facts, instructions, frozenset(str(m) for m in raw_masked))
         except (KeyError, TypeError, ValueError, AssertionError) as exc:
             raise ValueError("malformed session baseline") from exc
+
+
+class SavedFacts(Protocol):
+    """Facts known by their saved marks (``recall/quiet.QuietFacts``): built only on demand."""
+
+    def marks(self) -> Mapping[str, FactMark]:
+        """id → what the provider would be told of each fact."""
+        ...
+
+    def masked(self) -> frozenset[str]:
+        """Ids of global facts an equivalent project fact overrides."""
+        ...
+
+    def fact(self, fact_id: str) -> Fact:
+        """One fact by id."""
+        ...
+
+
+def _saved_view(facts: object) -> SavedFacts | None:
+    """``facts`` as saved marks when it offers them (duck-typed: no recall import here)."""
+    if all(callable(getattr(facts, name, None)) for name in ("marks", "masked", "fact")):
+        return cast(SavedFacts, facts)
+    return None
 
 
 def digest(text: str) -> str:
@@ -114,16 +144,28 @@ def diff_notes(
     ``clean`` is the engine's path scrubber, applied to each text before it is escaped.
     """
     lines: list[str] = []
-    current = {fact.id: fact for fact in facts}
     known = baseline.facts
-    # Only the few changed facts are sorted (project first, then by name): turns stay cheap.
-    changed = [
-        fact
-        for fact in facts
-        if (old := known.get(fact.id)) is None
-        or old.revision != fact.revision
-        or old.reference != fact.reference
-    ]
+    saved = _saved_view(facts)
+    current: Mapping[str, Fact | FactMark]
+    if saved is not None:
+        # Marks against marks; only the changed facts are built from the saved records.
+        current = saved.marks()
+        changed = [saved.fact(i) for i, mark in current.items() if known.get(i) != mark]
+        masked_now: Callable[[], frozenset[str]] = saved.masked
+    else:
+        current = {fact.id: fact for fact in facts}
+        # Only the few changed facts are sorted (project first, then by name): cheap turns.
+        changed = [
+            fact
+            for fact in facts
+            if (old := known.get(fact.id)) is None
+            or old.revision != fact.revision
+            or old.reference != fact.reference
+        ]
+
+        def masked_now() -> frozenset[str]:
+            return masked_global_ids(facts)
+
     for fact in sorted(changed, key=lambda f: (f.scope != "project", f.name, f.id)):
         old = known.get(fact.id)
         if old is None:
@@ -144,7 +186,7 @@ def diff_notes(
                 f"- forgot {mark.reference}: disregard its loaded guidance and index entry "
                 "for the rest of the session."
             )
-    masked = masked_global_ids(facts)
+    masked = masked_now()
     for fact_id in sorted(masked - baseline.masked):
         shadowed = current.get(fact_id)
         if shadowed is not None and fact_id in baseline.facts:

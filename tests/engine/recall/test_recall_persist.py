@@ -191,7 +191,9 @@ def test_corrupt_cache_is_ignored_and_rewritten(
     file = persist.recall_cache_path(paths)
     file.write_bytes(damage(file.read_bytes()))
     again = cold(paths)
-    assert again.stats.full_builds == 1 and again.stats.restored == 0
+    # A damaged file SQLite cannot read is rebuilt; one it still reads (a zeroed unused tail)
+    # must give the very same answers.
+    assert (again.stats.full_builds, again.stats.restored) in ((1, 0), (0, 7))
     assert answers(again) == fresh(paths)
     assert cold(paths).stats.restored == 7
 
@@ -225,7 +227,10 @@ def test_state_that_does_not_fit_is_rebuilt(
         document["tracker"][0]["project/fact-0.md"] = "bogus"
         return document
 
+    from context_engine.recall import quiet
+
     monkeypatch.setattr(persist, "_read", tampered)
+    monkeypatch.setattr(quiet, "open_quiet", lambda *_args: None)  # the full restore's checks
     again = cold(paths)
     assert again.stats.full_builds == 1 and answers(again) == fresh(paths)
 
@@ -236,7 +241,9 @@ def test_unwritable_cache_dir_still_answers(
     def refuse(*_args: object, **_kwargs: object) -> tuple[int, str]:
         raise OSError(30, "Read-only file system")
 
-    monkeypatch.setattr(tempfile, "mkstemp", refuse)  # persist imports it when it writes
+    from context_engine.recall import state
+
+    monkeypatch.setattr(state, "create_private", refuse)
     recaller = cold(paths)
     assert not persist.recall_cache_path(paths).exists()
     assert answers(recaller) == fresh(paths)

@@ -1,0 +1,205 @@
+"""A cold turn over unchanged stores: answered from the saved recall state, no fact file read.
+
+Every hook is a new process. When the stores list exactly the files, with exactly the lstat
+identities (ctime included), that the saved state was written under — and all of them had
+settled before that write's read began (git's racy rule) — nothing changed since, and the
+state's index, pool tables and session marks are the stores' (issue 14). Then a turn costs one
+``lstat`` per file, the postings of the query's terms and the records of the facts it shows;
+each fact is built from its saved record only when something asks for it.
+
+Any difference (a file written, created, removed, touched, or a state from other code) and the
+caller reads the stores as it always did; that read saves a new state for the next turn.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, overload
+
+from ..facts.listing import Listing, listing_settled, scan_listings
+from ..facts.model import Diagnostic, Fact
+from .engine import Recaller
+from .index import SparseIndex
+from .persist import VERSION, code_tag, recall_cache_path, stand_in
+from .pool import POOL, PREFIX, SHADOWED, PoolTracker
+from .state import StateFile, StateReader
+from .trace import TraceSkip
+
+if TYPE_CHECKING:
+    from ..paths import EnginePaths
+    from ..session.notes import FactMark
+
+_TABLES = ("membership", "_keys", "_project_by_key", "_global_by_key")
+
+
+def quiet_meta(
+    paths: EnginePaths,
+    facts: Sequence[Fact],
+    diagnostics: Iterable[Diagnostic],
+    listings: tuple[Listing, Listing] | None,
+    read_ns: int,
+) -> dict[str, object]:
+    """What a later cold turn needs besides the index: saved beside it by ``RecallCache``.
+
+    The listing is kept only when every identity in it had settled before ``read_ns`` (the
+    start of the read that produced ``facts``) and fact ids are unique; otherwise the next turn
+    reads the stores again.
+    """
+    from ..session.prefix import masked_global_ids
+
+    marks = [(fact.id, fact.revision, fact.reference) for fact in facts]
+    trusted = (
+        listings is not None
+        and listing_settled(listings, read_ns)
+        and len({m[0] for m in marks}) == len(marks)
+    )
+    return {
+        "roots": _roots(paths),
+        "listing": listings if trusted else None,
+        "marks": marks,
+        "masked": sorted(masked_global_ids(facts)),
+        "skipped": [(d.code, d.path.name, d.message) for d in diagnostics],
+        "count": len(facts),
+    }
+
+
+def _roots(paths: EnginePaths) -> list[str]:
+    return [str(paths.project_store), str(paths.global_store)]
+
+
+class _SavedFacts(dict[str, Fact]):
+    """Tracked facts by reference, each built from its saved record on first use."""
+
+    def __init__(self, reader: StateReader) -> None:
+        super().__init__()
+        self._reader = reader
+
+    def __missing__(self, reference: str) -> Fact:
+        blob = self._reader.record(reference)
+        if blob is None:
+            raise KeyError(reference)
+        fact = stand_in(blob)
+        self[reference] = fact
+        return fact
+
+
+class _SavedTracker(PoolTracker):
+    """The pool tables of the saved state, decoded only when a turn needs them (overrides)."""
+
+    def __init__(self, reader: StateReader) -> None:  # no super(): nothing to build
+        self._reader = reader
+        self.facts = _SavedFacts(reader)
+
+    def __getattr__(self, name: str) -> Any:
+        if name not in _TABLES:
+            raise AttributeError(name)
+        state = self._reader.meta("tracker")["tracker"]
+        if not isinstance(state, tuple) or len(state) != len(_TABLES):
+            raise TypeError("malformed pool state")
+        for table, value in zip(_TABLES, state, strict=True):
+            setattr(self, table, value)
+        return getattr(self, name)
+
+
+class QuietFacts(Sequence[Fact]):
+    """Both stores' active facts as the saved state vouches for them, read only on demand.
+
+    ``marks``/``masked``/``fact`` answer the session notes without building every fact;
+    iterating or indexing reads the stores in full (``materialize``), as any other read does.
+    """
+
+    def __init__(
+        self,
+        reader: StateReader,
+        recaller: Recaller,
+        meta: dict[str, Any],
+        listings: tuple[Listing, Listing],
+        materialize: Callable[[], Sequence[Fact]],
+    ) -> None:
+        self.reader = reader
+        self.recaller = recaller
+        self.listings = listings
+        self._meta = meta
+        self._materialize = materialize
+        self._all: Sequence[Fact] | None = None
+        self._marks: dict[str, FactMark] | None = None
+
+    def __len__(self) -> int:
+        return int(self._meta["count"])
+
+    @overload
+    def __getitem__(self, index: int) -> Fact: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Fact]: ...
+    def __getitem__(self, index: int | slice) -> Fact | Sequence[Fact]:
+        return self.materialized()[index]
+
+    def __iter__(self) -> Iterator[Fact]:
+        return iter(self.materialized())
+
+    def materialized(self) -> Sequence[Fact]:
+        """Every fact, read from the stores (once)."""
+        if self._all is None:
+            self._all = self._materialize()
+        return self._all
+
+    def marks(self) -> dict[str, FactMark]:
+        """id → (id, revision, reference) of every fact, as saved."""
+        if self._marks is None:
+            from ..session.notes import FactMark
+
+            self._marks = {i: FactMark(i, r, ref) for i, r, ref in self._meta["marks"]}
+        return self._marks
+
+    def masked(self) -> frozenset[str]:
+        """Ids of global facts an equivalent project fact overrides, as saved."""
+        return frozenset(self._meta["masked"])
+
+    def fact(self, fact_id: str) -> Fact:
+        """One fact by id, from its saved record."""
+        return self.recaller._tracker.facts[self.marks()[fact_id].reference]
+
+    def unchanged(self, paths: EnginePaths) -> bool:
+        """Whether the stores still list exactly what the state was saved under."""
+        return scan_listings(paths) == self.listings
+
+
+def open_quiet(
+    paths: EnginePaths, materialize: Callable[[], Sequence[Fact]]
+) -> QuietFacts | None:
+    """The facts of a saved state the stores still vouch for, or ``None`` (read them)."""
+    listings = scan_listings(paths)
+    reader = StateFile(recall_cache_path(paths)).open()
+    if reader is None:
+        return None
+    try:
+        meta = reader.meta("version", "code", "roots", "listing", "marks", "masked", "skipped",
+                           "failed", "count")
+        saved = meta.get("listing")
+        if (
+            meta.get("version") != VERSION
+            or meta.get("code") != code_tag()
+            or meta.get("roots") != _roots(paths)
+            or saved is None
+            or tuple(saved) != listings
+        ):
+            reader.close()
+            return None
+        indexes = {}
+        for name in (POOL, SHADOWED, PREFIX):
+            keys, free, arrays, total = reader.index(name)
+            indexes[name] = SparseIndex.lazy(keys, free, reader.postings(name), arrays, total)
+        failed = {
+            str(ref): TraceSkip(code=str(code), file=str(file), message=str(message))
+            for ref, (code, file, message) in dict(meta["failed"]).items()
+        }
+        recaller = Recaller.restored(_SavedTracker(reader), indexes, failed)
+        recaller._skipped = tuple(
+            TraceSkip(code=str(c), file=str(f), message=str(m)) for c, f, m in meta["skipped"]
+        )
+        recaller.stats.restored = int(meta["count"])
+    except (sqlite3.Error, EOFError, ValueError, TypeError, KeyError):
+        reader.close()
+        return None
+    return QuietFacts(reader, recaller, meta, listings, materialize)
