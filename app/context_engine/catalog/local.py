@@ -23,9 +23,8 @@ from ..paths import EnginePaths
 from .base import CAPABILITIES, CompletionKind, History, InstructionsView, LoadedFact, RecallRun
 from .base import SearchHit as Hit
 from .errors import Unavailable
-from .ops import Accept, Actor, Op, WriteOutcome
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the write types load with the first write (a hook turn never writes)
     from ..facts.archive import ArchivedEntry
     from ..facts.fs import FS
     from ..facts.memory import Memory, MemorySnapshot
@@ -33,6 +32,7 @@ if TYPE_CHECKING:
     from ..recall.service import RecallService
     from ..recall.trace import RecallTrace
     from ..suggestions.model import Suggestions
+    from .ops import Actor, Op, WriteOutcome
 
 
 @dataclass(slots=True)
@@ -250,6 +250,7 @@ class LocalCatalog:
     def apply(self, op: Op, actor: Actor) -> WriteOutcome:
         """Policy → confirmation when asked → store → ``Changes``, as one ``WriteOutcome``."""
         from .door import apply
+        from .ops import Accept
 
         self.require("writes")
         if isinstance(op, Accept):

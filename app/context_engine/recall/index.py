@@ -419,41 +419,47 @@ class SparseIndex:
         if not used or not avgdl:
             return Scored(array("q"), array("d"), array("q"), array("q"))
         norm = self._length_norm(avgdl)
-        acc: dict[int, float] = {}
-        count: dict[int, int] = {}
-        specific: dict[int, int] = {}
-        single: set[int] = set()
-        bits: dict[int, int] = {}
+        cap = len(self._keys)
+        acc = [0.0] * cap
+        count = [0] * cap
+        specific = [0] * cap
+        single = bytearray(cap)
+        bits = [0] * cap
+        seen: set[int] = set()
         k1p = K1 + 1
         for j, term, posting in used:
             w = weights[term]
-            counts = term not in ignored
-            solid = counts and term not in weak
-            alone = (strong is None or term in strong) and counts
-            power = 1 << j if j < MASK_TERMS else 0
-            pairs = iter(posting)
-            for slot, tf in zip(pairs, pairs, strict=True):
-                # w·(tf·(k1+1)) / (tf + norm): NumPy's expression, evaluated the same way.
-                acc[slot] = acc.get(slot, 0.0) + w * (tf * k1p) / (tf + norm[slot])
-                bits[slot] = bits.get(slot, 0) | power
-                if counts:
-                    count[slot] = count.get(slot, 0) + 1
-                    if solid:
-                        specific[slot] = specific.get(slot, 0) + 1
-                    if alone:
-                        single.add(slot)
+            slots = posting[0::2]  # C-level copies: the loops below touch one list each
+            seen.update(slots)
+            # w·(tf·(k1+1)) / (tf + norm), NumPy's expression in the same order; each slot's
+            # sum starts at 0.0 and adds the terms in query order, as bincount does.
+            for slot, tf in zip(slots, posting[1::2], strict=True):
+                acc[slot] += w * (tf * k1p) / (tf + norm[slot])
+            if j < MASK_TERMS:
+                power = 1 << j
+                for slot in slots:
+                    bits[slot] |= power
+            if term in ignored:
+                continue
+            for slot in slots:
+                count[slot] += 1
+            if term not in weak:
+                for slot in slots:
+                    specific[slot] += 1
+            if strong is None or term in strong:
+                for slot in slots:
+                    single[slot] = 1
         hit = array("q")
-        scores = array("d")
-        matched = array("q")
-        masks = array("q")
-        for slot in sorted(acc):
-            n = count.get(slot, 0)
-            if (n >= 2 and specific.get(slot, 0) >= 1) or (n == 1 and slot in single):
+        for slot in sorted(seen):
+            n = count[slot]
+            if (n >= 2 and specific[slot]) or (n == 1 and single[slot]):
                 hit.append(slot)
-                scores.append(acc[slot])
-                matched.append(n)
-                masks.append(bits[slot])
-        return Scored(slots=hit, scores=scores, matched=matched, bits=masks)
+        return Scored(
+            slots=hit,
+            scores=array("d", [acc[slot] for slot in hit]),
+            matched=array("q", [count[slot] for slot in hit]),
+            bits=array("q", [bits[slot] for slot in hit]),
+        )
 
     def _score_numpy(
         self,
@@ -523,18 +529,27 @@ class SparseIndex:
             self._norm_np = (avgdl, K1 * (1 - B + B * length / avgdl))
         return self._norm_np[1]
 
-    def is_project(self, slot: int) -> bool:
-        """Whether ``slot`` holds a project fact."""
-        return bool(self._project[slot])
+    def boosted_plain(
+        self, slots: Sequence[int], scores: Sequence[float], now_us: int, boost: float,
+        penalty: float,
+    ) -> tuple[list[float], list[bool]]:
+        """Scores × ``boost`` for project facts, then × ``penalty`` for stale ones (S8.7), and
+        the stale flags: ``scoring.boosted`` on the plain path, in one loop."""
+        project, fresh, after = self._project, self._fresh, self._stale_after
+        adjusted: list[float] = []
+        stale: list[bool] = []
+        for slot, score in zip(slots, scores, strict=True):
+            value = score * boost if project[slot] else score
+            when = fresh[slot]
+            old = when <= now_us and now_us - when > after[slot]
+            adjusted.append(value * penalty if old else value)
+            stale.append(old)
+        return adjusted, stale
 
-    def is_stale(self, slot: int, now_us: int) -> bool:
-        """Whether ``slot``'s fact is stale at ``now_us`` (unset or future → not stale)."""
-        fresh = self._fresh[slot]
-        return fresh <= now_us and now_us - fresh > self._stale_after[slot]
-
-    def updated_at(self, slot: int) -> int:
-        """``updated_at`` (µs) of ``slot`` for the tie order."""
-        return self._updated[slot]
+    def updated_of(self, slots: Iterable[int]) -> list[int]:
+        """``updated_at`` (µs) of each of ``slots`` for the tie order."""
+        updated = self._updated
+        return [updated[slot] for slot in slots]
 
     def project(self, slots: IntArray) -> Any:
         """Whether each slot holds a project fact (NumPy)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -51,14 +52,7 @@ def boosted(index: SparseIndex, scored: Scored, now_us: int) -> tuple[Any, Any]:
     """
     slots = scored.slots
     if scored.plain:
-        adjusted: list[float] = []
-        stale: list[bool] = []
-        for slot, score in zip(slots, scored.scores, strict=True):
-            value = score * PROJECT_BOOST if index.is_project(slot) else score
-            old = index.is_stale(slot, now_us)
-            adjusted.append(value * STALE_PENALTY if old else value)
-            stale.append(old)
-        return adjusted, stale
+        return index.boosted_plain(slots, scored.scores, now_us, PROJECT_BOOST, STALE_PENALTY)
     import numpy as np
 
     scores = np.where(index.project(slots), scored.scores * PROJECT_BOOST, scored.scores)
@@ -103,16 +97,11 @@ def rank(
     adjusted, stale = boosted(index, scored, now_us)
     slots = scored.slots
     if scored.plain:
-        updated = [index.updated_at(slot) for slot in slots]
-        top = max(adjusted)
-        kept = [i for i, value in enumerate(adjusted) if value >= RELATIVE_FLOOR * top]
-        below_idx = [i for i, value in enumerate(adjusted) if value < RELATIVE_FLOOR * top]
-        # Every candidate at least as good (score, then newer) as the want-th: ties included.
-        order = sorted(kept, key=lambda i: (-adjusted[i], -updated[i]))
-        head_idx = order[:want]
-        if head_idx:
-            last = (adjusted[head_idx[-1]], updated[head_idx[-1]])
-            head_idx = [i for i in order if (adjusted[i], updated[i]) >= last]
+        updated = index.updated_of(slots)
+        floor = RELATIVE_FLOOR * max(adjusted)
+        kept = [i for i, value in enumerate(adjusted) if value >= floor]
+        below_idx = [i for i, value in enumerate(adjusted) if value < floor]
+        head_idx = _best_head(kept, adjusted, updated, want)
         below_idx = _best_below(below_idx, adjusted, detail)
     else:
         head_idx, kept, below_idx, updated = _numpy_head(index, scored, adjusted, want, detail)
@@ -132,10 +121,24 @@ def rank(
     return Ranking(head=head, below=below, kept=len(kept), below_total=len(adjusted) - len(kept))
 
 
+def _best_head(kept: list[int], adjusted: list[float], updated: list[int], want: int) -> list[int]:
+    """Every kept candidate at least as good (score, then newer) as the ``want``-th best: the
+    head before its exact order, ties at the cut included."""
+    if want <= 0 or not kept:
+        return []
+    if len(kept) <= want:
+        return kept
+    score, newer = min(heapq.nlargest(want, [(adjusted[i], updated[i]) for i in kept]))
+    return [
+        i for i in kept
+        if adjusted[i] > score or (adjusted[i] == score and updated[i] >= newer)
+    ]
+
+
 def _best_below(below: list[int], adjusted: list[float], detail: int) -> list[int]:
     """Below-floor candidates scoring at least the ``detail``-th best (ties at the cut kept)."""
     if len(below) > detail > 0:
-        cut = sorted((adjusted[i] for i in below), reverse=True)[detail - 1]
+        cut = heapq.nlargest(detail, [adjusted[i] for i in below])[-1]
         return [i for i in below if adjusted[i] >= cut]
     return below
 
