@@ -63,8 +63,9 @@ def handle(
         return render_output(name, prefix)
     previous = states.load(agent, payload.session_id)
     result, following = run_turn(engine, previous, payload.prompt)
-    if previous is None or result.notes:
-        # No note means nothing moved: the baseline on disk is already the one that follows.
+    if previous is None or result.notes or following.digest != previous.digest:
+        # No note means nothing moved: the baseline on disk is already the one that follows
+        # (save it once more when it newly carries the recall state's digest).
         states.save(agent, payload.session_id, following)
     return render_output(name, result.added_context)
 

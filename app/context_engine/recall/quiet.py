@@ -13,6 +13,8 @@ caller reads the stores as it always did; that read saves a new state for the ne
 
 from __future__ import annotations
 
+import hashlib
+import marshal
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, overload
@@ -49,6 +51,7 @@ def quiet_meta(
     from ..session.prefix import masked_global_ids
 
     marks = [(fact.id, fact.revision, fact.reference) for fact in facts]
+    marks_blob = marshal.dumps(marks, 2)
     trusted = (
         listings is not None
         and listing_settled(listings, read_ns)
@@ -56,12 +59,29 @@ def quiet_meta(
     )
     return {
         "roots": _roots(paths),
-        "listing": listings if trusted else None,
+        # The listing as bytes: a cold turn compares its own listing's bytes, not 10^4 tuples
+        # decoded (equal bytes, equal listings; a different order only costs a read).
+        "listing": listing_bytes(listings) if trusted else None,
         "marks": marks,
+        "marks_digest": marks_digest(marks_blob),
         "masked": sorted(masked_global_ids(facts)),
         "skipped": [(d.code, d.path.name, d.message) for d in diagnostics],
         "count": len(facts),
     }
+
+
+def listing_bytes(listings: tuple[Listing, Listing]) -> bytes:
+    """The listings as bytes that depend on their values only.
+
+    marshal version 2: from version 3 on, an object referenced elsewhere in the process is
+    written as a back-reference, so equal listings could give different bytes.
+    """
+    return marshal.dumps(listings, 2)
+
+
+def marks_digest(blob: bytes) -> str:
+    """A digest of the session marks: equal digests, nothing to tell (session/notes.py)."""
+    return hashlib.blake2b(blob, digest_size=16).hexdigest()
 
 
 def _roots(paths: EnginePaths) -> list[str]:
@@ -114,12 +134,12 @@ class QuietFacts(Sequence[Fact]):
         reader: StateReader,
         recaller: Recaller,
         meta: dict[str, Any],
-        listings: tuple[Listing, Listing],
+        listing: bytes,
         materialize: Callable[[], Sequence[Fact]],
     ) -> None:
         self.reader = reader
         self.recaller = recaller
-        self.listings = listings
+        self._listing = listing
         self._meta = meta
         self._materialize = materialize
         self._all: Sequence[Fact] | None = None
@@ -149,8 +169,13 @@ class QuietFacts(Sequence[Fact]):
         if self._marks is None:
             from ..session.notes import FactMark
 
-            self._marks = {i: FactMark(i, r, ref) for i, r, ref in self._meta["marks"]}
+            saved = self.reader.meta("marks")["marks"]
+            self._marks = {i: FactMark(i, r, ref) for i, r, ref in saved}
         return self._marks
+
+    def digest(self) -> str:
+        """The digest of ``marks()`` (read without decoding them)."""
+        return str(self._meta["marks_digest"])
 
     def masked(self) -> frozenset[str]:
         """Ids of global facts an equivalent project fact overrides, as saved."""
@@ -162,27 +187,27 @@ class QuietFacts(Sequence[Fact]):
 
     def unchanged(self, paths: EnginePaths) -> bool:
         """Whether the stores still list exactly what the state was saved under."""
-        return scan_listings(paths) == self.listings
+        return listing_bytes(scan_listings(paths)) == self._listing
 
 
 def open_quiet(
     paths: EnginePaths, materialize: Callable[[], Sequence[Fact]]
 ) -> QuietFacts | None:
     """The facts of a saved state the stores still vouch for, or ``None`` (read them)."""
-    listings = scan_listings(paths)
+    listing = listing_bytes(scan_listings(paths))
     reader = StateFile(recall_cache_path(paths)).open()
     if reader is None:
         return None
     try:
-        meta = reader.meta("version", "code", "roots", "listing", "marks", "masked", "skipped",
-                           "failed", "count")
+        meta = reader.meta("version", "code", "roots", "listing", "marks_digest", "masked",
+                           "skipped", "failed", "count")
         saved = meta.get("listing")
         if (
             meta.get("version") != VERSION
             or meta.get("code") != code_tag()
             or meta.get("roots") != _roots(paths)
-            or saved is None
-            or tuple(saved) != listings
+            or saved != listing
+            or "marks_digest" not in meta
         ):
             reader.close()
             return None
@@ -202,4 +227,4 @@ def open_quiet(
     except (sqlite3.Error, EOFError, ValueError, TypeError, KeyError):
         reader.close()
         return None
-    return QuietFacts(reader, recaller, meta, listings, materialize)
+    return QuietFacts(reader, recaller, meta, listing, materialize)

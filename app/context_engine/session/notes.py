@@ -10,9 +10,9 @@ other processes: the CLI, the app, an MCP server, a text editor.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import NamedTuple, Protocol, cast
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, NamedTuple, Protocol, cast
 
 from ..facts.model import Fact, one_line
 from .prefix import masked_global_ids
@@ -37,6 +37,9 @@ class Baseline:
     facts: Mapping[str, FactMark] = field(default_factory=dict)
     instructions: Mapping[str, str] = field(default_factory=dict)
     masked: frozenset[str] = frozenset()
+    # The saved recall state's digest of ``facts`` when they came from it (recall/quiet.py):
+    # a cold turn with the same digest knows nothing moved without comparing 10^4 marks.
+    digest: str | None = None
 
     @classmethod
     def capture(
@@ -52,6 +55,7 @@ class Baseline:
                 facts=dict(saved.marks()),
                 instructions={label: digest(body) for label, body in instructions.items()},
                 masked=saved.masked() if masked is None else masked,
+                digest=saved.digest(),
             )
         facts = list(facts)
         return cls(
@@ -62,11 +66,14 @@ class Baseline:
 
     def to_json(self) -> dict[str, object]:
         """A JSON-ready form (hooks keep the baseline between processes)."""
-        return {
+        document: dict[str, object] = {
             "facts": [[m.id, m.revision, m.reference] for m in self.facts.values()],
             "instructions": dict(self.instructions),
             "masked": sorted(self.masked),
         }
+        if self.digest is not None:
+            document["digest"] = self.digest
+        return document
 
     @classmethod
     def from_json(cls, data: Mapping[str, object]) -> Baseline:
@@ -78,11 +85,43 @@ class Baseline:
             assert isinstance(raw_facts, list)
             assert isinstance(raw_instructions, dict)
             assert isinstance(raw_masked, list)
-            facts = {str(i): FactMark(str(i), int(r), str(ref)) for i, r, ref in raw_facts}
+            raw_digest = data.get("digest")
             instructions = {str(k): str(v) for k, v in raw_instructions.items()}
-            return cls(facts, instructions, frozenset(str(m) for m in raw_masked))
+            masked = frozenset(str(m) for m in raw_masked)
+            if isinstance(raw_digest, str):
+                # Decoded on first use: a quiet cold turn with the same digest never looks.
+                return cls(_MarkTable(raw_facts), instructions, masked, raw_digest)
+            facts = {str(i): FactMark(str(i), int(r), str(ref)) for i, r, ref in raw_facts}
+            return cls(facts, instructions, masked)
         except (KeyError, TypeError, ValueError, AssertionError) as exc:
             raise ValueError("malformed session baseline") from exc
+
+
+class _MarkTable(Mapping[str, FactMark]):
+    """A saved baseline's marks, decoded (and checked) when first looked at."""
+
+    def __init__(self, raw: list[Any]) -> None:
+        self._raw = raw
+        self._table: dict[str, FactMark] | None = None
+
+    def _decoded(self) -> dict[str, FactMark]:
+        if self._table is None:
+            try:
+                self._table = {
+                    str(i): FactMark(str(i), int(r), str(ref)) for i, r, ref in self._raw
+                }
+            except (TypeError, ValueError):
+                self._table = {}  # a malformed saved baseline: every fact reads as new
+        return self._table
+
+    def __getitem__(self, key: str) -> FactMark:
+        return self._decoded()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._decoded())
+
+    def __len__(self) -> int:
+        return len(self._decoded())
 
 
 class SavedFacts(Protocol):
@@ -100,10 +139,14 @@ class SavedFacts(Protocol):
         """One fact by id."""
         ...
 
+    def digest(self) -> str:
+        """A digest of ``marks()``."""
+        ...
+
 
 def _saved_view(facts: object) -> SavedFacts | None:
     """``facts`` as saved marks when it offers them (duck-typed: no recall import here)."""
-    if all(callable(getattr(facts, name, None)) for name in ("marks", "masked", "fact")):
+    if all(callable(getattr(facts, n, None)) for n in ("marks", "masked", "fact", "digest")):
         return cast(SavedFacts, facts)
     return None
 
@@ -147,6 +190,13 @@ def diff_notes(
     known = baseline.facts
     saved = _saved_view(facts)
     current: Mapping[str, Fact | FactMark]
+    if (
+        saved is not None
+        and baseline.digest is not None
+        and baseline.digest == saved.digest()
+        and _documents_same(baseline, instructions)
+    ):
+        return [], baseline  # the very marks the provider was told: nothing moved
     if saved is not None:
         # Marks against marks; only the changed facts are built from the saved records.
         current = saved.marks()
@@ -174,11 +224,12 @@ def diff_notes(
             renamed = f" (was {old.reference})" if old.reference != fact.reference else ""
             lines.append(_fact_line("updated", fact, renamed, clean))
     gone = [mark for fact_id, mark in known.items() if fact_id not in current]
-    documents_same = len(instructions) == len(baseline.instructions) and all(
-        baseline.instructions.get(label) == digest(body) for label, body in instructions.items()
-    )
+    documents_same = _documents_same(baseline, instructions)
     if not changed and not gone and documents_same:
-        # Nothing moved, so nothing can have become masked either: the baseline stands as is.
+        # Nothing moved, so nothing can have become masked either: the baseline stands as is
+        # (with the saved state's digest, so the next cold turn need not compare marks).
+        if saved is not None and baseline.digest != saved.digest():
+            return [], replace(baseline, digest=saved.digest())
         return [], baseline
     for mark in sorted(gone, key=lambda m: m.reference):
         if mark.id not in current:
@@ -213,7 +264,14 @@ def diff_notes(
     for mark in gone:
         del marks[mark.id]
     documents = {label: digest(body) for label, body in instructions.items()}
-    return lines, Baseline(marks, documents, masked)
+    return lines, Baseline(marks, documents, masked, saved.digest() if saved else None)
+
+
+def _documents_same(baseline: Baseline, instructions: Mapping[str, str]) -> bool:
+    """Whether every instruction document is the one the provider was told."""
+    return len(instructions) == len(baseline.instructions) and all(
+        baseline.instructions.get(label) == digest(body) for label, body in instructions.items()
+    )
 
 
 def render_notes(lines: Sequence[str]) -> str:
