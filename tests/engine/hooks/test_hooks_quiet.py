@@ -1,0 +1,186 @@
+"""A cold hook turn over unchanged stores answers from the saved recall state (issue 14).
+
+Every answer equals the one a full read gives; the quiet turn loads no codec, YAML or NumPy
+(it reads no fact file); any change — a write, an in-place edit with the mtime set back, a
+deletion — is seen on the very next turn, with its turn-tail note.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from context_engine.facts.memory import Memory
+from context_engine.hooks.runner import handle
+from context_engine.paths import EnginePaths
+from context_engine.recall import quiet, service
+from support.store import settle_all
+
+PROMPT = "why does the docker release build time out?"
+
+
+@pytest.fixture()
+def paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> EnginePaths:
+    settle_all(monkeypatch)  # every file counts as settled at once (racy rule tested apart)
+    workspace = tmp_path / "ws"
+    (workspace / ".git").mkdir(parents=True)
+    paths = EnginePaths.resolve(home=tmp_path / "home", workspace=workspace)
+    memory = Memory(paths)
+    memory.save(name="docker-release", description="Docker release builds",
+                body="The docker release build times out when the cache is cold.", type="project")
+    memory.save(name="kernel-retry", description="Kernel sockets",
+                body="Kernel socket errors need a retry with backoff.", type="project")
+    memory.save(name="tabs", description="Style", body="Tabs, not spaces.", type="feedback",
+                scope="global")
+    memory.save(name="release-notes", description="Docker release notes",
+                body="Docker release notes live in the wiki.", type="reference", scope="global")
+    return paths
+
+
+def turn(paths: EnginePaths, prompt: str = PROMPT, session: str = "s1") -> str:
+    event = "SessionStart" if not prompt else "UserPromptSubmit"
+    data = {"session_id": session, "cwd": str(paths.workspace), "hook_event_name": event,
+            "prompt": prompt}
+    return handle("claude-code", None, json.dumps(data), home=str(paths.home))
+
+
+def recall_block(out: str) -> str:
+    """The recall block of a hook's answer (without the turn-tail notes)."""
+    context = json.loads(out)["hookSpecificOutput"]["additionalContext"]
+    return str(context).split("<memory-update>")[0].rstrip()
+
+
+def full_turn(paths: EnginePaths, monkeypatch: pytest.MonkeyPatch, **kw: str) -> str:
+    """The same turn with the saved state never trusted (the stores read in full)."""
+    with monkeypatch.context() as patch:
+        patch.setattr(quiet, "open_quiet", lambda *_args: None)
+        return turn(paths, **kw)
+
+
+def quiet_opened(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Record, per turn, whether the saved state answered."""
+    seen: list[bool] = []
+    real = quiet.open_quiet
+
+    def spy(*args: object) -> object:
+        view = real(*args)  # type: ignore[arg-type]
+        seen.append(view is not None)
+        return view
+
+    monkeypatch.setattr(quiet, "open_quiet", spy)
+    return seen
+
+
+def test_a_quiet_turn_answers_from_the_saved_state_as_a_full_read(
+    paths: EnginePaths, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    turn(paths, "")  # session start: the baseline
+    first = turn(paths)  # reads the stores, saves the state
+    seen = quiet_opened(monkeypatch)
+    again = turn(paths)
+    assert seen == [True]
+    assert "cache is cold" in again and again == first
+    assert again == full_turn(paths, monkeypatch)
+
+
+def test_changes_are_seen_on_the_next_turn_with_their_note(
+    paths: EnginePaths, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    turn(paths, "")
+    turn(paths)
+    seen = quiet_opened(monkeypatch)
+    Memory(paths).save(name="docker-release", description="Docker release builds",
+                       body="The docker release build now uses a warm cache mirror.",
+                       type="project")
+    changed = turn(paths)
+    assert seen == [False]  # the listing moved: the stores were read
+    assert "updated project/docker-release.md" in changed and "warm cache mirror" in changed
+    quiet_again = turn(paths)
+    assert seen == [False, True] and "memory-update" not in quiet_again
+    assert "warm cache mirror" in quiet_again
+
+
+def test_an_in_place_edit_with_the_mtime_set_back_is_seen(
+    paths: EnginePaths, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    turn(paths)
+    before_edit = turn(paths)
+    file = paths.project_store / "kernel-retry.md"
+    before = os.stat(file)
+    data = file.read_bytes()
+    edited = data.replace(b"Kernel socket errors", b"Docker release build")  # same size
+    assert len(edited) == len(data) and edited != data
+    with open(file, "r+b") as handle_:
+        handle_.write(edited)
+    os.utime(file, ns=(before.st_atime_ns, before.st_mtime_ns))
+    seen = quiet_opened(monkeypatch)
+    out = turn(paths)
+    assert seen == [False]
+    assert recall_block(out) != recall_block(before_edit)  # its new text matches the prompt
+    assert recall_block(out) == recall_block(full_turn(paths, monkeypatch))
+
+
+def test_a_deleted_fact_leaves_the_answer(
+    paths: EnginePaths, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    turn(paths)
+    assert "cache is cold" in turn(paths)
+    (paths.project_store / "docker-release.md").unlink()
+    out = turn(paths)
+    assert "cache is cold" not in recall_block(out)
+    assert recall_block(out) == recall_block(full_turn(paths, monkeypatch))
+
+
+def test_a_state_written_for_other_stores_or_code_is_not_trusted(
+    paths: EnginePaths, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    turn(paths)
+    turn(paths)
+    seen = quiet_opened(monkeypatch)
+    monkeypatch.setattr(quiet, "code_tag", lambda: "other recall code")
+    turn(paths)
+    assert seen == [False]
+
+
+def test_a_later_read_in_a_long_lived_host_follows_changes(paths: EnginePaths) -> None:
+    from context_engine.engine import ContextEngine
+
+    turn(paths)
+    engine = ContextEngine(paths)
+    facts = engine.active_facts()
+    assert type(facts).__name__ == "QuietFacts" and len(facts) == 4
+    assert engine.active_facts() is facts  # nothing moved: the same view
+    Memory(paths).save(name="new-one", body="A brand new docker note.", type="project")
+    now = engine.active_facts()
+    assert type(now).__name__ == "tuple" and len(now) == 5
+    assert [f.name for f in engine.catalog.index.snapshot().facts].count("new-one") == 1
+
+
+def test_a_quiet_hook_process_loads_no_codec_yaml_or_numpy(paths: EnginePaths) -> None:
+    turn(paths)
+    turn(paths)
+    data = {"session_id": "s1", "cwd": str(paths.workspace),
+            "hook_event_name": "UserPromptSubmit", "prompt": PROMPT}
+    code = (
+        "import json, sys\n"
+        "from context_engine.hooks.runner import handle\n"
+        f"out = handle('claude-code', None, {json.dumps(data)!r}, home={str(paths.home)!r})\n"
+        "loaded = [m for m in ('numpy', 'yaml', 'context_engine.facts.codec') if m in sys.modules]\n"
+        "print(json.dumps({'out': out, 'loaded': loaded}))\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                          check=True)
+    result = json.loads(done.stdout)
+    assert result["loaded"] == []
+    assert "cache is cold" in result["out"]
+
+
+def test_read_only_service_never_uses_or_writes_the_state(paths: EnginePaths) -> None:
+    recall = service.RecallService(paths, lambda: Memory(paths))
+    assert len(recall.active_facts()) == 4
+    assert not (paths.workspace_data / "cache").exists()
