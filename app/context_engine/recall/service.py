@@ -88,7 +88,7 @@ class RecallService:
                 return self._quiet
             self._quiet = None  # something moved: from now on the stores are read
             return None
-        if not (self.quiet and self.keep_index and self._reader is None):
+        if not (self.quiet and self._reader is None):
             return None
         self.quiet = False  # one try per process: after that, the stores are read
         from .quiet import open_quiet

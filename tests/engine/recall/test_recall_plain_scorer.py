@@ -67,17 +67,20 @@ def test_the_quality_set_scores_the_same_on_both_paths(monkeypatch: pytest.Monke
         assert plain == traces(recaller, turn.text, False, monkeypatch, SET_NOW), turn.text
 
 
-def test_the_plain_path_takes_small_queries_until_numpy_is_loaded() -> None:
+def test_a_process_scores_plainly_first_then_with_numpy() -> None:
     code = (
         "import sys\n"
         "from context_engine.recall.index import use_python, PYTHON_POSTINGS\n"
-        "assert use_python(10) and not use_python(PYTHON_POSTINGS + 1)\n"
+        "assert not use_python(PYTHON_POSTINGS + 1)\n"
         "from context_engine.recall import Recaller\n"
         "from context_engine.facts.model import Fact\n"
         "f = Fact(id='a', revision=1, name='n', title='t', description='d', type='project',"
         " scope='project', body='docker kernel socket')\n"
         "assert Recaller([f]).recall('docker kernel').trace.hits\n"
         "assert 'numpy' not in sys.modules, 'the plain path imported NumPy'\n"
+        "from context_engine.recall import index\n"
+        "used = index._scorings[0]\n"
+        "assert [use_python(10) for _ in range(9)].count(True) == index.PLAIN_SCORINGS - used\n"
         "import numpy\n"
         "assert not use_python(10)\n"
     )
