@@ -153,6 +153,7 @@ class RecallCache:
         self.file = file
         self.written = 0  # how many times this object saved the index (tests, benches)
         self._quiet: dict[str, object] = {"listing": None}
+        self._quiet_more: Callable[[], Mapping[str, object]] = dict
 
     def open(
         self,
@@ -162,15 +163,18 @@ class RecallCache:
         identity_of: IdentityOf,
         settled_before: int,
         quiet: Mapping[str, object] | None = None,
+        quiet_more: Callable[[], Mapping[str, object]] = dict,
     ) -> Recaller:
         """A recaller whose every answer equals that of ``Recaller(facts)``.
 
         ``identity_of(fact)`` is the lstat identity the fact was read under (or ``None``);
         ``settled_before`` is the moment (ns) before which an identity counts as settled: the
-        start of the read that produced ``facts`` minus ``RACY_NS``. ``quiet`` is saved with
-        the state for a later cold turn (``recall/quiet.py``: ``quiet_meta``).
+        start of the read that produced ``facts`` minus ``RACY_NS``. ``quiet`` (and, only when
+        the whole state is written, ``quiet_more()``) is saved with the state for a later cold
+        turn (``recall/quiet.py``: ``quiet_meta``, ``quiet_marks``).
         """
         self._quiet = dict(quiet or {"listing": None})
+        self._quiet_more = quiet_more
         diagnostics = tuple(diagnostics)
         current = _current(facts)
         restored = None
@@ -197,9 +201,14 @@ class RecallCache:
         if trusted == len(current) == len(tracked):
             recaller.set_diagnostics(diagnostics)  # every fact vouched for: nothing to diff
             recaller.stats.restored = trusted
-            if document.get("listing") != self._quiet.get("listing") and self._quiet["listing"]:
-                # Settled since the last save: record it, so the next cold turn reads nothing.
-                self._save(recaller, identity_of, settled_before, {})
+            listing = self._quiet.get("listing")
+            if listing and document.get("listing") != listing:
+                # Settled since the last save (same facts, same index): record the listing, so
+                # the next cold turn reads nothing.
+                from .state import StateFile
+
+                if StateFile(self.file).update_meta(self._quiet):
+                    self.written += 1
             return recaller
         # Each saved blob with the fact (or stand-in) it now stands for, before sync moves on.
         reuse = {ref: (tracked[ref], blob) for ref, (_, blob) in document["facts"].items()}
@@ -237,7 +246,7 @@ class RecallCache:
             "version": VERSION, "code": code_tag(), "facts": records, "tracker": pool_state,
             **rest,
         }
-        if _write(self.file, document, self._quiet):
+        if _write(self.file, document, {**self._quiet, **self._quiet_more()}):
             self.written += 1
 
 

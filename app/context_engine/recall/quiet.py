@@ -42,31 +42,40 @@ def quiet_meta(
     listings: tuple[Listing, Listing] | None,
     read_ns: int,
 ) -> dict[str, object]:
-    """What a later cold turn needs besides the index: saved beside it by ``RecallCache``.
+    """What a later cold turn checks first, saved beside the index by ``RecallCache``.
 
     The listing is kept only when every identity in it had settled before ``read_ns`` (the
     start of the read that produced ``facts``) and fact ids are unique; otherwise the next turn
     reads the stores again.
     """
-    from ..session.prefix import masked_global_ids
-
-    marks = [(fact.id, fact.revision, fact.reference) for fact in facts]
-    marks_blob = marshal.dumps(marks, 2)
     trusted = (
         listings is not None
         and listing_settled(listings, read_ns)
-        and len({m[0] for m in marks}) == len(marks)
+        and len({fact.id for fact in facts}) == len(facts)
     )
     return {
         "roots": _roots(paths),
         # The listing as bytes: a cold turn compares its own listing's bytes, not 10^4 tuples
         # decoded (equal bytes, equal listings; a different order only costs a read).
-        "listing": listing_bytes(listings) if trusted else None,
-        "marks": marks,
-        "marks_digest": marks_digest(marks_blob),
-        "masked": sorted(masked_global_ids(facts)),
+        "listing": listing_bytes(listings) if trusted and listings is not None else None,
         "skipped": [(d.code, d.path.name, d.message) for d in diagnostics],
         "count": len(facts),
+    }
+
+
+def quiet_marks(facts: Sequence[Fact]) -> dict[str, object]:
+    """The session marks of ``facts`` (and their digest) and the masked global ids.
+
+    Computed only when the whole state is written: a state whose facts are unchanged keeps its
+    marks and only records its new listing.
+    """
+    from ..session.prefix import masked_global_ids
+
+    marks = [(fact.id, fact.revision, fact.reference) for fact in facts]
+    return {
+        "marks": marks,
+        "marks_digest": marks_digest(marshal.dumps(marks, 2)),
+        "masked": sorted(masked_global_ids(facts)),
     }
 
 

@@ -155,7 +155,7 @@ class RecallService:
             reader, facts, loaded_ns = self._reader, self._facts, self._loaded_ns
         if reader is None or current is not facts or not reader.keep_index:
             return Recaller(current, diagnostics=diagnostics)
-        from .quiet import quiet_meta
+        from .quiet import quiet_marks, quiet_meta
 
         known = reader.identities()
         cache = RecallCache(recall_cache_path(self.paths))
@@ -166,6 +166,7 @@ class RecallService:
             identity_of=lambda fact: known.get(id(fact)),
             settled_before=loaded_ns - RACY_NS,
             quiet=quiet,
+            quiet_more=lambda: quiet_marks(current),
         )
 
     def recall(

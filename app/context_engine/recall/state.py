@@ -152,6 +152,39 @@ class StateFile:
             return False
 
 
+    def update_meta(self, values: Mapping[str, Any]) -> bool:
+        """Replace some ``meta`` values: a copy of the file changed and renamed over it.
+
+        Readers hold the old file open as immutable, so it is never changed in place; a copy
+        costs a fraction of writing every posting again.
+        """
+        import shutil
+
+        if not _usable(self.path):
+            return False
+        tmp = self.path.with_name(f".tmp-recall-{os.getpid()}-{self.path.name}")
+        try:
+            create_private(tmp)
+            shutil.copyfile(self.path, tmp)
+            db = sqlite3.connect(tmp, isolation_level=None)
+            try:
+                db.execute("PRAGMA journal_mode=OFF")
+                db.execute("BEGIN")
+                db.executemany(
+                    "INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                    [(key, marshal.dumps(value)) for key, value in values.items()],
+                )
+                db.execute("COMMIT")
+            finally:
+                db.close()
+            os.replace(tmp, self.path)
+            return True
+        except (OSError, sqlite3.Error, ValueError, TypeError):
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            return False
+
+
 class StateReader:
     """One open saved state; every method raises ``sqlite3.Error`` or ``ValueError`` on bad data."""
 
