@@ -148,10 +148,10 @@ def fsize_limited_worker(tmp: str, fact_id: str) -> int | None:
 
 def settle_all(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every file counts as settled at once (racy handling has its own tests)."""
-    from context_engine.facts import derived_index, listing
+    from context_engine.facts import derived_index, stat_listing
     from context_engine.facts import store as store_module
 
-    for module in (store_module, derived_index, listing):
+    for module in (store_module, derived_index, stat_listing):
         monkeypatch.setattr(module, "RACY_NS", -(10**18))
 
 

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .codec import ParsedFact
-from .listing import RACY_NS as RACY_NS  # one rule for every reader
+from .stat_listing import RACY_NS as RACY_NS  # one rule for every reader
 from .model import Diagnostic, Fact, FileStamp, Scope
 
 if TYPE_CHECKING:

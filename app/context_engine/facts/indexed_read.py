@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from ..paths import EnginePaths
 from .derived_index import Identity
-from .listing import Listing, listing_settled, scan_listing, scan_listings
+from .stat_listing import Listing, listing_settled, scan_listing, scan_listings
 from .model import Diagnostic, Fact
 
 if TYPE_CHECKING:

@@ -19,7 +19,7 @@ import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, overload
 
-from ..facts.listing import Listing, listing_settled, scan_listings
+from ..facts.stat_listing import Listing, listing_settled, scan_listings
 from ..facts.model import Diagnostic, Fact
 from .engine import Recaller
 from .index import SparseIndex

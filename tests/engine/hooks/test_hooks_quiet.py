@@ -190,7 +190,7 @@ def test_read_only_service_never_uses_or_writes_the_state(paths: EnginePaths) ->
 def test_a_change_settling_records_the_listing_without_rewriting_the_state(
     paths: EnginePaths, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from context_engine.facts import listing
+    from context_engine.facts import stat_listing as listing
     from context_engine.recall import state
 
     turn(paths)
