@@ -36,8 +36,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .codec import ParsedFact
-from .stat_listing import RACY_NS as RACY_NS  # one rule for every reader
 from .model import Diagnostic, Fact, FileStamp, Scope
+from .stat_listing import RACY_NS as RACY_NS  # one rule for every reader
 
 if TYPE_CHECKING:
     from ..paths import EnginePaths

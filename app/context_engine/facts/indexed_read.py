@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 
 from ..paths import EnginePaths
 from .derived_index import Identity
-from .stat_listing import Listing, listing_settled, scan_listing, scan_listings
 from .model import Diagnostic, Fact
+from .stat_listing import Listing, listing_settled, scan_listing, scan_listings
 
 if TYPE_CHECKING:
     from .memory import Memory

@@ -29,11 +29,11 @@ from ..paths import safe_join, slugify
 from .codec import ParsedFact, parse_fact
 from .decoding import MAX_FACT_BYTES
 from .fs import FS, read_file, read_sized
+from .model import Diagnostic, Fact, FileStamp, Scope
 from .stat_listing import INDEX_NAME as INDEX_NAME  # re-exported from their former home here
 from .stat_listing import RACY_NS as RACY_NS
 from .stat_listing import identity_of as identity_of
 from .stat_listing import is_fact_file_name as is_fact_file_name
-from .model import Diagnostic, Fact, FileStamp, Scope
 
 if TYPE_CHECKING:
     from .derived_index import FactIndex, Summary

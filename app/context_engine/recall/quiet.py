@@ -19,8 +19,8 @@ import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, overload
 
-from ..facts.stat_listing import Listing, listing_settled, scan_listings
 from ..facts.model import Diagnostic, Fact
+from ..facts.stat_listing import Listing, listing_settled, scan_listings
 from .engine import Recaller
 from .index import SparseIndex
 from .persist import VERSION, code_tag, recall_cache_path, stand_in
