@@ -16,6 +16,13 @@ SCOPES: tuple[Scope, ...] = ("user", "project")
 SERVER_NAME = "context-engine"
 # Hook context the agents pass to the model whole (Claude Code and Codex cut the rest).
 CONTEXT_LIMIT = 10_000
+# Codex (0.171) gives an MCP server that is not ``required`` a startup grace (default 1000 ms)
+# at the first model step, then leaves its tools out of that step; ours needs ~1.2-1.5 s to import
+# the MCP SDK on a busy machine, so ``codex exec`` never offered them. A longer grace only waits
+# as long as servers need; ``required = true`` would instead stop Codex when ours cannot start.
+CODEX_GRACE_KEY = "mcp_optional_startup_grace_ms"
+CODEX_GRACE_DEFAULT_MS = 1000
+CODEX_GRACE_MS = 5000
 # Our hook command, recognised on uninstall: ``<python> -I -m context_engine.hooks …``.
 HOOK_MARK = " -I -m context_engine.hooks "
 

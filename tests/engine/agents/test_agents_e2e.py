@@ -172,10 +172,6 @@ def script(record: Recorded) -> Reply:
     tool = memory_tool(record)
     if tool is not None and not has_tool_result(record):
         return Reply(tool=tool, args={"operation": "search", "query": "release artifacts"})
-    if tool is None and "read_mcp_resource" in record.tool_names() and not has_tool_result(record):
-        # Codex offers MCP resources through its own tool: read a fact as memory://.
-        args = {"server": "context-engine", "uri": "memory://project/release-target.md"}
-        return Reply(tool="read_mcp_resource", args=args)
     return Reply(text="They are published from main-v2.")
 
 
@@ -266,14 +262,6 @@ def report(standin: StandIn, done: subprocess.CompletedProcess[str]) -> str:
     return f"exit {done.returncode}\nstderr: {done.stderr[-1500:]}\nrequests: {paths}"
 
 
-CODEX_TOOLS = (
-    "Codex CLI 0.171.0 starts our MCP server and binds its three tools (its log: 'MCP binding "
-    "catalog materialized … tool_count=3') but offers none of them to the model in `codex exec` "
-    "with a custom model provider; the hooks' blocks and a memory:// resource read through "
-    "Codex's read_mcp_resource are checked above"
-)
-
-
 def sent_text(record: Recorded) -> str:
     """What the model saw; Gemini HTML-escapes hook context, so undo that."""
     return html.unescape(record.text) if record.api == "gemini" else record.text
@@ -300,18 +288,9 @@ def test_headless_run_gets_blocks_tools_and_a_memory_round_trip(agent: str, tmp_
     for ours in (block, recall):
         assert str(world.rx) not in ours and str(tmp_path) not in ours  # no local paths
     assert not [r for r in standin.refused if "127.0.0.1" in r], why
-    if agent == "codex":
-        outputs = [
-            json.dumps(item.get("output"))
-            for r in calls
-            for item in r.body.get("input", [])
-            if isinstance(item, dict) and item.get("type") == "function_call_output"
-        ]
-        assert any("published from the main-v2 branch" in out for out in outputs), why
-        pytest.skip(CODEX_TOOLS)
-    offered = [r for r in calls if memory_tool(r) is not None]
-    assert offered, f"our MCP tools were never offered to the model\n{why}"
-    names = offered[0].tool_names()
+    # Offered from the first model request on: a headless run is often a single step.
+    assert memory_tool(calls[0]) is not None, f"our MCP tools were not offered at first\n{why}"
+    names = calls[0].tool_names()
     assert any(n.endswith("remember") for n in names) and any(n.endswith("forget") for n in names)
     answered = [r for r in calls if has_tool_result(r)]
     assert answered, f"the memory tool's result never came back to the model\n{why}"

@@ -123,7 +123,8 @@ def test_codex_toml_keeps_comments_and_gemini_timeout_is_in_ms(env: dict[str, Pa
     assert code == 0
     assert "open /hooks and trust" in out  # codex not on PATH: the trust step is explained
     text = (env["home"] / ".codex" / "config.toml").read_text()
-    assert text.startswith(PERSON_CODEX_TOML.split("[projects")[0])  # comments and layout kept
+    person = text.replace("mcp_optional_startup_grace_ms = 5000\n", "")
+    assert person.startswith(PERSON_CODEX_TOML.split("[projects")[0])  # comments and layout kept
     assert '\n\n[projects."/somewhere"]\ntrust_level = "trusted"\n' in text
     config = tomllib.loads(text)
     assert config["mcp_servers"]["docs"]["command"] == "docs-server"
@@ -203,3 +204,21 @@ def test_doctor_reports_an_oversized_block(
     )
     code, out = run(env, "doctor", "claude-code", "--no-agent")
     assert code == 1 and "keeps only about 500" in out
+
+
+def test_codex_gets_an_mcp_startup_grace_only_when_the_person_set_none(
+    env: dict[str, Path],
+) -> None:
+    seed(env["home"], env["workspace"])
+    config = env["home"] / ".codex" / "config.toml"
+    assert run(env, "install", "codex")[0] == 0
+    # Codex leaves a slow optional MCP server's tools out of the first model step otherwise.
+    assert tomllib.loads(config.read_text())["mcp_optional_startup_grace_ms"] == 5000
+    assert run(env, "uninstall", "codex")[0] == 0
+    assert config.read_text() == PERSON_CODEX_TOML
+    config.write_text("mcp_optional_startup_grace_ms = 500\n" + PERSON_CODEX_TOML)
+    code, out = run(env, "install", "codex")
+    assert code == 0 and "mcp_optional_startup_grace_ms = 500 is kept" in out
+    assert tomllib.loads(config.read_text())["mcp_optional_startup_grace_ms"] == 500
+    assert run(env, "uninstall", "codex")[0] == 0
+    assert config.read_text().startswith("mcp_optional_startup_grace_ms = 500\n")
