@@ -20,6 +20,7 @@ import sys
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from context_engine.facts.codec import render_fact
@@ -74,6 +75,7 @@ class World:
     repo: Path
     rx: Path
     paths: EnginePaths
+    mcp_delay_s: float = 0.0  # extra start-up time for our MCP server, as on a slow machine
 
     def env(self, bin_dir: Path, standin: StandIn, **extra: str) -> dict[str, str]:
         keep = {k: v for k, v in os.environ.items() if k in ("LANG", "LC_ALL", "TERM", "TMPDIR")}
@@ -175,10 +177,33 @@ def script(record: Recorded) -> Reply:
     return Reply(text="They are published from main-v2.")
 
 
+def delay_mcp_start(world: World) -> None:
+    """Make the installed MCP server entry start ``world.mcp_delay_s`` later (a sleep first)."""
+    import tomlkit
+
+    wrap = ["-c", f'sleep {world.mcp_delay_s}; exec "$0" "$@"']
+    for path in (world.home / ".claude.json", world.home / ".gemini" / "settings.json"):
+        if path.exists():
+            doc = json.loads(path.read_text())
+            entry = doc["mcpServers"]["context-engine"]
+            entry["args"] = [*wrap, entry["command"], *entry["args"]]
+            entry["command"] = "/bin/sh"
+            path.write_text(json.dumps(doc))
+    codex = world.home / ".codex" / "config.toml"
+    if codex.exists():
+        config = tomlkit.parse(codex.read_text())
+        server: Any = config["mcp_servers"]["context-engine"]  # type: ignore[index]
+        server["args"] = [*wrap, str(server["command"]), *server["args"]]
+        server["command"] = "/bin/sh"
+        codex.write_text(tomlkit.dumps(config))
+
+
 def run_headless(
     argv: list[str], world: World, env: dict[str, str]
 ) -> subprocess.CompletedProcess[str]:
     """One headless agent run in the repository, with no terminal."""
+    if world.mcp_delay_s:
+        delay_mcp_start(world)
     return subprocess.run(
         argv,
         cwd=world.repo,
@@ -200,7 +225,6 @@ def run_claude(world: World, bin_dir: Path, standin: StandIn) -> subprocess.Comp
         DISABLE_AUTOUPDATER="1",
         DISABLE_TELEMETRY="1",
         DISABLE_ERROR_REPORTING="1",
-        MCP_CONNECTION_NONBLOCKING="0",  # claude -p does not wait for MCP servers otherwise
     )
     context_engine(world, env, "install", "claude-code")
     argv = ["claude", "-p", PROMPT, "--allowedTools", "mcp__context-engine__memory"]
@@ -295,6 +319,20 @@ def test_headless_run_gets_blocks_tools_and_a_memory_round_trip(agent: str, tmp_
     answered = [r for r in calls if has_tool_result(r)]
     assert answered, f"the memory tool's result never came back to the model\n{why}"
     assert "project/release-target.md" in sent_text(answered[0]), why
+
+
+@pytest.mark.parametrize("agent", list(PINS))
+def test_tools_are_offered_at_first_even_when_the_server_starts_slowly(
+    agent: str, tmp_path: Path
+) -> None:
+    # About 3 s in all: past Claude Code's 2 s headless wait and Codex's 1 s default grace,
+    # within what install's settings let each agent wait (alwaysLoad: 5 s; the grace: 10 s).
+    world = make_world(tmp_path)
+    world.mcp_delay_s = 2.0
+    standin, done = headless(agent, world)
+    calls = main_calls(standin, agent)
+    assert calls, report(standin, done)
+    assert memory_tool(calls[0]) is not None, report(standin, done)
 
 
 @pytest.mark.parametrize("agent", list(PINS))
