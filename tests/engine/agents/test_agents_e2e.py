@@ -17,6 +17,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -27,6 +28,7 @@ from context_engine.facts.codec import render_fact
 from context_engine.facts.memory import Memory
 from context_engine.facts.model import Fact
 from context_engine.paths import EnginePaths
+from context_engine.proposals.review import store_for
 from support.standin import Recorded, Reply, StandIn
 
 pytestmark = pytest.mark.slow
@@ -227,7 +229,7 @@ def run_claude(world: World, bin_dir: Path, standin: StandIn) -> subprocess.Comp
         DISABLE_ERROR_REPORTING="1",
     )
     context_engine(world, env, "install", "claude-code")
-    argv = ["claude", "-p", PROMPT, "--allowedTools", "mcp__context-engine__memory"]
+    argv = ["claude", "-p", PROMPT, "--allowedTools", "mcp__context-engine"]  # our 3 tools
     return run_headless(argv, world, env)
 
 
@@ -274,9 +276,11 @@ RUNNERS = {"claude-code": run_claude, "codex": run_codex, "gemini": run_gemini}
 APIS = {"claude-code": "anthropic", "codex": "openai", "gemini": "gemini"}
 
 
-def headless(agent: str, world: World) -> tuple[StandIn, subprocess.CompletedProcess[str]]:
+def headless(
+    agent: str, world: World, plan: Callable[[Recorded], Reply] = script
+) -> tuple[StandIn, subprocess.CompletedProcess[str]]:
     bin_dir = agent_bin_dir(agent)
-    with StandIn(script) as standin:
+    with StandIn(plan) as standin:
         done = RUNNERS[agent](world, bin_dir, standin)
     return standin, done
 
@@ -333,6 +337,42 @@ def test_tools_are_offered_at_first_even_when_the_server_starts_slowly(
     calls = main_calls(standin, agent)
     assert calls, report(standin, done)
     assert memory_tool(calls[0]) is not None, report(standin, done)
+
+
+USER_FACT = {
+    "name": "prefers-tabs",
+    "description": "Indentation preference",
+    "type": "user",
+    "body": "Always indent with tabs.",
+}
+
+
+def remember_a_user_fact(record: Recorded) -> Reply:
+    """Call our ``remember`` with a fact a person must confirm, then answer."""
+    tool = next((n for n in record.tool_names() if "context" in n and n.endswith("remember")), None)
+    if tool is not None and not has_tool_result(record):
+        return Reply(tool=tool, args=USER_FACT)
+    return Reply(text="Noted.")
+
+
+@pytest.mark.parametrize("agent", list(PINS))
+def test_a_write_that_needs_a_person_is_kept_for_review_when_none_can_be_asked(
+    agent: str, tmp_path: Path
+) -> None:
+    # Headless, nobody can answer a confirmation: Gemini CLI has no elicitation, claude -p
+    # answers for nobody, codex exec runs with approvals off. The write becomes a proposal.
+    world = make_world(tmp_path)
+    standin, done = headless(agent, world, remember_a_user_fact)
+    why = report(standin, done)
+    answered = [sent_text(r) for r in main_calls(standin, agent) if has_tool_result(r)]
+    assert answered, f"the remember call's result never came back to the model\n{why}"
+    assert "Kept for review, not written" in answered[0], answered[0][-3000:]
+    assert "declined" not in answered[0].split("Kept for review")[1][:400]
+    assert "project/prefers-tabs.md" not in {
+        f.reference for f in Memory(world.paths).snapshot().facts
+    }
+    [kept] = store_for(world.paths).entries()
+    assert kept.tool == "remember" and kept.reference == "project/prefers-tabs.md"
 
 
 @pytest.mark.parametrize("agent", list(PINS))
