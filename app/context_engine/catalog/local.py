@@ -28,6 +28,7 @@ from .ops import Accept, Actor, Op, WriteOutcome
 if TYPE_CHECKING:
     from ..facts.archive import ArchivedEntry
     from ..facts.fs import FS
+    from ..facts.listing import Listing
     from ..facts.memory import Memory, MemorySnapshot
     from ..policy.confirmation import ConfirmationService
     from ..recall.service import RecallService
@@ -159,6 +160,13 @@ class LocalCatalog:
         """Active facts of both stores, sorted by (name, scope, id), with diagnostics."""
         self.require("facts")
         return self.memory.snapshot()
+
+    def listing(self) -> Listing:
+        """What ``list_facts`` lists, without bodies: list fields from the derived index."""
+        from ..facts.listing import list_memory
+
+        self.require("facts")
+        return list_memory(self.memory)
 
     def read(self, ref: str) -> LoadedFact:
         """The fact ``ref`` resolves to (``facts/refs.py``) and the digest of its bytes."""
