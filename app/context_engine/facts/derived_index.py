@@ -388,24 +388,16 @@ class FactIndex:
             return db.execute(f"SELECT {_LISTED} FROM files").fetchall()
         return []  # the index broke while reading
 
-    def settled_identities(self) -> dict[str, Identity]:
-        """File name → recorded identity, for the rows whose identity had settled when recorded.
+    def survey(
+        self, fact_id: str | None, names: Collection[str]
+    ) -> tuple[dict[str, Identity], dict[str, Row]]:
+        """(settled identities, matching rows), read in one transaction.
 
-        A file whose lstat identity equals its entry here is vouched for by its row (the racy
-        rule of ``Row.trusted``); every other file must be read.
+        Settled identities: file name → recorded identity of each row whose identity had
+        settled when recorded (a file whose lstat equals it is vouched for by its row, the
+        racy rule of ``Row.trusted``). Matching rows: the whole rows of the facts carrying
+        ``fact_id`` or one of ``names`` (indexed lookups, no other row is read in full).
         """
-        query = (
-            "SELECT name, dev, ino, size, mtime_ns, ctime_ns, mode FROM files"
-            " WHERE max(mtime_ns, ctime_ns) < checked_ns - ?"
-        )
-        with self._using() as db:
-            if db is None:
-                return {}
-            return {r[0]: r[1:] for r in db.execute(query, (RACY_NS,))}
-        return {}
-
-    def matching(self, fact_id: str | None, names: Collection[str]) -> dict[str, Row]:
-        """Whole rows of the facts carrying ``fact_id`` or one of ``names`` (indexed lookups)."""
         clauses, args = [], []
         if fact_id is not None:
             clauses.append("id = ?")
@@ -413,16 +405,31 @@ class FactIndex:
         if names:
             clauses.append(f"fact_name IN ({', '.join('?' * len(names))})")
             args.extend(names)
-        if not clauses:
-            return {}
-        query = f"SELECT {_COLUMNS} FROM files WHERE kind = 0 AND ({' OR '.join(clauses)})"
+        settled = (
+            "SELECT name, dev, ino, size, mtime_ns, ctime_ns, mode FROM files"
+            " WHERE max(mtime_ns, ctime_ns) < checked_ns - ?"
+        )
         with self._using() as db:
             if db is None:
-                return {}
-            fetched = db.execute(query, args).fetchall()
+                return {}, {}
+            db.execute("BEGIN")
+            try:
+                identities = {r[0]: r[1:] for r in db.execute(settled, (RACY_NS,))}
+                fetched = (
+                    db.execute(
+                        f"SELECT {_COLUMNS} FROM files WHERE kind = 0 AND"
+                        f" ({' OR '.join(clauses)})",
+                        args,
+                    ).fetchall()
+                    if clauses
+                    else []
+                )
+            finally:
+                db.execute("COMMIT")
             root = self.root
-            return {r[0]: Row(tuple(r[1:7]), r[7], _item(root, r)) for r in fetched}
-        return {}
+            rows = {r[0]: Row(tuple(r[1:7]), r[7], _item(root, r)) for r in fetched}
+            return identities, rows
+        return {}, {}
 
     def update(
         self,

@@ -389,6 +389,11 @@ def _unreadable(path: Path, exc: OSError) -> FactFormatError:
     return FactFormatError("unreadable", f"{path.name}: {exc.strerror or exc}")
 
 
+def unreadable(path: Path, exc: OSError) -> FactFormatError:
+    """The format error of a fact file that exists but cannot be read."""
+    return _unreadable(path, exc)
+
+
 def scan_diagnostic(path: Path, exc: OSError) -> Diagnostic:
     """The diagnostic of a directory entry that could not be lstat'ed."""
     return _diagnostic(_unreadable(path, exc), path)
