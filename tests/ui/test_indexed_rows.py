@@ -1,4 +1,4 @@
-"""The Facts table fills from the derived index before the full snapshot; bodies on demand."""
+"""The Facts table lists through the derived index: a first page, then every row; no body kept."""
 
 from __future__ import annotations
 
@@ -18,16 +18,21 @@ from context_engine.catalog.ops import Person, Save
 from support.store import make_paths, settle_all
 
 
-class SlowSnapshot(Backend):
-    """A local backend whose full snapshot waits until the test lets it go."""
+class SlowListing(Backend):
+    """A local backend whose complete listing waits until the test lets it go."""
 
     def __init__(self, catalog: LocalCatalog) -> None:
         super().__init__(catalog)
         self.release = threading.Event()
         self.bodies: list[str] = []
+        self.full_reads = 0
+
+    def listed_facts(self, token: CancelToken | None = None) -> FactsSnapshot | None:
+        assert self.release.wait(20)
+        return super().listed_facts(token)
 
     def facts(self, token: CancelToken | None = None) -> FactsSnapshot:
-        assert self.release.wait(20)
+        self.full_reads += 1
         return super().facts(token)
 
     def body(self, ref: str) -> str:
@@ -51,52 +56,59 @@ def _window(qtbot, backend: Backend) -> tuple[FactsTab, FactsPresenter, TaskMana
     return tab, FactsPresenter(tab, backend, tasks, Hub()), tasks
 
 
-def test_rows_arrive_from_the_index_while_the_snapshot_is_pending(
+def test_a_first_page_then_every_row_without_bodies(
     qtbot, qtmodeltester, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     settle_all(monkeypatch)
-    monkeypatch.setattr(backend_module, "FIRST_PAGE", 3)  # a first page, then every row
-    backend = SlowSnapshot(_home(tmp_path, 8))
+    monkeypatch.setattr(backend_module, "FIRST_PAGE", 3)
+    backend = SlowListing(_home(tmp_path, 8))
     tab, presenter, tasks = _window(qtbot, backend)
     try:
         presenter.reload()
+        qtbot.waitUntil(lambda: tab.model.rowCount() == 3, timeout=5000)
+        assert presenter.snapshot.partial  # the first page, the listing still to come
+        qtmodeltester.check(tab.model)
+        backend.release.set()
+        qtbot.waitUntil(lambda: not presenter.snapshot.partial, timeout=10000)
         qtbot.waitUntil(lambda: tab.model.rowCount() == 8, timeout=5000)
-        assert not backend.release.is_set()  # the full read has not answered yet
-        assert presenter.snapshot.partial
         assert all(row.lazy and row.fact.body == "" for row in tab.model.rows)
+        assert backend.full_reads == 0  # no snapshot with every body, ever
         qtmodeltester.check(tab.model)
         # Showing a row reads that one body from its file.
         tab.table.selectRow(0)
         shown = tab.model.row_at(0).fact
         qtbot.waitUntil(lambda: "Body text number" in tab.detail.toHtml(), timeout=5000)
         assert backend.bodies == [shown.reference]
-        # The full read replaces the indexed rows (bodies for full-text search).
-        backend.release.set()
-        qtbot.waitUntil(lambda: not presenter.snapshot.partial, timeout=10000)
-        qtbot.waitUntil(lambda: tab.model.rowCount() == 8 and not any(
-            r.lazy for r in tab.model.rows), timeout=5000)
-        assert {r.fact.body for r in tab.model.rows} == {
-            f"Body text number {i}." for i in range(8)}
+        # Full-text search still finds words of the bodies.
+        tab.search.setText("number 5")
+        qtbot.waitUntil(lambda: tab.model.rowCount() == 1, timeout=5000)
+        assert tab.model.row_at(0).fact.name == "fact-05"
+        # F5 lists again, through the index, still without a full read.
+        presenter.reload()
+        qtbot.wait(200)
+        assert backend.full_reads == 0
     finally:
         backend.release.set()
         tasks.shutdown()
 
 
-def test_a_home_without_an_index_falls_back_to_the_full_read(
-    qtbot, qtmodeltester, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_a_home_without_an_index_is_listed_by_parsing(
+    qtbot, qtmodeltester, tmp_path: Path
 ) -> None:
     catalog = _home(tmp_path, 3)
     for index_file in catalog.paths.state.rglob("*.sqlite*"):
         index_file.unlink()
-    backend = SlowSnapshot(catalog)
-    assert backend.indexed_rows() is None
+    backend = SlowListing(catalog)
+    assert backend.first_rows() is None
     tab, presenter, tasks = _window(qtbot, backend)
     try:
         presenter.reload()
         backend.release.set()
         qtbot.waitUntil(lambda: tab.model.rowCount() == 3, timeout=10000)
         assert not presenter.snapshot.partial
-        assert not any(r.lazy for r in tab.model.rows)
+        assert backend.full_reads == 0
+        tab.search.setText("number 2")
+        qtbot.waitUntil(lambda: tab.model.rowCount() == 1, timeout=5000)
         qtmodeltester.check(tab.model)
     finally:
         backend.release.set()

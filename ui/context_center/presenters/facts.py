@@ -91,17 +91,18 @@ class FactsPresenter(QObject):
     def reload(self) -> None:
         """Read both stores on the read pool; coalesce requests while one read runs.
 
-        The first read of a local window starts from the derived index: a first page, then
-        every indexed row (no bodies, no fact file read) reach the table while the same op goes
-        on to the full validated snapshot (bodies for full-text search, unreadable files).
-        Without an index: the full read only.
+        A local window lists through the derived index (``Backend.listed_facts``): every row
+        validated against its file, no body kept (read when shown), so memory stays bounded
+        at any size. Its first read shows a first page (one lstat per row) before that. A
+        remote window reads the catalog's full snapshot.
         """
         if self._loading is not None and not self._loading.token.cancelled:
             self._reload_again = True
             return
         backend = self.backend
         indexed = local_stores(backend) is not None  # local stores: patchable
-        first = not self._loaded and callable(getattr(backend, "indexed_rows", None))
+        first = not self._loaded and callable(getattr(backend, "first_rows", None))
+        listed = callable(getattr(backend, "listed_facts", None))
         generation = self._rows_generation
         page = self._page_ready
         criteria = self.tab.criteria()
@@ -113,10 +114,12 @@ class FactsPresenter(QObject):
 
         def work(token: CancelToken) -> tuple[FactsSnapshot, KeyIndex | None]:
             if first:
-                rows = backend.indexed_rows(token, post)
+                rows = backend.first_rows(token)
                 if rows is not None:
                     post(rows)
-            snapshot = backend.facts(token)
+            snapshot = backend.listed_facts(token) if listed else None
+            if snapshot is None:
+                snapshot = backend.facts(token)
             # The key index for per-file patches, built with the rows (never twice).
             return snapshot, KeyIndex(snapshot.rows) if indexed else None
 
@@ -214,7 +217,7 @@ class FactsPresenter(QObject):
             self.reload()
         self._rows_generation += 1
         # Compare ids and revisions: the echo of our own write (or a no-op touch) changes nothing.
-        # Rows from the index (no bodies) are always replaced by the full read.
+        # A first page is always replaced by the complete listing.
         if (self._loaded and not self.snapshot.partial
                 and snapshot.signature == self.snapshot.signature):
             if self._index is None and self._patching is None:

@@ -4,18 +4,14 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
-from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
-from context_engine.facts.derived_index import Summary
 from context_engine.facts.freshness import freshness
 from context_engine.facts.model import (
-    FACT_TYPES,
     Diagnostic,
     Fact,
-    Scope,
     normalize_key,
 )
 
@@ -54,7 +50,12 @@ class FactsSnapshot:
     rows: tuple[FactRow, ...]
     diagnostics: tuple[Diagnostic, ...]
     archived: int = 0
-    partial: bool = False  # indexed rows without bodies; the full read is still to come
+    partial: bool = False  # a first page; the complete listing is still to come
+    # Rows of the project store, counted where the snapshot is made (a worker), not on the GUI.
+    project: int = field(init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "project", sum(1 for r in self.rows if r.fact.scope == "project"))
 
     @property
     def signature(self) -> tuple[object, ...]:
@@ -82,35 +83,18 @@ class FactsSnapshot:
 
 SortKey = Callable[[FactRow], Any]  # a column's sort value for one row
 
-def summary_facts(summaries: Iterable[Summary], roots: Mapping[str, Path]) -> list[Fact]:
-    """Body-less facts from the derived index's list rows (``roots``: scope → store folder)."""
-    facts = []
-    for s in summaries:
-        if s.type not in FACT_TYPES or s.scope not in roots:
-            continue
-        root = roots[s.scope]
-        facts.append(Fact(
-            id=s.id, revision=s.revision, name=s.name, title=s.title,
-            description=s.description, type=s.type,
-            scope=cast(Scope, s.scope), body="", path=root / s.file,
-            updated_at=_parse_stamp(s.updated_at),
-        ))
-    return facts
-
-
-def _parse_stamp(value: str | None) -> datetime | None:
-    if not value:
-        return None
-    try:
-        return datetime.fromisoformat(value)
-    except ValueError:
-        return None
-
-
 def build_rows(
-    facts: Iterable[Fact], now: datetime | None = None, *, lazy: bool = False
+    facts: Iterable[Fact],
+    now: datetime | None = None,
+    *,
+    lazy: bool = False,
+    bodies: Mapping[int, str] | None = None,
 ) -> tuple[FactRow, ...]:
-    """Rows for ``facts`` with project-over-global overrides and possible duplicates explained."""
+    """Rows for ``facts`` with project-over-global overrides and possible duplicates explained.
+
+    ``lazy``: the facts carry no body (it is read when shown); ``bodies`` (``id(fact)`` →
+    body) gives their search text.
+    """
     # The recall package pulls in its index; import it here, on the worker, not at start-up.
     from context_engine.recall.pool import equivalence_keys
 
@@ -195,8 +179,9 @@ def build_rows(
                     "Automatic writes treat this as an existing memory and ask first."
                 )
                 paired.update(twins)  # one sentence per twin, even when both keys match
+        body = fact.body if bodies is None else bodies.get(id(fact), fact.body)
         haystack = "\n".join(
-            (fact.name, fact.title, fact.description, fact.body, fact.type, fact.scope)
+            (fact.name, fact.title, fact.description, body, fact.type, fact.scope)
         ).lower()
         rows.append(
             FactRow(
