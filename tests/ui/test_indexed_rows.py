@@ -10,7 +10,7 @@ from context_center.presenters.facts import FactsPresenter
 from context_center.services import backend as backend_module
 from context_center.services.backend import Backend
 from context_center.services.fact_rows import FactsSnapshot
-from context_center.services.hub import Hub
+from context_center.services.hub import ChangeSet, Hub
 from context_center.services.tasks import CancelToken, TaskManager
 from context_center.widgets.facts_tab import FactsTab
 from context_engine.catalog.local import LocalCatalog
@@ -26,9 +26,11 @@ class SlowListing(Backend):
         self.release = threading.Event()
         self.bodies: list[str] = []
         self.full_reads = 0
+        self.listings = 0
 
     def listed_facts(self, token: CancelToken | None = None) -> FactsSnapshot | None:
         assert self.release.wait(20)
+        self.listings += 1
         return super().listed_facts(token)
 
     def facts(self, token: CancelToken | None = None) -> FactsSnapshot:
@@ -49,11 +51,13 @@ def _home(tmp_path: Path, count: int) -> LocalCatalog:
     return LocalCatalog(catalog.paths)  # a fresh window: nothing cached in process
 
 
-def _window(qtbot, backend: Backend) -> tuple[FactsTab, FactsPresenter, TaskManager]:
+def _window(
+    qtbot, backend: Backend, hub: Hub | None = None
+) -> tuple[FactsTab, FactsPresenter, TaskManager]:
     tab = FactsTab()
     qtbot.addWidget(tab)
     tasks = TaskManager()
-    return tab, FactsPresenter(tab, backend, tasks, Hub()), tasks
+    return tab, FactsPresenter(tab, backend, tasks, hub or Hub()), tasks
 
 
 def test_a_first_page_then_every_row_without_bodies(
@@ -110,6 +114,31 @@ def test_a_home_without_an_index_is_listed_by_parsing(
         tab.search.setText("number 2")
         qtbot.waitUntil(lambda: tab.model.rowCount() == 1, timeout=5000)
         qtmodeltester.check(tab.model)
+    finally:
+        backend.release.set()
+        tasks.shutdown()
+
+
+def test_files_changed_during_a_listing_are_patched_in_after_it(
+    qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No second listing (seconds at 100k): the named files are re-read once it has landed."""
+    settle_all(monkeypatch)
+    backend = SlowListing(_home(tmp_path, 4))
+    hub = Hub()
+    tab, presenter, tasks = _window(qtbot, backend, hub)
+    try:
+        presenter.reload()
+        qtbot.wait(100)
+        target = backend.catalog.paths.project_store / "fact-02.md"  # type: ignore[attr-defined]
+        target.write_bytes(target.read_bytes().replace(b"revision: 1", b"revision: 7"))
+        hub.publish(ChangeSet(frozenset({"facts"}), paths=frozenset({str(target)})))
+        backend.release.set()
+        qtbot.waitUntil(lambda: any(r.fact.name == "fact-02" and r.fact.revision == 7
+                                    for r in tab.model.rows), timeout=10000)
+        qtbot.wait(300)
+        assert backend.listings == 1
+        assert tab.model.rowCount() == 4
     finally:
         backend.release.set()
         tasks.shutdown()

@@ -20,8 +20,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from .codec import ParsedFact
 from . import derived_index
+from .codec import ParsedFact
 from .derived_index import Identity
 from .model import Diagnostic, Fact, FileStamp, Scope
 from .store import INDEX_NAME, Store, _diagnostic, _unreadable, gc_paused, identity_of
@@ -161,7 +161,7 @@ def _list_store(
     index = store.index
     if index is not None and not index.each_listed(visit):
         indexed.clear()
-    checked_ns = racy_from + derived_index.RACY_NS  # when this scan began: every lstat came after it
+    checked_ns = racy_from + derived_index.RACY_NS  # the scan began then: every lstat is later
     changed: list[tuple[str, Identity, int, ParsedFact | Diagnostic]] = []
     for name, (key, st) in sorted(listing.items()):
         result = store._read_entry(_child(root, name), st)

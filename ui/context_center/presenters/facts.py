@@ -158,9 +158,12 @@ class FactsPresenter(QObject):
             return
         stores = local_stores(self.backend)
         paths = changes.paths or _written_paths(changes.detail)
-        if paths and self._loaded and self._loading is None and stores is not None:
+        if paths and stores is not None and (self._loaded or self._loading is not None):
+            # While a listing runs, the named files are re-read once it has landed: whether
+            # it saw them or not, the patch shows what the files hold then (no second listing).
             self._pending_paths.update(paths)
-            self._patch_next(stores)
+            if self._loading is None:
+                self._patch_next(stores)
         else:
             self.reload()
 
@@ -222,9 +225,12 @@ class FactsPresenter(QObject):
                 and snapshot.signature == self.snapshot.signature):
             if self._index is None and self._patching is None:
                 self._index = index
-            return
-        self._index = index
-        self._apply_snapshot(snapshot)
+        else:
+            self._index = index
+            self._apply_snapshot(snapshot)
+        stores = local_stores(self.backend)
+        if stores is not None and self._loading is None:
+            self._patch_next(stores)  # files that changed while the listing ran
 
     def _apply_snapshot(self, snapshot: FactsSnapshot, ordered: Any = None) -> None:
         self._loaded = True

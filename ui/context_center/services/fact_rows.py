@@ -95,6 +95,16 @@ def build_rows(
     ``lazy``: the facts carry no body (it is read when shown); ``bodies`` (``id(fact)`` →
     body) gives their search text.
     """
+    from context_engine.facts.store import gc_paused
+
+    # 100,000 rows are millions of acyclic objects: the cyclic GC would re-scan them all.
+    with gc_paused():
+        return _build_rows(facts, now, lazy, bodies)
+
+
+def _build_rows(
+    facts: Iterable[Fact], now: datetime | None, lazy: bool, bodies: Mapping[int, str] | None
+) -> tuple[FactRow, ...]:
     # The recall package pulls in its index; import it here, on the worker, not at start-up.
     from context_engine.recall.pool import equivalence_keys
 
