@@ -133,10 +133,16 @@ def test_files_changed_during_a_listing_are_patched_in_after_it(
         target = backend.catalog.paths.project_store / "fact-02.md"  # type: ignore[attr-defined]
         target.write_bytes(target.read_bytes().replace(b"revision: 1", b"revision: 7"))
         hub.publish(ChangeSet(frozenset({"facts"}), paths=frozenset({str(target)})))
+
+        def shown() -> bool:
+            return any(r.fact.name == "fact-02" and r.fact.revision == 7 for r in tab.model.rows)
+
+        qtbot.waitUntil(shown, timeout=5000)  # patched into the first page at once
+        assert backend.listings == 0
         backend.release.set()
-        qtbot.waitUntil(lambda: any(r.fact.name == "fact-02" and r.fact.revision == 7
-                                    for r in tab.model.rows), timeout=10000)
+        qtbot.waitUntil(lambda: not presenter.snapshot.partial, timeout=10000)
         qtbot.wait(300)
+        assert shown()
         assert backend.listings == 1
         assert tab.model.rowCount() == 4
     finally:

@@ -83,6 +83,7 @@ class FactsPresenter(QObject):
         self._index: KeyIndex | None = None
         self._patching: Op | None = None
         self._pending_paths: set[str] = set()
+        self._after_listing: set[str] = set()  # patched during a listing: re-read after it
         hub.changes_applied.connect(self._on_changes)
         tasks.finished.connect(self._on_task_finished)
         tab.filter_changed.connect(self._on_filter_changed)
@@ -159,10 +160,13 @@ class FactsPresenter(QObject):
         stores = local_stores(self.backend)
         paths = changes.paths or _written_paths(changes.detail)
         if paths and stores is not None and (self._loaded or self._loading is not None):
-            # While a listing runs, the named files are re-read once it has landed: whether
-            # it saw them or not, the patch shows what the files hold then (no second listing).
+            # Shown now (patched into the rows on screen) and, while a listing runs, re-read
+            # once it has landed: whether it saw them or not, the files then say what is
+            # true — no second listing (seconds at 100,000 facts).
             self._pending_paths.update(paths)
-            if self._loading is None:
+            if self._loading is not None:
+                self._after_listing.update(paths)
+            if self._loaded:
                 self._patch_next(stores)
         else:
             self.reload()
@@ -230,7 +234,9 @@ class FactsPresenter(QObject):
             self._apply_snapshot(snapshot)
         stores = local_stores(self.backend)
         if stores is not None and self._loading is None:
-            self._patch_next(stores)  # files that changed while the listing ran
+            self._pending_paths.update(self._after_listing)  # changed while the listing ran
+            self._after_listing.clear()
+            self._patch_next(stores)
 
     def _apply_snapshot(self, snapshot: FactsSnapshot, ordered: Any = None) -> None:
         self._loaded = True
