@@ -28,10 +28,12 @@ class SlowListing(Backend):
         self.full_reads = 0
         self.listings = 0
 
-    def listed_facts(self, token: CancelToken | None = None) -> FactsSnapshot | None:
+    def listed_facts(
+        self, token: CancelToken | None = None, previous: FactsSnapshot | None = None
+    ) -> FactsSnapshot | None:
         assert self.release.wait(20)
         self.listings += 1
-        return super().listed_facts(token)
+        return super().listed_facts(token, previous)
 
     def facts(self, token: CancelToken | None = None) -> FactsSnapshot:
         self.full_reads += 1
@@ -148,3 +150,24 @@ def test_files_changed_during_a_listing_are_patched_in_after_it(
     finally:
         backend.release.set()
         tasks.shutdown()
+
+
+def test_a_relisting_reuses_the_unchanged_facts_on_screen(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """F5 at 100,000 facts: the old rows stay on screen meanwhile, so nothing is held twice."""
+    settle_all(monkeypatch)
+    backend = Backend(_home(tmp_path, 5))
+    first = backend.listed_facts()
+    assert first is not None
+    target = backend.paths.project_store / "fact-03.md"
+    target.write_bytes(target.read_bytes().replace(b"Body text number 3.", b"Body text number 9."))
+    again = backend.listed_facts(previous=first)
+    assert again is not None
+    old = {r.fact.name: r for r in first.rows}
+    for row in again.rows:
+        if row.fact.name == "fact-03":
+            assert row.fact is not old["fact-03"].fact and "number 9" in row.haystack
+        else:
+            assert row.fact is old[row.fact.name].fact
+            assert row.haystack is old[row.fact.name].haystack

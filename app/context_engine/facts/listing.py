@@ -26,8 +26,10 @@ from .derived_index import Identity
 from .model import Diagnostic, Fact, FileStamp, Scope
 from .store import INDEX_NAME, Store, _diagnostic, _unreadable, gc_paused, identity_of
 
-# Called once per listed fact with its (body-less) fact and its body.
-OnFact = Callable[[Fact, str], object]
+# Called once per listed fact with its (body-less) fact and its body; it may answer an equal
+# fact to keep instead (e.g. the same one of an earlier listing: a relisting then holds no
+# second copy of what did not change).
+OnFact = Callable[[Fact, str], "Fact | None"]
 
 _FACT, _DIAGNOSTIC = 0, 1
 
@@ -75,7 +77,7 @@ def first_rows(store: Store, limit: int, on_fact: OnFact | None = None) -> list[
         if _trusted(row, key):
             fact = _fact(row, path, scope)
             if on_fact is not None:
-                on_fact(fact, row[18])
+                fact = on_fact(fact, row[18]) or fact
             out.append(fact)
 
     index.each_listed(visit, limit)
@@ -155,7 +157,7 @@ def _list_store(
             return
         fact = _fact(row, path, scope)
         if on_fact is not None:
-            on_fact(fact, row[18])
+            fact = on_fact(fact, row[18]) or fact
         facts.append(fact)
 
     index = store.index
@@ -175,7 +177,7 @@ def _list_store(
         fact = Fact(full.id, full.revision, full.name, full.title, full.description, full.type,
                     full.scope, "", full.created_at, full.updated_at, full.path, full.stamp)
         if on_fact is not None:
-            on_fact(fact, full.body)
+            fact = on_fact(fact, full.body) or fact
         facts.append(fact)
     if index is not None:
         present = {entry.name for entry in entries}

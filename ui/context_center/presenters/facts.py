@@ -107,6 +107,7 @@ class FactsPresenter(QObject):
         generation = self._rows_generation
         page = self._page_ready
         criteria = self.tab.criteria()
+        previous = self.snapshot if self._loaded and not self.snapshot.partial else None
 
         def post(snapshot: FactsSnapshot) -> None:
             # Filtered and sorted here: at start-up the other tabs' reads fill the pool.
@@ -118,7 +119,7 @@ class FactsPresenter(QObject):
                 rows = backend.first_rows(token)
                 if rows is not None:
                     post(rows)
-            snapshot = backend.listed_facts(token) if listed else None
+            snapshot = backend.listed_facts(token, previous) if listed else None
             if snapshot is None:
                 snapshot = backend.facts(token)
             # The key index for per-file patches, built with the rows (never twice).

@@ -33,7 +33,7 @@ from context_engine.suggestions.accept import Edits
 from context_engine.suggestions.model import MemoryCandidate, SkillCandidate, Suggestions
 
 from ..dialogs.fact_editor import FactDraft
-from .fact_rows import FactsSnapshot, build_rows
+from .fact_rows import FactsSnapshot, ListedTexts, build_rows
 from .tasks import CancelToken
 
 __all__ = ["Backend", "History", "InstructionsView", "RecallRun", "TraceHistory"]
@@ -107,34 +107,34 @@ class Backend:
         from context_engine.facts.listing import first_rows
 
         self.catalog.require("facts")
-        bodies: dict[int, str] = {}
-        facts = first_rows(self.catalog.memory.stores.get("project"), FIRST_PAGE,
-                           lambda fact, body: bodies.__setitem__(id(fact), body))
+        texts = ListedTexts()
+        facts = first_rows(self.catalog.memory.stores.get("project"), FIRST_PAGE, texts)
         if token is not None:
             token.check()
         if not facts:
             return None
-        return FactsSnapshot(build_rows(facts, lazy=True, bodies=bodies), (), partial=True)
+        return FactsSnapshot(build_rows(facts, lazy=True, bodies=texts.bodies), (), partial=True)
 
-    def listed_facts(self, token: CancelToken | None = None) -> FactsSnapshot | None:
+    def listed_facts(
+        self, token: CancelToken | None = None, previous: FactsSnapshot | None = None
+    ) -> FactsSnapshot | None:
         """Both stores' rows, validated against the files, without bodies; ``None`` if remote.
 
         Memory stays bounded at any size: the derived index vouches for unchanged files, the
         rest are parsed (and the index told), and no parsed body is kept — each row keeps only
-        its search text; the detail pane reads the body from the file.
+        its search text; the detail pane reads the body from the file. Facts unchanged since
+        ``previous`` (the rows on screen) are reused, not held twice.
         """
         if not isinstance(self.catalog, LocalCatalog):
             return None
         from context_engine.facts.listing import list_stores
 
         self.catalog.require("facts")
-        bodies: dict[int, str] = {}
-        listing = list_stores(self.catalog.memory.stores.all(),
-                              lambda fact, body: bodies.__setitem__(id(fact), body))
+        texts = ListedTexts(previous.rows if previous is not None else ())
+        listing = list_stores(self.catalog.memory.stores.all(), texts)
         if token is not None:
             token.check()
-        rows = build_rows(listing.facts, lazy=True, bodies=bodies)
-        bodies.clear()
+        rows = build_rows(listing.facts, lazy=True, bodies=texts.bodies, texts=texts.texts)
         return FactsSnapshot(rows, listing.diagnostics)
 
     def body(self, ref: str) -> str:

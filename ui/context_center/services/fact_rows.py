@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -15,6 +16,7 @@ from context_engine.facts.model import (
     normalize_key,
 )
 
+FREEZE_FROM = 5_000  # rows: a table this large is frozen out of the cyclic GC's scans
 KEY_WORDS = {"id": "the same id", "name": "the same name", "title": "the same title"}
 
 
@@ -89,21 +91,62 @@ def build_rows(
     *,
     lazy: bool = False,
     bodies: Mapping[int, str] | None = None,
+    texts: Mapping[int, str] | None = None,
 ) -> tuple[FactRow, ...]:
     """Rows for ``facts`` with project-over-global overrides and possible duplicates explained.
 
     ``lazy``: the facts carry no body (it is read when shown); ``bodies`` (``id(fact)`` →
-    body) gives their search text.
+    body) gives their search text, ``texts`` (``id(fact)`` → search text) a ready one.
     """
     from context_engine.facts.store import gc_paused
 
     # 100,000 rows are millions of acyclic objects: the cyclic GC would re-scan them all.
     with gc_paused():
-        return _build_rows(facts, now, lazy, bodies)
+        rows = _build_rows(facts, now, lazy, bodies, texts)
+        if len(rows) >= FREEZE_FROM:
+            # Long-lived and acyclic: out of the collector's sight for good (refcounting still
+            # frees them). Else the first collection after the pause scans every new object —
+            # about a second at 100,000 rows, on whichever thread allocates next (the GUI's).
+            gc.freeze()
+    return rows
+
+
+def search_text(fact: Fact, body: str) -> str:
+    """The lowercased text the search box matches words in."""
+    return "\n".join((fact.name, fact.title, fact.description, body, fact.type, fact.scope)).lower()
+
+
+class ListedTexts:
+    """``on_fact`` of a listing: each fact's search text, reusing an earlier listing's rows.
+
+    A fact equal to the one an earlier row shows (same fields, stamp and search text) is
+    answered as that very object with its text: a relisting (F5) of 100,000 unchanged facts
+    holds no second copy of them while the old rows are still on screen.
+    """
+
+    def __init__(self, previous: Iterable[FactRow] = ()) -> None:
+        self._old = {(r.fact.scope, r.fact.path.name): r for r in previous
+                     if r.lazy and r.fact.path is not None}
+        self.bodies: dict[int, str] = {}
+        self.texts: dict[int, str] = {}
+
+    def __call__(self, fact: Fact, body: str) -> Fact | None:
+        """Keep ``body`` for ``fact``'s row, or answer the earlier equal fact."""
+        old = self._old.get((fact.scope, fact.path.name)) if fact.path is not None else None
+        if old is not None and old.fact == fact and old.fact.stamp == fact.stamp \
+                and search_text(fact, body) == old.haystack:
+            self.texts[id(old.fact)] = old.haystack
+            return old.fact
+        self.bodies[id(fact)] = body
+        return None
 
 
 def _build_rows(
-    facts: Iterable[Fact], now: datetime | None, lazy: bool, bodies: Mapping[int, str] | None
+    facts: Iterable[Fact],
+    now: datetime | None,
+    lazy: bool,
+    bodies: Mapping[int, str] | None,
+    texts: Mapping[int, str] | None,
 ) -> tuple[FactRow, ...]:
     # The recall package pulls in its index; import it here, on the worker, not at start-up.
     from context_engine.recall.pool import equivalence_keys
@@ -189,10 +232,10 @@ def _build_rows(
                     "Automatic writes treat this as an existing memory and ask first."
                 )
                 paired.update(twins)  # one sentence per twin, even when both keys match
-        body = fact.body if bodies is None else bodies.get(id(fact), fact.body)
-        haystack = "\n".join(
-            (fact.name, fact.title, fact.description, body, fact.type, fact.scope)
-        ).lower()
+        haystack = texts.get(id(fact)) if texts else None
+        if haystack is None:
+            haystack = search_text(
+                fact, fact.body if bodies is None else bodies.get(id(fact), fact.body))
         rows.append(
             FactRow(
                 fact=fact,
