@@ -189,8 +189,11 @@ class LocalCatalog:
     def revisions(self, ref: str) -> History:
         """The fact ``ref`` names and its earlier revisions, newest first."""
         self.require("facts")
+        from . import journal
+
         active = self.memory.resolve(ref)
-        return History(active, self.memory.revisions(active.id))
+        return History(active, self.memory.revisions(active.id),
+                       journal.writers(self.paths, active.scope, active.id))
 
     def archived(self) -> tuple[ArchivedEntry, ...]:
         """Archive entries of both stores, newest first."""
@@ -262,7 +265,13 @@ class LocalCatalog:
         self.require("writes")
         if isinstance(op, Accept):
             self.require("suggestions")
-        return apply(self.memory, self.paths, op, actor, self.confirmation)
+        outcome = apply(self.memory, self.paths, op, actor, self.confirmation)
+        fact = outcome.fact
+        if outcome.ran and outcome.written and fact is not None:
+            from . import journal  # who wrote it, beside the index (never in the fact file)
+
+            journal.record(self.paths, fact.scope, fact.id, fact.revision, actor)
+        return outcome
 
     def close(self) -> None:
         """Nothing to release in process."""

@@ -28,7 +28,7 @@ import os
 import sqlite3
 import stat
 import threading
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -477,6 +477,35 @@ class FactIndex:
                 for row in db.execute(query).fetchall()
             ]
         return []  # the index broke while reading
+
+    def each_listed(
+        self, visit: Callable[[tuple[Any, ...]], object], limit: int | None = None
+    ) -> bool:
+        """Call ``visit`` with every row's list fields and body, streamed (never all at once).
+
+        Each row: ``(name, dev, ino, size, mtime_ns, ctime_ns, mode, checked_ns, kind, id,
+        revision, fact_name, title, description, type, scope, created_at, updated_at, body,
+        encoding, diag_line)`` (a diagnostic's code is in ``encoding``, its message in
+        ``description``); the first ``limit`` by file name when given. Not validated here
+        (``facts/table_listing.py`` checks each against its file). False when the index is unusable.
+        """
+        query = (
+            "SELECT name, dev, ino, size, mtime_ns, ctime_ns, mode, checked_ns, kind, id,"
+            " revision, fact_name, title, description, type, scope, created_at, updated_at,"
+            " body, encoding, diag_line FROM files"
+        )
+        with self._using() as db:
+            if db is None:
+                return False
+            if limit is None:
+                cursor = db.execute(query)
+            else:
+                cursor = db.execute(f"{query} ORDER BY name LIMIT ?", (limit,))
+            while batch := cursor.fetchmany(1000):
+                for row in batch:
+                    visit(row)
+            return True
+        return False  # the index broke while reading
 
     def names(self) -> set[str]:
         """Every file name with a row."""
