@@ -361,7 +361,28 @@ print(json.dumps(marks))
 """
 
 
-def bench_session(sizes: list[int], before: Path | None, writes: int, index: bool) -> None:
+def _kept_workspace(base: Path, count: int, index: bool) -> EnginePaths:
+    """The store of ``count`` facts under ``base``, generated on first use and kept."""
+    from _facts import make_workspace
+
+    done = base / "generated"
+    if not done.exists():
+        base.mkdir(parents=True, exist_ok=True)
+        print(f"(generating {count:,} facts under {base}, once)", flush=True)
+        paths = make_workspace(base, count)
+        time.sleep(2.1)
+        LocalCatalog(paths).rebuild_indexes()
+        done.write_text("ok\n")
+    paths = EnginePaths.resolve(home=base / "home", workspace=base / "ws")
+    if index:  # files the last run rewrote: the index vouches for them again
+        time.sleep(0.1)
+        LocalCatalog(paths).list_facts()
+    return paths
+
+
+def bench_session(
+    sizes: list[int], before: Path | None, writes: int, index: bool, keep: Path | None = None
+) -> None:
     """The whole app over generated stores, for the base checkout (``before``) and this one."""
     anchor_start = time.perf_counter()
     subprocess.run([sys.executable, "-c", "pass"], check=True)
@@ -373,10 +394,13 @@ def bench_session(sizes: list[int], before: Path | None, writes: int, index: boo
     for count in sizes:
         with tempfile.TemporaryDirectory() as tmp:
             t = Path(tmp)
-            paths = make_workspace(t, count)
-            if index:  # as any write or hook of a home in daily use leaves it
-                time.sleep(2.1)  # past the racy window: the index vouches for every file
-                LocalCatalog(paths).rebuild_indexes()
+            if keep is not None:  # generated once, reused (its outside writes stay in it)
+                paths = _kept_workspace(keep / str(count), count, index)
+            else:
+                paths = make_workspace(t, count)
+                if index:  # as any write or hook of a home in daily use leaves it
+                    time.sleep(2.1)  # past the racy window: the index vouches for every file
+                    LocalCatalog(paths).rebuild_indexes()
             trees = ([("before", before)] if before is not None else []) + [("after", ROOT)]
             for label, tree in trees:
                 out = subprocess.run(
@@ -404,6 +428,8 @@ def main() -> None:
     parser.add_argument("--session", help="comma-separated store sizes for the whole-app run")
     parser.add_argument("--before", type=Path, help="another checkout to run --session on first")
     parser.add_argument("--writes", type=int, default=10, help="outside writes per session")
+    parser.add_argument("--store", type=Path,
+                        help="keep the generated stores under this folder and reuse them")
     parser.add_argument("--no-index", action="store_true",
                         help="no derived index on the generated home (a fresh, never-written one)")
     parser.add_argument("--facts", type=int, default=10_000)
@@ -413,7 +439,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.session:
         bench_session([int(n) for n in args.session.split(",")], args.before, args.writes,
-                      not args.no_index)
+                      not args.no_index, args.store)
         return
     bench_first_paint(args.facts, args.runs)
     bench_filter(args.rows, max(1, args.runs // 2))

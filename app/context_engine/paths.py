@@ -56,6 +56,7 @@ def workspace_slug(root: Path | str, *, windows: bool | None = None) -> str:
 # Any run of characters that are neither letters nor digits (``_`` included: ``\w`` counts it
 # as a word character, so ``[^\w]+|_+`` left ``"0_-0"`` as ``0--0``, which slugs again to ``0-0``).
 _NON_ALNUM = re.compile(r"(?:[^\w]|_)+", re.UNICODE)
+_PLAIN_SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")  # slugify leaves such names as they are
 
 
 def _lower(text: str) -> str:
@@ -71,6 +72,8 @@ def _lower(text: str) -> str:
 
 def slugify(name: str) -> str:
     """Fact-name slug (S3.7): letters and digits of every script survive, runs become ``-``."""
+    if len(name) <= NAME_SLUG_MAX_BYTES and _PLAIN_SLUG.fullmatch(name):
+        return name  # already a slug (the common case, e.g. a listed fact's name): unchanged
     lowered = _lower(name.strip())
     slug = _NON_ALNUM.sub("-", lowered).strip("-")
     if not slug:

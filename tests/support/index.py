@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from context_engine.facts.memory import Memory
+from context_engine.facts.store import LoadedFile
 from context_engine.paths import EnginePaths
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -23,6 +24,7 @@ import json, sys
 from context_engine.facts import derived_index, store
 derived_index.RACY_NS = store.RACY_NS = int(sys.argv[3])
 from context_engine.facts.memory import Memory
+from context_engine.facts.store import LoadedFile
 from context_engine.paths import EnginePaths
 paths = EnginePaths.resolve(home=sys.argv[1], workspace=sys.argv[2], root=sys.argv[2])
 memory = Memory(paths)
@@ -34,6 +36,83 @@ print(json.dumps({
     "diagnostics": [[d.code, str(d.path), d.message, d.line] for d in snap.diagnostics],
 }))
 """
+
+
+# The ``context-engine`` command line in a fresh process, its racy window shortened likewise.
+CLI = r"""
+import sys
+from context_engine.facts import derived_index, store
+derived_index.RACY_NS = store.RACY_NS = int(sys.argv[1])
+sys.argv = ["context-engine", *sys.argv[2:]]
+from context_engine.cli.entry import main
+main()
+"""
+
+
+def cli_in_fresh_process(
+    paths: EnginePaths, *args: str, racy_ns: int = 30_000_000
+) -> tuple[int, str]:
+    """(exit code, stdout) of ``context-engine --json <args>`` run by a new process."""
+    out = subprocess.run(
+        [sys.executable, "-c", CLI, str(racy_ns), "--home", str(paths.home), "--workspace",
+         str(paths.root), "--json", *args],
+        capture_output=True, env=child_env(), timeout=120, check=False,
+    )
+    return out.returncode, out.stdout.decode("utf-8")
+
+
+def cli_from_full_parse(paths: EnginePaths, *args: str) -> tuple[int, str]:
+    """What ``cli_in_fresh_process`` must print for ``list`` / ``read REF``: every file parsed,
+    the fact printed by ``fact_json``, a ref resolved by the rules of a full parse."""
+    from context_engine.cli.facts_cmds import fact_json
+    from context_engine.errors import ContextEngineError
+
+    memory = Memory(paths)
+    for store in memory.stores.all():
+        store.index = None
+    if args == ("list",):
+        payload: dict[str, object] = {"facts": [fact_json(f) for f in memory.snapshot().facts]}
+        return 0, json.dumps(payload, ensure_ascii=False, indent=2) + "\n"
+    assert args[0] == "read" and len(args) == 2
+    try:
+        fact = full_parse_resolve(memory, args[1]).fact
+    except ContextEngineError as exc:
+        error = {"error": {"code": exc.code, "message": exc.message}}
+        return 1, json.dumps(error, ensure_ascii=False) + "\n"
+    payload = {"fact": fact_json(fact), "body": fact.body}
+    return 0, json.dumps(payload, ensure_ascii=False, indent=2) + "\n"
+
+
+def full_parse_resolve(memory: Memory, ref: str) -> LoadedFile:
+    """The ref resolver's rules over full snapshots (no derived index): what a read must find.
+
+    An id: the first file carrying it (project store first, files by name and id); else, in
+    each store a reference names (project first): the name's own file when its frontmatter
+    name matches, else the first file (by name and id) whose frontmatter claims the name.
+    """
+    from context_engine.facts.refs import parse_ref
+
+    stores = memory.stores
+    parsed = parse_ref(ref)
+    if parsed.id is not None:
+        for store in stores.all():
+            for fact in store.snapshot().facts:
+                if fact.id == parsed.id and fact.path is not None:
+                    loaded = store.load(fact.path)
+                    if loaded is not None and loaded.fact.id == parsed.id:
+                        return loaded
+    for scope in parsed.scopes:
+        store = stores.get(scope)
+        for name in parsed.names:
+            loaded = store.load_name(name)
+            if loaded is not None and loaded.fact.name in parsed.names:
+                return loaded
+        for fact in store.snapshot().facts:
+            if fact.name in parsed.names and fact.path is not None:
+                loaded = store.load(fact.path)
+                if loaded is not None and loaded.fact.name in parsed.names:
+                    return loaded
+    raise parsed.not_found()
 
 
 def child_env() -> dict[str, str]:

@@ -32,13 +32,31 @@ class Recorded:
         return _flatten(self.body)
 
     def tool_names(self) -> list[str]:
-        """The names of the tools this request offers the model."""
+        """The names of the tools this request offers the model.
+
+        A Responses API ``namespace`` tool (Codex groups each MCP server's tools in one, e.g.
+        ``mcp__context_engine``) is listed as itself and as ``<namespace>__<tool>`` per member.
+        """
         body = self.body if isinstance(self.body, dict) else {}
-        names = [str(t.get("name")) for t in body.get("tools", []) if isinstance(t, dict)]
-        for group in body.get("tools", []) if self.api == "gemini" else []:
-            for decl in group.get("functionDeclarations", []) if isinstance(group, dict) else []:
-                names.append(str(decl.get("name")))
+        tools = [t for t in body.get("tools", []) if isinstance(t, dict)]
+        names = [str(t.get("name")) for t in tools]
+        names += list(self.namespaced())
+        for group in tools if self.api == "gemini" else []:
+            names += [str(d.get("name")) for d in group.get("functionDeclarations", [])]
         return [n for n in names if n and n != "None"]
+
+    def namespaced(self) -> dict[str, tuple[str, str]]:
+        """``<namespace>__<tool>`` → (namespace, tool) for the members of namespace tools."""
+        body = self.body if isinstance(self.body, dict) else {}
+        found: dict[str, tuple[str, str]] = {}
+        for group in body.get("tools", []) if self.api == "openai" else []:
+            if not isinstance(group, dict) or group.get("type") != "namespace":
+                continue
+            space = str(group.get("name"))
+            for member in group.get("tools", []):
+                if isinstance(member, dict) and member.get("name"):
+                    found[f"{space}__{member['name']}"] = (space, str(member["name"]))
+        return found
 
 
 def _flatten(value: Any) -> str:
@@ -145,7 +163,7 @@ class StandIn:
                 elif record.api == "anthropic":
                     self._anthropic(reply, streaming)
                 elif record.api == "openai":
-                    self._openai(reply)
+                    self._openai(reply, record)
                 elif record.api == "gemini":
                     self._gemini(reply, body, streaming)
                 else:
@@ -206,13 +224,18 @@ class StandIn:
                         ("content_block_start", {"index": 0, "content_block": block}),
                         ("content_block_delta", {"index": 0, "delta": delta}),
                         ("content_block_stop", {"index": 0}),
-                        ("message_delta", {"delta": {"stop_reason": stop, "stop_sequence": None},
-                                           "usage": {"output_tokens": 5}}),
+                        (
+                            "message_delta",
+                            {
+                                "delta": {"stop_reason": stop, "stop_sequence": None},
+                                "usage": {"output_tokens": 5},
+                            },
+                        ),
                         ("message_stop", {}),
                     ]
                 )
 
-            def _openai(self, reply: Reply) -> None:
+            def _openai(self, reply: Reply, record: Recorded) -> None:
                 if reply.tool:
                     item: dict[str, Any] = {
                         "type": "function_call",
@@ -222,6 +245,9 @@ class StandIn:
                         "arguments": json.dumps(reply.args),
                         "status": "completed",
                     }
+                    member = record.namespaced().get(reply.tool)
+                    if member is not None:  # a namespace member is called by name + namespace
+                        item["namespace"], item["name"] = member
                 else:
                     item = {
                         "type": "message",
@@ -249,8 +275,17 @@ class StandIn:
                         ("response.created", {"response": response}),
                         ("response.output_item.added", {"output_index": 0, "item": item}),
                         ("response.output_item.done", {"output_index": 0, "item": item}),
-                        ("response.completed", {"response": {**response, "status": "completed",
-                                                             "output": [item], "usage": usage}}),
+                        (
+                            "response.completed",
+                            {
+                                "response": {
+                                    **response,
+                                    "status": "completed",
+                                    "output": [item],
+                                    "usage": usage,
+                                }
+                            },
+                        ),
                     ]
                 )
 

@@ -1,4 +1,4 @@
-"""The Facts table fills from the derived index before the full snapshot; bodies on demand."""
+"""The Facts table lists through the derived index: a first page, then every row; no body kept."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from context_center.presenters.facts import FactsPresenter
 from context_center.services import backend as backend_module
 from context_center.services.backend import Backend
 from context_center.services.fact_rows import FactsSnapshot
-from context_center.services.hub import Hub
+from context_center.services.hub import ChangeSet, Hub
 from context_center.services.tasks import CancelToken, TaskManager
 from context_center.widgets.facts_tab import FactsTab
 from context_engine.catalog.local import LocalCatalog
@@ -18,16 +18,25 @@ from context_engine.catalog.ops import Person, Save
 from support.store import make_paths, settle_all
 
 
-class SlowSnapshot(Backend):
-    """A local backend whose full snapshot waits until the test lets it go."""
+class SlowListing(Backend):
+    """A local backend whose complete listing waits until the test lets it go."""
 
     def __init__(self, catalog: LocalCatalog) -> None:
         super().__init__(catalog)
         self.release = threading.Event()
         self.bodies: list[str] = []
+        self.full_reads = 0
+        self.listings = 0
+
+    def listed_facts(
+        self, token: CancelToken | None = None, previous: FactsSnapshot | None = None
+    ) -> FactsSnapshot | None:
+        assert self.release.wait(20)
+        self.listings += 1
+        return super().listed_facts(token, previous)
 
     def facts(self, token: CancelToken | None = None) -> FactsSnapshot:
-        assert self.release.wait(20)
+        self.full_reads += 1
         return super().facts(token)
 
     def body(self, ref: str) -> str:
@@ -44,60 +53,121 @@ def _home(tmp_path: Path, count: int) -> LocalCatalog:
     return LocalCatalog(catalog.paths)  # a fresh window: nothing cached in process
 
 
-def _window(qtbot, backend: Backend) -> tuple[FactsTab, FactsPresenter, TaskManager]:
+def _window(
+    qtbot, backend: Backend, hub: Hub | None = None
+) -> tuple[FactsTab, FactsPresenter, TaskManager]:
     tab = FactsTab()
     qtbot.addWidget(tab)
     tasks = TaskManager()
-    return tab, FactsPresenter(tab, backend, tasks, Hub()), tasks
+    return tab, FactsPresenter(tab, backend, tasks, hub or Hub()), tasks
 
 
-def test_rows_arrive_from_the_index_while_the_snapshot_is_pending(
+def test_a_first_page_then_every_row_without_bodies(
     qtbot, qtmodeltester, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     settle_all(monkeypatch)
-    monkeypatch.setattr(backend_module, "FIRST_PAGE", 3)  # a first page, then every row
-    backend = SlowSnapshot(_home(tmp_path, 8))
+    monkeypatch.setattr(backend_module, "FIRST_PAGE", 3)
+    backend = SlowListing(_home(tmp_path, 8))
     tab, presenter, tasks = _window(qtbot, backend)
     try:
         presenter.reload()
+        qtbot.waitUntil(lambda: tab.model.rowCount() == 3, timeout=5000)
+        assert presenter.snapshot.partial  # the first page, the listing still to come
+        qtmodeltester.check(tab.model)
+        backend.release.set()
+        qtbot.waitUntil(lambda: not presenter.snapshot.partial, timeout=10000)
         qtbot.waitUntil(lambda: tab.model.rowCount() == 8, timeout=5000)
-        assert not backend.release.is_set()  # the full read has not answered yet
-        assert presenter.snapshot.partial
         assert all(row.lazy and row.fact.body == "" for row in tab.model.rows)
+        assert backend.full_reads == 0  # no snapshot with every body, ever
         qtmodeltester.check(tab.model)
         # Showing a row reads that one body from its file.
         tab.table.selectRow(0)
         shown = tab.model.row_at(0).fact
         qtbot.waitUntil(lambda: "Body text number" in tab.detail.toHtml(), timeout=5000)
         assert backend.bodies == [shown.reference]
-        # The full read replaces the indexed rows (bodies for full-text search).
-        backend.release.set()
-        qtbot.waitUntil(lambda: not presenter.snapshot.partial, timeout=10000)
-        qtbot.waitUntil(lambda: tab.model.rowCount() == 8 and not any(
-            r.lazy for r in tab.model.rows), timeout=5000)
-        assert {r.fact.body for r in tab.model.rows} == {
-            f"Body text number {i}." for i in range(8)}
+        # Full-text search still finds words of the bodies.
+        tab.search.setText("number 5")
+        qtbot.waitUntil(lambda: tab.model.rowCount() == 1, timeout=5000)
+        assert tab.model.row_at(0).fact.name == "fact-05"
+        # F5 lists again, through the index, still without a full read.
+        presenter.reload()
+        qtbot.wait(200)
+        assert backend.full_reads == 0
     finally:
         backend.release.set()
         tasks.shutdown()
 
 
-def test_a_home_without_an_index_falls_back_to_the_full_read(
-    qtbot, qtmodeltester, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_a_home_without_an_index_is_listed_by_parsing(
+    qtbot, qtmodeltester, tmp_path: Path
 ) -> None:
     catalog = _home(tmp_path, 3)
     for index_file in catalog.paths.state.rglob("*.sqlite*"):
         index_file.unlink()
-    backend = SlowSnapshot(catalog)
-    assert backend.indexed_rows() is None
+    backend = SlowListing(catalog)
+    assert backend.first_rows() is None
     tab, presenter, tasks = _window(qtbot, backend)
     try:
         presenter.reload()
         backend.release.set()
         qtbot.waitUntil(lambda: tab.model.rowCount() == 3, timeout=10000)
         assert not presenter.snapshot.partial
-        assert not any(r.lazy for r in tab.model.rows)
+        assert backend.full_reads == 0
+        tab.search.setText("number 2")
+        qtbot.waitUntil(lambda: tab.model.rowCount() == 1, timeout=5000)
         qtmodeltester.check(tab.model)
     finally:
         backend.release.set()
         tasks.shutdown()
+
+
+def test_files_changed_during_a_listing_are_patched_in_after_it(
+    qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No second listing (seconds at 100k): the named files are re-read once it has landed."""
+    settle_all(monkeypatch)
+    backend = SlowListing(_home(tmp_path, 4))
+    hub = Hub()
+    tab, presenter, tasks = _window(qtbot, backend, hub)
+    try:
+        presenter.reload()
+        qtbot.wait(100)
+        target = backend.catalog.paths.project_store / "fact-02.md"  # type: ignore[attr-defined]
+        target.write_bytes(target.read_bytes().replace(b"revision: 1", b"revision: 7"))
+        hub.publish(ChangeSet(frozenset({"facts"}), paths=frozenset({str(target)})))
+
+        def shown() -> bool:
+            return any(r.fact.name == "fact-02" and r.fact.revision == 7 for r in tab.model.rows)
+
+        qtbot.waitUntil(shown, timeout=5000)  # patched into the first page at once
+        assert backend.listings == 0
+        backend.release.set()
+        qtbot.waitUntil(lambda: not presenter.snapshot.partial, timeout=10000)
+        qtbot.wait(300)
+        assert shown()
+        assert backend.listings == 1
+        assert tab.model.rowCount() == 4
+    finally:
+        backend.release.set()
+        tasks.shutdown()
+
+
+def test_a_relisting_reuses_the_unchanged_facts_on_screen(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """F5 at 100,000 facts: the old rows stay on screen meanwhile, so nothing is held twice."""
+    settle_all(monkeypatch)
+    backend = Backend(_home(tmp_path, 5))
+    first = backend.listed_facts()
+    assert first is not None
+    target = backend.paths.project_store / "fact-03.md"
+    target.write_bytes(target.read_bytes().replace(b"Body text number 3.", b"Body text number 9."))
+    again = backend.listed_facts(previous=first)
+    assert again is not None
+    old = {r.fact.name: r for r in first.rows}
+    for row in again.rows:
+        if row.fact.name == "fact-03":
+            assert row.fact is not old["fact-03"].fact and "number 9" in row.haystack
+        else:
+            assert row.fact is old[row.fact.name].fact
+            assert row.haystack is old[row.fact.name].haystack

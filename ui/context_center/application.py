@@ -234,7 +234,7 @@ class Application(QObject):
         snapshot = self._counts.get("facts")
         if not isinstance(snapshot, FactsSnapshot):
             return
-        project = sum(1 for r in snapshot.rows if r.fact.scope == "project")
+        project = snapshot.project  # counted on the worker that made the snapshot
         archived = self._counts.get("archived")
         self.window.show_counts(
             f"{len(snapshot.rows)} facts ({project} project, {len(snapshot.rows) - project} "

@@ -10,6 +10,8 @@ immutable and made of engine types (``Fact``, ``ArchivedEntry``, ``RecallTrace``
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Literal, NamedTuple, Protocol
 
 from ..defaults import RECALL_BUDGET as DEFAULT_BUDGET
@@ -69,6 +71,8 @@ class History(NamedTuple):
 
     active: Fact
     revisions: tuple[Fact, ...]
+    # revision → who wrote it through the door (catalog/journal.py), where known
+    writers: Mapping[int, str] = MappingProxyType({})
 
 
 class InstructionsView(NamedTuple):

@@ -27,6 +27,7 @@ from .errors import Unavailable
 if TYPE_CHECKING:  # the write types load with the first write (a hook turn never writes)
     from ..facts.archive import ArchivedEntry
     from ..facts.fs import FS
+    from ..facts.listing import Listing
     from ..facts.memory import Memory, MemorySnapshot
     from ..policy.confirmation import ConfirmationService
     from ..recall.service import RecallService
@@ -160,6 +161,13 @@ class LocalCatalog:
         self.require("facts")
         return self.memory.snapshot()
 
+    def listing(self) -> Listing:
+        """What ``list_facts`` lists, without bodies: list fields from the derived index."""
+        from ..facts.listing import list_memory
+
+        self.require("facts")
+        return list_memory(self.memory)
+
     def read(self, ref: str) -> LoadedFact:
         """The fact ``ref`` resolves to (``facts/refs.py``) and the digest of its bytes."""
         self.require("facts")
@@ -181,8 +189,11 @@ class LocalCatalog:
     def revisions(self, ref: str) -> History:
         """The fact ``ref`` names and its earlier revisions, newest first."""
         self.require("facts")
+        from . import journal
+
         active = self.memory.resolve(ref)
-        return History(active, self.memory.revisions(active.id))
+        return History(active, self.memory.revisions(active.id),
+                       journal.writers(self.paths, active.scope, active.id))
 
     def archived(self) -> tuple[ArchivedEntry, ...]:
         """Archive entries of both stores, newest first."""
@@ -255,7 +266,13 @@ class LocalCatalog:
         self.require("writes")
         if isinstance(op, Accept):
             self.require("suggestions")
-        return apply(self.memory, self.paths, op, actor, self.confirmation)
+        outcome = apply(self.memory, self.paths, op, actor, self.confirmation)
+        fact = outcome.fact
+        if outcome.ran and outcome.written and fact is not None:
+            from . import journal  # who wrote it, beside the index (never in the fact file)
+
+            journal.record(self.paths, fact.scope, fact.id, fact.revision, actor)
+        return outcome
 
     def close(self) -> None:
         """Nothing to release in process."""

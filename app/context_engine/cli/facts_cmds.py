@@ -14,7 +14,7 @@ import sys
 from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -25,6 +25,10 @@ from ..facts.model import FACT_TYPES, SCOPES, Fact
 from ..facts.timestamps import format_timestamp
 from ..upgrade.config_key import remove_retired_config_keys
 from .output import CliContext, engine_errors, fail, pass_cli
+
+if TYPE_CHECKING:
+    from ..catalog.base import Catalog
+    from ..facts.listing import Listing
 
 PERSON = Person("cli")
 
@@ -132,21 +136,37 @@ def _read_body(body: str | None, body_file: str | None) -> str | None:
 @engine_errors
 def list_cmd(ctx: CliContext, fact_type: str | None, scope: str | None) -> None:
     """List active facts of both stores, sorted by name, scope and id."""
-    snapshot = ctx.catalog().list_facts()
+    from .listed import Clock, encoded_facts, listed_lines
+
+    snapshot = catalog_listing(ctx.catalog())
     facts = [
         f
         for f in snapshot.facts
         if (fact_type is None or f.type == fact_type) and (scope is None or f.scope == scope)
     ]
-    if not ctx.json:
-        for diag in snapshot.diagnostics:
-            click.echo(f"warning: {diag.path}: {diag.message}", err=True)
-        from ..facts.copies import find_copies
+    clock = Clock()
+    if ctx.json:
+        ctx.emit({"facts": encoded_facts(facts, clock)})
+        return
+    for diag in snapshot.diagnostics:
+        click.echo(f"warning: {diag.path}: {diag.message}", err=True)
+    from ..facts.copies import find_copies
 
-        for copies in find_copies(snapshot.facts):  # never a fact listed twice silently
-            click.echo(f"warning: {copies.message}", err=True)
-    text = "\n".join(fact_line(f) for f in facts) if facts else "no memories"
-    ctx.emit({"facts": [fact_json(f) for f in facts]}, text)
+    for copies in find_copies(snapshot.facts):  # never a fact listed twice silently
+        click.echo(f"warning: {copies.message}", err=True)
+    text = "\n".join(listed_lines(facts, clock)) if facts else "no memories"
+    ctx.emit({}, text)
+
+
+def catalog_listing(catalog: Catalog) -> Listing:
+    """Both stores' list fields: from the derived index locally, from the facts remotely."""
+    from ..catalog.local import LocalCatalog
+    from ..facts.listing import listing_of
+
+    if isinstance(catalog, LocalCatalog):
+        return catalog.listing()
+    snapshot = catalog.list_facts()
+    return listing_of(snapshot.facts, snapshot.diagnostics)
 
 
 @click.command("read")

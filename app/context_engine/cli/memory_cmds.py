@@ -13,11 +13,12 @@ import click
 from ..catalog.base import Catalog
 from ..catalog.local import LocalCatalog
 from ..instructions.report import resolution_payload
-from .facts_cmds import fact_json, fact_line
+from .facts_cmds import catalog_listing
+from .listed import Clock, encoded_facts, listed_lines
 from .memory_group import memory
 
 if TYPE_CHECKING:
-    from ..facts.memory import MemorySnapshot
+    from ..facts.listing import Listing
     from ..instructions import Resolution
 from .output import CliContext, engine_errors, pass_cli
 
@@ -35,9 +36,10 @@ def summary(catalog: Catalog) -> tuple[dict[str, Any], str]:
     if not view.resolution.documents:
         lines.append("  (none)")
     lines += [f"  ! {d.path}: {d.message}" for d in view.resolution.diagnostics]
-    snapshot = catalog.list_facts()
+    snapshot = catalog_listing(catalog)
+    clock = Clock()
     lines.append(f"Facts ({len(snapshot.facts)}):")
-    lines += [f"  {fact_line(f)}" for f in snapshot.facts]
+    lines += [f"  {line}" for line in listed_lines(snapshot.facts, clock)]
     if not snapshot.facts:
         lines.append("  (none)")
     lines += [f"  ! {d.path}: {d.message}" for d in snapshot.diagnostics]
@@ -47,20 +49,24 @@ def summary(catalog: Catalog) -> tuple[dict[str, Any], str]:
     if local is None:
         lines.append(f"Stores: on the remote workspace {catalog.name}")
         remote = {"remote": catalog.name}
-        return _payload(resolution, snapshot, archived, remote), "\n".join(lines)
+        return _payload(resolution, snapshot, clock, archived, remote), "\n".join(lines)
     lines.append("Stores:")
     stores = {"project": str(local.paths.project_store), "global": str(local.paths.global_store)}
     lines.append(f"  project {stores['project']}")
     lines.append(f"  global  {stores['global']}")
-    return _payload(resolution, snapshot, archived, stores), "\n".join(lines)
+    return _payload(resolution, snapshot, clock, archived, stores), "\n".join(lines)
 
 
 def _payload(
-    resolution: Resolution, snapshot: MemorySnapshot, archived: int, stores: dict[str, str]
+    resolution: Resolution,
+    snapshot: Listing,
+    clock: Clock,
+    archived: int,
+    stores: dict[str, str],
 ) -> dict[str, Any]:
     return {
         "instructions": resolution_payload(resolution),
-        "facts": [fact_json(f) for f in snapshot.facts],
+        "facts": encoded_facts(snapshot.facts, clock),
         "diagnostics": [{"path": str(d.path), "message": d.message} for d in snapshot.diagnostics],
         "archived": archived,
         "stores": stores,

@@ -83,7 +83,9 @@ class CliContext:
     def emit(self, payload: dict[str, Any], text: str | None = None) -> None:
         """Print one JSON object (``--json``) or the text form."""
         if self.json:
-            click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+            from .pretty_json import dumps
+
+            click.echo(dumps(payload))
         elif text is not None:
             click.echo(text, nl=not text.endswith("\n"))
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
@@ -37,6 +37,7 @@ from context_engine.facts.model import (
     Fact,
     FactType,
     FileStamp,
+    ParsedFact,
     Scope,
     one_line,
 )
@@ -73,15 +74,6 @@ _REVISION = re.compile(r"[-+]?[0-9]{1,18}")
 _LEADING_BLANK_LINES = re.compile(r"(?:[^\S\n]*\n)+")
 _TYPES: dict[str, FactType] = {t: t for t in FACT_TYPES}
 _SCOPES: dict[str, Scope] = {s: s for s in SCOPES}
-
-
-@dataclass(frozen=True, slots=True)
-class ParsedFact:
-    """A fact as read, plus whether S5.1 migration must rewrite its file."""
-
-    fact: Fact
-    needs_upgrade: bool  # frontmatter lacks a non-empty id or a revision > 0 (S5.1)
-    encoding: str = "utf-8"  # utf-8, utf-8-sig, utf-16-le, utf-16-be or gb18030
 
 
 # ---------------------------------------------------------------- splitting

@@ -10,8 +10,20 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
-from .model import Fact
+
+class _Held(Protocol):
+    """What a copy check needs of a fact (a ``Fact``, a listed fact)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def scope(self) -> str: ...
+    @property
+    def path(self) -> Path | None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,10 +41,10 @@ class Copies:
                 "one of them only (remove or rename the copy)")
 
 
-def find_copies(facts: Iterable[Fact]) -> list[Copies]:
+def find_copies(facts: Iterable[_Held]) -> list[Copies]:
     """Every id and every (scope, name) held by more than one file, in first-seen order."""
-    by_id: dict[str, list[Fact]] = defaultdict(list)
-    by_name: dict[tuple[str, str], list[Fact]] = defaultdict(list)
+    by_id: dict[str, list[_Held]] = defaultdict(list)
+    by_name: dict[tuple[str, str], list[_Held]] = defaultdict(list)
     for fact in facts:
         by_id[fact.id].append(fact)
         by_name[(fact.scope, fact.name)].append(fact)

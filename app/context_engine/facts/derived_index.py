@@ -28,15 +28,14 @@ import os
 import sqlite3
 import stat
 import threading
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .codec import ParsedFact
-from .model import Diagnostic, Fact, FileStamp, Scope
+from .model import Diagnostic, Fact, FileStamp, ParsedFact, Scope
 from .stat_listing import RACY_NS as RACY_NS  # one rule for every reader
 
 if TYPE_CHECKING:
@@ -49,21 +48,27 @@ Item = ParsedFact | Diagnostic
 # Above this many names, one full scan of the table beats a lookup per name.
 _BULK = 64
 
+# The body and the extra keys come last: a listing's query never reads their overflow pages.
 _DDL = (
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS files ("
     " name TEXT PRIMARY KEY, dev INTEGER, ino INTEGER, size INTEGER, mtime_ns INTEGER,"
-    " ctime_ns INTEGER, mode INTEGER, checked_ns INTEGER, kind INTEGER, legacy INTEGER,"
-    " encoding TEXT, id TEXT, revision INTEGER, fact_name TEXT, title TEXT, description TEXT,"
-    " type TEXT, scope TEXT, body TEXT, created_at TEXT, updated_at TEXT, extra BLOB,"
-    " diag_line INTEGER) WITHOUT ROWID",
+    " ctime_ns INTEGER, mode INTEGER, checked_ns INTEGER, kind INTEGER, id TEXT,"
+    " revision INTEGER, fact_name TEXT, title TEXT, description TEXT, type TEXT, scope TEXT,"
+    " created_at TEXT, updated_at TEXT, encoding TEXT, diag_line INTEGER, legacy INTEGER,"
+    " extra BLOB, body TEXT) WITHOUT ROWID",
+    # ``read`` by id or by a frontmatter name looks up its candidates, not every row.
+    "CREATE INDEX IF NOT EXISTS files_id ON files (id)",
+    "CREATE INDEX IF NOT EXISTS files_fact_name ON files (fact_name)",
 )
-_COLUMNS = (
-    "name, dev, ino, size, mtime_ns, ctime_ns, mode, checked_ns, kind, legacy, encoding, id,"
-    " revision, fact_name, title, description, type, scope, body, created_at, updated_at,"
-    " extra, diag_line"
+# What a listing needs (no body, no extra keys); ``_COLUMNS`` is a whole row.
+_LISTED = (
+    "name, dev, ino, size, mtime_ns, ctime_ns, mode, checked_ns, kind, id, revision, fact_name,"
+    " title, description, type, scope, created_at, updated_at, encoding, diag_line"
 )
+_COLUMNS = f"{_LISTED}, legacy, extra, body"
 _FACT, _DIAGNOSTIC = 0, 1
+_WIDTH = 23  # columns of a whole row
 
 
 @functools.cache
@@ -153,35 +158,35 @@ def _extra_blob(fact: Fact) -> bytes | None:
 
 
 def _record(name: str, identity: Identity, checked_ns: int, item: Item) -> tuple[Any, ...] | None:
-    """The row for one file, or ``None`` when the parse cannot be kept exactly."""
+    """The row for one file (``_COLUMNS`` order), or ``None`` when the parse cannot be kept."""
     head = (name, *identity, checked_ns)
     if isinstance(item, Diagnostic):
-        return (*head, _DIAGNOSTIC, 0, item.code, None, None, None, None, item.message,
-                None, None, None, None, None, None, item.line)
+        return (*head, _DIAGNOSTIC, None, None, None, None, item.message, None, None, None,
+                None, item.code, item.line, 0, None, None)
     fact = item.fact
     extra = _extra_blob(fact)
     if extra is None:
         return None
-    return (*head, _FACT, int(item.needs_upgrade), item.encoding, fact.id, fact.revision,
-            fact.name, fact.title, fact.description, fact.type, fact.scope, fact.body,
-            _iso(fact.created_at), _iso(fact.updated_at), extra, None)
+    return (*head, _FACT, fact.id, fact.revision, fact.name, fact.title, fact.description,
+            fact.type, fact.scope, _iso(fact.created_at), _iso(fact.updated_at), item.encoding,
+            None, int(item.needs_upgrade), extra, fact.body)
 
 
 def _item(root: Path, row: tuple[Any, ...]) -> Item:
-    """The fact (or diagnostic) a row holds, with its path and stamp."""
+    """The fact (or diagnostic) a whole row (``_COLUMNS``) holds, with its path and stamp."""
     make = getattr(root, "_make_child_relpath", None)
     path: Path = make(row[0]) if make is not None else root / row[0]
     if row[8] == _DIAGNOSTIC:
-        return Diagnostic(row[10], path, row[15], row[22])
+        return Diagnostic(row[18], path, row[13], row[19])
     when = datetime.fromisoformat
-    created, updated, extra = row[19], row[20], row[21]
+    created, updated, extra = row[16], row[17], row[21]
     fact = Fact(
-        row[11], row[12], row[13], row[14], row[15], row[16], row[17], row[18],
+        row[9], row[10], row[11], row[12], row[13], row[14], row[15], row[22],
         None if created is None else when(created), None if updated is None else when(updated),
         path, FileStamp(row[1], row[2], row[3], row[4]),
         marshal.loads(extra) if extra else (),
     )
-    return ParsedFact(fact, bool(row[9]), row[10])
+    return ParsedFact(fact, bool(row[20]), row[18])
 
 
 class FactIndex:
@@ -372,6 +377,60 @@ class FactIndex:
             found[row[0]] = Row(tuple(row[1:7]), row[7], _item(root, row))
         return found
 
+    def listed(self) -> list[tuple[Any, ...]]:
+        """Every row's list columns (``_LISTED``: no body, no extra keys), unvalidated.
+
+        One query for a listing; ``Store.listing`` keeps the rows its files still vouch for.
+        """
+        with self._using() as db:
+            if db is None:
+                return []
+            return db.execute(f"SELECT {_LISTED} FROM files").fetchall()
+        return []  # the index broke while reading
+
+    def survey(
+        self, fact_id: str | None, names: Collection[str]
+    ) -> tuple[dict[str, Identity], dict[str, Row]]:
+        """(settled identities, matching rows), read in one transaction.
+
+        Settled identities: file name → recorded identity of each row whose identity had
+        settled when recorded (a file whose lstat equals it is vouched for by its row, the
+        racy rule of ``Row.trusted``). Matching rows: the whole rows of the facts carrying
+        ``fact_id`` or one of ``names`` (indexed lookups, no other row is read in full).
+        """
+        clauses, args = [], []
+        if fact_id is not None:
+            clauses.append("id = ?")
+            args.append(fact_id)
+        if names:
+            clauses.append(f"fact_name IN ({', '.join('?' * len(names))})")
+            args.extend(names)
+        settled = (
+            "SELECT name, dev, ino, size, mtime_ns, ctime_ns, mode FROM files"
+            " WHERE max(mtime_ns, ctime_ns) < checked_ns - ?"
+        )
+        with self._using() as db:
+            if db is None:
+                return {}, {}
+            db.execute("BEGIN")
+            try:
+                identities = {r[0]: r[1:] for r in db.execute(settled, (RACY_NS,))}
+                fetched = (
+                    db.execute(
+                        f"SELECT {_COLUMNS} FROM files WHERE kind = 0 AND"
+                        f" ({' OR '.join(clauses)})",
+                        args,
+                    ).fetchall()
+                    if clauses
+                    else []
+                )
+            finally:
+                db.execute("COMMIT")
+            root = self.root
+            rows = {r[0]: Row(tuple(r[1:7]), r[7], _item(root, r)) for r in fetched}
+            return identities, rows
+        return {}, {}
+
     def update(
         self,
         changed: Iterable[tuple[str, Identity, int, Item]],
@@ -387,8 +446,10 @@ class FactIndex:
                 return False
             db.execute("BEGIN IMMEDIATE")
             try:
-                placeholders = ", ".join("?" * 23)
-                db.executemany(f"INSERT OR REPLACE INTO files VALUES ({placeholders})", records)
+                placeholders = ", ".join("?" * _WIDTH)
+                db.executemany(
+                    f"INSERT OR REPLACE INTO files ({_COLUMNS}) VALUES ({placeholders})", records
+                )
                 db.executemany("DELETE FROM files WHERE name = ?", gone)
                 db.execute("COMMIT")
             except BaseException:
@@ -416,6 +477,35 @@ class FactIndex:
                 for row in db.execute(query).fetchall()
             ]
         return []  # the index broke while reading
+
+    def each_listed(
+        self, visit: Callable[[tuple[Any, ...]], object], limit: int | None = None
+    ) -> bool:
+        """Call ``visit`` with every row's list fields and body, streamed (never all at once).
+
+        Each row: ``(name, dev, ino, size, mtime_ns, ctime_ns, mode, checked_ns, kind, id,
+        revision, fact_name, title, description, type, scope, created_at, updated_at, body,
+        encoding, diag_line)`` (a diagnostic's code is in ``encoding``, its message in
+        ``description``); the first ``limit`` by file name when given. Not validated here
+        (``facts/table_listing.py`` checks each against its file). False when the index is unusable.
+        """
+        query = (
+            "SELECT name, dev, ino, size, mtime_ns, ctime_ns, mode, checked_ns, kind, id,"
+            " revision, fact_name, title, description, type, scope, created_at, updated_at,"
+            " body, encoding, diag_line FROM files"
+        )
+        with self._using() as db:
+            if db is None:
+                return False
+            if limit is None:
+                cursor = db.execute(query)
+            else:
+                cursor = db.execute(f"{query} ORDER BY name LIMIT ?", (limit,))
+            while batch := cursor.fetchmany(1000):
+                for row in batch:
+                    visit(row)
+            return True
+        return False  # the index broke while reading
 
     def names(self) -> set[str]:
         """Every file name with a row."""

@@ -15,6 +15,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import ContextEngineError, StoreIOError
 from ..paths import EnginePaths
@@ -22,13 +23,16 @@ from .archive import ArchivedEntry
 from .changes import Changes
 from .derived_index import Summary, store_index
 from .fs import FS, store_lock
-from .migration import migrate_store
 from .model import Diagnostic, Fact, FactType, Scope, utc_now
-from .recovery import ArchiveCache, forget, list_archived, recover
 from .resolve import Stores, resolve_loaded
 from .revisions import history
-from .saving import SaveRequest, refresh_indexes, restore, save
 from .store import LoadedFile, Store
+
+if TYPE_CHECKING:
+    from .recovery import ArchiveCache
+
+# The write modules (saving, recovery, migration: the codec, YAML) load on the first write:
+# a read the derived index answers imports none of them.
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +128,8 @@ class Memory:
     def list_archived(self) -> tuple[ArchivedEntry, ...]:
         """ListArchived (S4.10): archive entries of both stores, newest first."""
         with self._archive_lock:
+            from .recovery import list_archived
+
             return tuple(list_archived(self.stores, self._archive_cache))
 
     def load(self, ref: str) -> LoadedFile:
@@ -163,6 +169,8 @@ class Memory:
         ``name`` may be a reference (``global/x.md``): then the other scope's copy is kept.
         ``expected_digest`` is the sha256 of the bytes the caller read (``load(ref).digest``).
         """
+        from .saving import SaveRequest, save
+
         request = SaveRequest(
             name=name,
             title=title,
@@ -181,16 +189,22 @@ class Memory:
     def restore(self, ref: str, revision: int, expected_revision: int | None = None) -> Changes:
         """Make snapshot ``revision`` a new revision (S4.6); the active revision is a no-op."""
         with self._writing():
+            from .saving import restore
+
             return restore(self.stores, ref, revision, expected_revision, self.clock())
 
     def forget(self, ref: str) -> Changes:
         """Archive what ``ref`` names (S4.7); a missing fact is not an error."""
         with self._writing():
+            from .recovery import forget
+
             return forget(self.stores, ref, self.clock())
 
     def recover(self, archive_path: str | Path) -> Changes:
         """Bring an archive entry back at a new revision, keeping its id (S4.8)."""
         with self._writing():
+            from .recovery import recover
+
             return recover(self.stores, archive_path, self.clock())
 
     def migrate(self) -> int:
@@ -210,14 +224,20 @@ class Memory:
     def rebuild_indexes(self) -> Changes:
         """Rewrite the managed lines of both MEMORY.md files from the fact files (S4.9)."""
         with self._writing():
+            from .saving import refresh_indexes
+
             return Changes(warnings=refresh_indexes(self.stores, {"project", "global"}))
 
     def _migrate_locked(self, store: Store) -> int:
+        from .migration import migrate_store  # the codec loads only when a store is upgraded
+
         skipped: list[Diagnostic] = []
         rewritten = migrate_store(store, skipped)
         self.migration_skipped[store.scope] = skipped
         self._migrated.add(store.scope)
         if rewritten:
+            from .saving import refresh_indexes
+
             refresh_indexes(self.stores, {store.scope})
         return len(rewritten)
 

@@ -90,6 +90,15 @@ class Fact:
 
 
 @dataclass(frozen=True, slots=True)
+class ParsedFact:
+    """A fact as read, plus whether S5.1 migration must rewrite its file (made by the codec)."""
+
+    fact: Fact
+    needs_upgrade: bool  # frontmatter lacks a non-empty id or a revision > 0 (S5.1)
+    encoding: str = "utf-8"  # utf-8, utf-8-sig, utf-16-le, utf-16-be or gb18030
+
+
+@dataclass(frozen=True, slots=True)
 class Diagnostic:
     """A local-only problem report about one file (never provider-visible)."""
 

@@ -84,15 +84,35 @@ def find_one_by_id(stores: Stores, fact_id: str) -> LoadedFile | None:
 
 
 def _named(store: Store, parsed: Ref) -> LoadedFile | None:
-    """The fact of ``store`` whose frontmatter name the ref gives: its own file, else a scan."""
+    """The fact of ``store`` whose frontmatter name the ref gives: its own file, else the
+    first (by name, id) of the facts claiming that name."""
+    from .lookup import candidates, load_indexed
+
     for name in parsed.names:
-        loaded = store.load_name(name)
+        loaded = load_indexed(store, store.fact_path(name))
         if loaded is not None and loaded.fact.name in parsed.names:
             return loaded
-    for fact in store.snapshot().facts:
-        if fact.name in parsed.names and fact.path is not None:
-            loaded = store.load(fact.path)
+    for fact in candidates(store, None, parsed.names):
+        if fact.path is not None:
+            loaded = load_indexed(store, fact.path)
             if loaded is not None and loaded.fact.name in parsed.names:
+                return loaded
+    return None
+
+
+def _first_by_id(stores: Stores, fact_id: str) -> LoadedFile | None:
+    """``find_by_id(stores, fact_id)[0]``, through the derived index (no full parse)."""
+    from .lookup import candidates, load_indexed
+
+    for store in stores.all():
+        for fact in candidates(store, fact_id, ()):
+            if fact.path is None:
+                continue
+            try:
+                loaded = load_indexed(store, fact.path)
+            except FactFormatError:
+                continue
+            if loaded is not None and loaded.fact.id == fact_id:
                 return loaded
     return None
 
@@ -104,9 +124,9 @@ def resolve_loaded(stores: Stores, ref: str) -> LoadedFile:
     """
     parsed = parse_ref(ref)
     if parsed.id is not None:
-        by_id = find_by_id(stores, parsed.id)
-        if by_id:
-            return by_id[0]
+        by_id = _first_by_id(stores, parsed.id)
+        if by_id is not None:
+            return by_id
     for scope in parsed.scopes:
         loaded = _named(stores.get(scope), parsed)
         if loaded is not None:

@@ -26,14 +26,16 @@ from typing import TYPE_CHECKING
 
 from ..errors import FactFormatError
 from ..paths import safe_join, slugify
-from .codec import ParsedFact, parse_fact
 from .decoding import MAX_FACT_BYTES
 from .fs import FS, read_file, read_sized
-from .model import Diagnostic, Fact, FileStamp, Scope
+from .model import Diagnostic, Fact, FileStamp, ParsedFact, Scope
 from .stat_listing import INDEX_NAME as INDEX_NAME  # re-exported from their former home here
 from .stat_listing import RACY_NS as RACY_NS
 from .stat_listing import identity_of as identity_of
 from .stat_listing import is_fact_file_name as is_fact_file_name
+
+# The codec (and YAML) load on the first parse (``Store.parse``): a read the derived index
+# answers needs neither (~40-60 ms of imports per process).
 
 if TYPE_CHECKING:
     from .derived_index import FactIndex, Summary
@@ -127,6 +129,8 @@ class Store:
 
     def parse(self, data: bytes, path: Path, st: os.stat_result) -> ParsedFact:
         """Parse bytes read from ``path`` in this store; raises ``FactFormatError``."""
+        from .codec import parse_fact
+
         return parse_fact(
             data, path=path, store_scope=self.scope, mtime=mtime_of(st), stamp=stamp_of(st)
         )
@@ -344,6 +348,10 @@ class Store:
             name = self._ids.get(fact_id)
         return None if name is None else self.root / name
 
+    def read_entry(self, path: Path, st: os.stat_result) -> ParsedFact | Diagnostic | None:
+        """Read and parse one listed file (lstat ``st``); ``None`` when it is gone."""
+        return self._read_entry(path, st)
+
     def _read_entry(self, path: Path, st: os.stat_result) -> ParsedFact | Diagnostic | None:
         if st.st_size > MAX_FACT_BYTES:
             # Never pull a huge file into memory just to have the codec refuse it.
@@ -356,15 +364,14 @@ class Store:
         except OSError as exc:
             return _diagnostic(_unreadable(path, exc), path)
         try:
-            return parse_fact(
-                data, path=path, store_scope=self.scope, mtime=mtime_of(st), stamp=stamp_of(st)
-            )
+            return self.parse(data, path, st)
         except FactFormatError as exc:
             return _diagnostic(exc, path)
 
 
 # lstat identity: (dev, ino, size, mtime_ns, ctime_ns, mode), as the derived index keeps it.
 _Key = tuple[int, int, int, int, int, int]
+Identity = _Key
 # (lstat key, parse result, racy: changed too close to the read to trust the key alone).
 _CacheEntry = tuple[_Key, "ParsedFact | Diagnostic", bool]
 
@@ -373,6 +380,16 @@ def _unreadable(path: Path, exc: OSError) -> FactFormatError:
     if exc.errno == errno.ELOOP:
         return FactFormatError("symlink", f"{path.name}: symlinks are not read")
     return FactFormatError("unreadable", f"{path.name}: {exc.strerror or exc}")
+
+
+def unreadable(path: Path, exc: OSError) -> FactFormatError:
+    """The format error of a fact file that exists but cannot be read."""
+    return _unreadable(path, exc)
+
+
+def scan_diagnostic(path: Path, exc: OSError) -> Diagnostic:
+    """The diagnostic of a directory entry that could not be lstat'ed."""
+    return _diagnostic(_unreadable(path, exc), path)
 
 
 def _diagnostic(exc: FactFormatError, path: Path) -> Diagnostic:

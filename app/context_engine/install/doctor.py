@@ -1,10 +1,11 @@
 """``context-engine doctor``: is each agent set up, and does what it sends fit? (S15.1)
 
-For every agent with our entries it checks the files, runs each configured hook once with a
-synthetic payload (exactly as the agent would: the command through the shell, JSON on stdin),
-reports each block's size against the agent's limit, asks Codex whether our hooks are trusted,
-and runs the agent's own ``mcp list`` when the agent is installed. Any problem makes the exit
-non-zero, each with what the person must do.
+For every agent with our entries it checks the files, starts the configured MCP server once and
+times its handshake against what the agent waits before the first model call, runs each
+configured hook once with a synthetic payload (exactly as the agent would: the command through
+the shell, JSON on stdin), reports each block's size against the agent's limit, asks Codex
+whether our hooks are trusted, and runs the agent's own ``mcp list`` when the agent is installed.
+Any problem makes the exit non-zero, each with what the person must do.
 """
 
 from __future__ import annotations
@@ -19,7 +20,15 @@ from typing import Any
 
 from ..hooks.protocol import AGENTS, Agent
 from . import entries, files
-from .targets import SCOPES, SPECS, Scope, config_files
+from .targets import (
+    CODEX_GRACE_DEFAULT_MS,
+    CODEX_GRACE_KEY,
+    CODEX_GRACE_MS,
+    SCOPES,
+    SPECS,
+    Scope,
+    config_files,
+)
 
 HOOK_TIMEOUT_S = 60
 MCP_LIST_TIMEOUT_S = 120
@@ -110,9 +119,9 @@ def _check(
         if not Path(command).is_file():
             diagnosis.problem(f"the MCP server's interpreter {command} is missing: install again")
         else:
-            diagnosis.lines.append(
-                f"  MCP server: {command} {' '.join(map(str, server.get('args', [])))}"
-            )
+            args = [str(a) for a in server.get("args", [])]
+            diagnosis.lines.append(f"  MCP server: {command} {' '.join(args)}")
+            _mcp_start(diagnosis, agent, server, mcp_doc, command, args, workspace)
     for event in spec.events:
         handlers = entries.hook_handlers(hooks_doc, event)
         if not handlers:
@@ -132,6 +141,46 @@ def _check(
         _codex_trust(diagnosis, root)
     if run:
         _mcp_list(diagnosis, spec.binary, workspace)
+
+
+def _mcp_start(
+    diagnosis: Diagnosis,
+    agent: Agent,
+    server: Any,
+    mcp_doc: Any,
+    command: str,
+    args: list[str],
+    workspace: Path,
+) -> None:
+    """Start the server as the agent would; its start-up time against what the agent waits."""
+    from .mcp_probe import OUR_TOOLS, handshake
+
+    shook = handshake(command, args, workspace)
+    if shook.error:
+        diagnosis.problem(f"the MCP server did not start: {shook.error}")
+        return
+    missing = [name for name in OUR_TOOLS if name not in shook.tools]
+    diagnosis.lines.append(
+        f"  MCP start-up: {len(shook.tools)} tools listed in {shook.seconds:.2f} s"
+    )
+    if missing:
+        diagnosis.problem(f"the MCP server does not list {', '.join(missing)}: install again")
+    if agent == "codex":
+        grace = (
+            mcp_doc.get(CODEX_GRACE_KEY, CODEX_GRACE_DEFAULT_MS) if hasattr(mcp_doc, "get") else 0
+        )
+        optional = server.get("required") is not True and isinstance(grace, int)
+        if optional and shook.seconds * 1000 > grace:
+            diagnosis.problem(
+                f"Codex waits {grace} ms for an MCP server at the first model step and "
+                f"ours took {shook.seconds * 1000:.0f} ms: its tools would be missing "
+                f"there; set {CODEX_GRACE_KEY} = {CODEX_GRACE_MS} in config.toml"
+            )
+    if agent == "claude-code" and server.get("alwaysLoad") is not True and shook.seconds > 2:
+        diagnosis.problem(
+            f"Claude Code waits about 2 s for MCP servers before the first turn and ours took "
+            f'{shook.seconds:.1f} s: add "alwaysLoad": true to its entry (install does)'
+        )
 
 
 def _probe(

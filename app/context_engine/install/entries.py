@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .targets import SERVER_NAME, is_our_hook
+from .targets import CODEX_GRACE_KEY, CODEX_GRACE_MS, SERVER_NAME, is_our_hook
 
 
 def add_hook(doc: Any, event: str, handler: Mapping[str, Any]) -> None:
@@ -140,3 +140,21 @@ def drop_new_trust(doc: Any, hooks_file: str, before: Any) -> None:
         del hooks["state"]
     if not hooks:
         del doc["hooks"]
+
+
+def set_codex_grace(doc: Any) -> int | None:
+    """Codex: add our MCP startup grace when the person set none; returns theirs otherwise."""
+    theirs = doc.get(CODEX_GRACE_KEY) if hasattr(doc, "get") else None
+    if theirs is not None:
+        return theirs if isinstance(theirs, int) else None
+    doc[CODEX_GRACE_KEY] = CODEX_GRACE_MS  # tomlkit puts a plain key before the first table
+    return None
+
+
+def reset_codex_grace(doc: Any, before: Any) -> None:
+    """Codex: take out the startup grace install added (only when it was not there before)."""
+    if not hasattr(doc, "get") or doc.get(CODEX_GRACE_KEY) != CODEX_GRACE_MS:
+        return
+    if before is None or not hasattr(before, "get") or CODEX_GRACE_KEY in before:
+        return  # no record of the file before install, or the person had it: leave it
+    del doc[CODEX_GRACE_KEY]

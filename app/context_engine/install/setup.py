@@ -8,7 +8,16 @@ from pathlib import Path
 
 from ..hooks.protocol import Agent
 from . import entries, files
-from .targets import SPECS, Scope, config_files, hook_handler, mcp_entry
+from .targets import (
+    CODEX_GRACE_DEFAULT_MS,
+    CODEX_GRACE_KEY,
+    CODEX_GRACE_MS,
+    SPECS,
+    Scope,
+    config_files,
+    hook_handler,
+    mcp_entry,
+)
 
 
 @dataclass
@@ -39,6 +48,8 @@ def install(
     same_file = target.mcp == target.hooks
     mcp = hooks if same_file else files.load(target.mcp)
     entries.set_server(mcp.doc, target.mcp_table, mcp_entry(agent, reasonix_home), mcp.is_toml)
+    if agent == "codex":
+        _codex_grace(report, entries.set_codex_grace(mcp.doc))
     verb = "would update" if dry_run else "updated"
     for loaded in (hooks,) if same_file else (hooks, mcp):
         if files.write(loaded, dry_run):
@@ -54,6 +65,15 @@ def install(
             "context-engine when it asks (or run `claude mcp list`)."
         )
     return report
+
+
+def _codex_grace(report: Report, theirs: int | None) -> None:
+    if theirs is not None and theirs < CODEX_GRACE_MS:
+        report.todo.append(
+            f"Your Codex {CODEX_GRACE_KEY} = {theirs} is kept; Codex leaves an MCP server's "
+            f"tools out of the first model step when it is not up by then (ours takes over "
+            f"{CODEX_GRACE_DEFAULT_MS} ms on a busy machine): raise it to {CODEX_GRACE_MS}."
+        )
 
 
 def _codex_trust(report: Report, root: Path, hooks_file: Path, trust: bool) -> None:
@@ -88,6 +108,7 @@ def uninstall(agent: Agent, scope: Scope, root: Path, *, dry_run: bool = False) 
     entries.reset_server(mcp.doc, target.mcp_table, before if known else None)
     if agent == "codex":
         entries.drop_new_trust(mcp.doc, str(target.hooks), before if known else None)
+        entries.reset_codex_grace(mcp.doc, before if known else None)
     made = {p.parent for p in (target.hooks, target.mcp) if files.folder_made(p)}
     for loaded in (hooks,) if same_file else (hooks, mcp):
         if dry_run:

@@ -16,6 +16,14 @@ SCOPES: tuple[Scope, ...] = ("user", "project")
 SERVER_NAME = "context-engine"
 # Hook context the agents pass to the model whole (Claude Code and Codex cut the rest).
 CONTEXT_LIMIT = 10_000
+# Codex (0.171) gives an MCP server that is not ``required`` a startup grace (default 1000 ms)
+# at the first model step, then leaves its tools out of that step; ours needs 1.2 s and more to
+# import the MCP SDK on a busy machine, so ``codex exec`` never offered them. The grace only
+# waits as long as servers need; 10 s is Codex's own start-up timeout for a server.
+# ``required = true`` would instead stop Codex whenever ours cannot start.
+CODEX_GRACE_KEY = "mcp_optional_startup_grace_ms"
+CODEX_GRACE_DEFAULT_MS = 1000
+CODEX_GRACE_MS = 10_000
 # Our hook command, recognised on uninstall: ``<python> -I -m context_engine.hooks …``.
 HOOK_MARK = " -I -m context_engine.hooks "
 
@@ -126,5 +134,8 @@ def mcp_entry(agent: Agent, reasonix_home: Path | None) -> dict[str, Any]:
         "args": ["-I", "-m", "context_engine", *_home_args(reasonix_home), "mcp"],
     }
     if agent == "claude-code":
-        entry = {"type": "stdio", **entry}
+        # Claude Code 2.1 connects MCP servers in the background (``claude -p`` included) and
+        # may defer their tools behind tool search; ``alwaysLoad`` servers are connected before
+        # the first turn (at most MCP_CONNECT_TIMEOUT_MS, 5 s) and their tools always offered.
+        entry = {"type": "stdio", **entry, "alwaysLoad": True}
     return entry

@@ -32,19 +32,21 @@ def scan(
     """
     roots = roots if roots is not None else SourceRoots.from_env()
     diagnostics: list[ScanDiagnostic] = []
+    recent = load_recent(paths.state, paths.root, roots, limit)
+    turns = [turn for _session, result in recent.sessions for turn in result.turns]
+    # The facts (and the coverage index of their text) only when there is a turn to check:
+    # with no session, a store of 100,000 facts is neither read nor indexed.
     if facts is None:
-        facts = sources.load_facts(paths, diagnostics)
+        facts = sources.load_facts(paths, diagnostics) if turns else ()
     if instruction_bodies is None:
         instruction_bodies = sources.load_instruction_bodies(paths, diagnostics)
+    diagnostics.extend(recent.diagnostics)
     fact_list = list(facts)
     covered = CoverageIndex(
         text for fact in fact_list for text in (fact.body, fact.title, fact.description) if text
     )
     for body in instruction_bodies:
         covered.add(body)
-    recent = load_recent(paths.state, paths.root, roots, limit)
-    diagnostics.extend(recent.diagnostics)
-    turns = [turn for _session, result in recent.sessions for turn in result.turns]
     try:
         memories = memory_candidates(turns, covered, taken_names=(f.name for f in fact_list))
         skills = skill_candidates(turns, existing_skill_names(paths.root, paths.home))

@@ -12,7 +12,9 @@ Arguments are checked against the advertised schemas before anything runs or any
 (``tools_validate.py``). The elicitation message names the product and shows what would be
 written (paths scrubbed, S7.4). When no person can answer — the client has no elicitation, or a
 headless ``claude -p`` answers for nobody — the write is kept as a proposal for a person to
-review (S15.2), never made; the model is told "declined" only when a person declined.
+review (S15.2), never made; the model is told "declined" only when a person declined. A
+headless run that answers every elicitation itself (``claude -p``, a ``codex exec`` turn) is not
+asked at all.
 """
 
 from __future__ import annotations
@@ -120,6 +122,16 @@ def nobody_answers() -> bool:
     return os.environ.get("CLAUDE_CODE_ENTRYPOINT") in ("sdk-cli", "sdk-ts", "sdk-py")
 
 
+def codex_exec_turn(meta: Mapping[str, Any] | None) -> bool:
+    """True for a call from a ``codex exec`` turn: it declines every elicitation, nobody asked.
+
+    Codex sends its turn's metadata with each tool call (``_meta``); ``turn_trigger`` is
+    ``exec`` for the headless ``codex exec``.
+    """
+    turn = (meta or {}).get("x-codex-turn-metadata")
+    return isinstance(turn, Mapping) and turn.get("turn_trigger") == "exec"
+
+
 def client_name(ctx: ServerRequestContext[Any, Any]) -> str:
     """The client's declared name (``claude-code``, ``codex-mcp-client``, …)."""
     params = ctx.session.client_params
@@ -219,8 +231,8 @@ def build_server(host: ToolHost, *, version: str = "") -> Server[Any]:
             if _no_decision(answer_round):
                 return await no_person()
             return result(ToolReply(refused_text(DECLINED), is_error=True))
-        if not client_can_elicit(ctx):
-            return await no_person()
+        if not client_can_elicit(ctx) or nobody_answers() or codex_exec_turn(params.meta):
+            return await no_person()  # asking would only get an answer from no one
         message = reply.ask or f"{PRODUCT}: approve the agent's `{name}` memory call?"
         if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
             form = types.ElicitRequestFormParams(message=message, requested_schema=CONFIRM_SCHEMA)
@@ -330,8 +342,9 @@ class EngineToolHost:
         reason = reply.needs_person or "a person must confirm this write"
         if reply.request is None:
             return refused_text(f"{reason}; {NO_PERSON}")
-        _, text = keep_unasked(self.engine, name, args, reply.request, reason, agent=agent,
-                               session=self.session)
+        _, text = keep_unasked(
+            self.engine, name, args, reply.request, reason, agent=agent, session=self.session
+        )
         return text
 
     def resources(self) -> Sequence[tuple[str, str, str]]:

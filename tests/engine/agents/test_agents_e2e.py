@@ -17,15 +17,18 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from context_engine.facts.codec import render_fact
 from context_engine.facts.memory import Memory
 from context_engine.facts.model import Fact
 from context_engine.paths import EnginePaths
+from context_engine.proposals.review import store_for
 from support.standin import Recorded, Reply, StandIn
 
 pytestmark = pytest.mark.slow
@@ -74,6 +77,7 @@ class World:
     repo: Path
     rx: Path
     paths: EnginePaths
+    mcp_delay_s: float = 0.0  # extra start-up time for our MCP server, as on a slow machine
 
     def env(self, bin_dir: Path, standin: StandIn, **extra: str) -> dict[str, str]:
         keep = {k: v for k, v in os.environ.items() if k in ("LANG", "LC_ALL", "TERM", "TMPDIR")}
@@ -172,17 +176,36 @@ def script(record: Recorded) -> Reply:
     tool = memory_tool(record)
     if tool is not None and not has_tool_result(record):
         return Reply(tool=tool, args={"operation": "search", "query": "release artifacts"})
-    if tool is None and "read_mcp_resource" in record.tool_names() and not has_tool_result(record):
-        # Codex offers MCP resources through its own tool: read a fact as memory://.
-        args = {"server": "context-engine", "uri": "memory://project/release-target.md"}
-        return Reply(tool="read_mcp_resource", args=args)
     return Reply(text="They are published from main-v2.")
+
+
+def delay_mcp_start(world: World) -> None:
+    """Make the installed MCP server entry start ``world.mcp_delay_s`` later (a sleep first)."""
+    import tomlkit
+
+    wrap = ["-c", f'sleep {world.mcp_delay_s}; exec "$0" "$@"']
+    for path in (world.home / ".claude.json", world.home / ".gemini" / "settings.json"):
+        if path.exists():
+            doc = json.loads(path.read_text())
+            entry = doc["mcpServers"]["context-engine"]
+            entry["args"] = [*wrap, entry["command"], *entry["args"]]
+            entry["command"] = "/bin/sh"
+            path.write_text(json.dumps(doc))
+    codex = world.home / ".codex" / "config.toml"
+    if codex.exists():
+        config = tomlkit.parse(codex.read_text())
+        server: Any = config["mcp_servers"]["context-engine"]  # type: ignore[index]
+        server["args"] = [*wrap, str(server["command"]), *server["args"]]
+        server["command"] = "/bin/sh"
+        codex.write_text(tomlkit.dumps(config))
 
 
 def run_headless(
     argv: list[str], world: World, env: dict[str, str]
 ) -> subprocess.CompletedProcess[str]:
     """One headless agent run in the repository, with no terminal."""
+    if world.mcp_delay_s:
+        delay_mcp_start(world)
     return subprocess.run(
         argv,
         cwd=world.repo,
@@ -204,10 +227,9 @@ def run_claude(world: World, bin_dir: Path, standin: StandIn) -> subprocess.Comp
         DISABLE_AUTOUPDATER="1",
         DISABLE_TELEMETRY="1",
         DISABLE_ERROR_REPORTING="1",
-        MCP_CONNECTION_NONBLOCKING="0",  # claude -p does not wait for MCP servers otherwise
     )
     context_engine(world, env, "install", "claude-code")
-    argv = ["claude", "-p", PROMPT, "--allowedTools", "mcp__context-engine__memory"]
+    argv = ["claude", "-p", PROMPT, "--allowedTools", "mcp__context-engine"]  # our 3 tools
     return run_headless(argv, world, env)
 
 
@@ -254,9 +276,11 @@ RUNNERS = {"claude-code": run_claude, "codex": run_codex, "gemini": run_gemini}
 APIS = {"claude-code": "anthropic", "codex": "openai", "gemini": "gemini"}
 
 
-def headless(agent: str, world: World) -> tuple[StandIn, subprocess.CompletedProcess[str]]:
+def headless(
+    agent: str, world: World, plan: Callable[[Recorded], Reply] = script
+) -> tuple[StandIn, subprocess.CompletedProcess[str]]:
     bin_dir = agent_bin_dir(agent)
-    with StandIn(script) as standin:
+    with StandIn(plan) as standin:
         done = RUNNERS[agent](world, bin_dir, standin)
     return standin, done
 
@@ -264,14 +288,6 @@ def headless(agent: str, world: World) -> tuple[StandIn, subprocess.CompletedPro
 def report(standin: StandIn, done: subprocess.CompletedProcess[str]) -> str:
     paths = [f"{r.method} {r.path}" for r in standin.requests]
     return f"exit {done.returncode}\nstderr: {done.stderr[-1500:]}\nrequests: {paths}"
-
-
-CODEX_TOOLS = (
-    "Codex CLI 0.171.0 starts our MCP server and binds its three tools (its log: 'MCP binding "
-    "catalog materialized … tool_count=3') but offers none of them to the model in `codex exec` "
-    "with a custom model provider; the hooks' blocks and a memory:// resource read through "
-    "Codex's read_mcp_resource are checked above"
-)
 
 
 def sent_text(record: Recorded) -> str:
@@ -300,22 +316,63 @@ def test_headless_run_gets_blocks_tools_and_a_memory_round_trip(agent: str, tmp_
     for ours in (block, recall):
         assert str(world.rx) not in ours and str(tmp_path) not in ours  # no local paths
     assert not [r for r in standin.refused if "127.0.0.1" in r], why
-    if agent == "codex":
-        outputs = [
-            json.dumps(item.get("output"))
-            for r in calls
-            for item in r.body.get("input", [])
-            if isinstance(item, dict) and item.get("type") == "function_call_output"
-        ]
-        assert any("published from the main-v2 branch" in out for out in outputs), why
-        pytest.skip(CODEX_TOOLS)
-    offered = [r for r in calls if memory_tool(r) is not None]
-    assert offered, f"our MCP tools were never offered to the model\n{why}"
-    names = offered[0].tool_names()
+    # Offered from the first model request on: a headless run is often a single step.
+    assert memory_tool(calls[0]) is not None, f"our MCP tools were not offered at first\n{why}"
+    names = calls[0].tool_names()
     assert any(n.endswith("remember") for n in names) and any(n.endswith("forget") for n in names)
     answered = [r for r in calls if has_tool_result(r)]
     assert answered, f"the memory tool's result never came back to the model\n{why}"
     assert "project/release-target.md" in sent_text(answered[0]), why
+
+
+@pytest.mark.parametrize("agent", list(PINS))
+def test_tools_are_offered_at_first_even_when_the_server_starts_slowly(
+    agent: str, tmp_path: Path
+) -> None:
+    # About 3 s in all: past Claude Code's 2 s headless wait and Codex's 1 s default grace,
+    # within what install's settings let each agent wait (alwaysLoad: 5 s; the grace: 10 s).
+    world = make_world(tmp_path)
+    world.mcp_delay_s = 2.0
+    standin, done = headless(agent, world)
+    calls = main_calls(standin, agent)
+    assert calls, report(standin, done)
+    assert memory_tool(calls[0]) is not None, report(standin, done)
+
+
+USER_FACT = {
+    "name": "prefers-tabs",
+    "description": "Indentation preference",
+    "type": "user",
+    "body": "Always indent with tabs.",
+}
+
+
+def remember_a_user_fact(record: Recorded) -> Reply:
+    """Call our ``remember`` with a fact a person must confirm, then answer."""
+    tool = next((n for n in record.tool_names() if "context" in n and n.endswith("remember")), None)
+    if tool is not None and not has_tool_result(record):
+        return Reply(tool=tool, args=USER_FACT)
+    return Reply(text="Noted.")
+
+
+@pytest.mark.parametrize("agent", list(PINS))
+def test_a_write_that_needs_a_person_is_kept_for_review_when_none_can_be_asked(
+    agent: str, tmp_path: Path
+) -> None:
+    # Headless, nobody can answer a confirmation: Gemini CLI has no elicitation, claude -p
+    # answers for nobody, codex exec runs with approvals off. The write becomes a proposal.
+    world = make_world(tmp_path)
+    standin, done = headless(agent, world, remember_a_user_fact)
+    why = report(standin, done)
+    answered = [sent_text(r) for r in main_calls(standin, agent) if has_tool_result(r)]
+    assert answered, f"the remember call's result never came back to the model\n{why}"
+    assert "Kept for review, not written" in answered[0], answered[0][-3000:]
+    assert "declined" not in answered[0].split("Kept for review")[1][:400]
+    assert "project/prefers-tabs.md" not in {
+        f.reference for f in Memory(world.paths).snapshot().facts
+    }
+    [kept] = store_for(world.paths).entries()
+    assert kept.tool == "remember" and kept.reference == "project/prefers-tabs.md"
 
 
 @pytest.mark.parametrize("agent", list(PINS))

@@ -10,14 +10,15 @@ import sys
 from pathlib import Path
 
 import pytest
-from context_engine.facts import derived_index
-from context_engine.facts import store as store_module
+from context_engine.facts import codec, derived_index
 from context_engine.facts.index_file import render_index
 from context_engine.facts.memory import Memory
 from context_engine.facts.store import Store
 from context_engine.paths import EnginePaths
 from support.index import (
     child_env,
+    cli_from_full_parse,
+    cli_in_fresh_process,
     crash_after_file_write,
     edit_in_place_same_size,
     full_parse,
@@ -122,9 +123,24 @@ def test_every_kind_of_change_by_another_program_is_seen(
 @pytest.mark.parametrize("damage", ["delete", "truncate", "garbage", "other-version"])
 def test_a_damaged_index_is_rebuilt_by_the_next_command(paths: EnginePaths, damage: str) -> None:
     expected = full_parse(paths)
+    _damage(paths, damage)
+    assert read_in_fresh_process(paths) == expected
+    for file in index_files(paths):
+        db = sqlite3.connect(f"file:{file}?mode=ro", uri=True)
+        assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        assert db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone() == ("1",)
+        db.close()
+    Memory(paths).save(name="after", description="After the damage", body="Fine.")
+    assert read_in_fresh_process(paths) == full_parse(paths)
+    for args in (("list",), ("read", "fact-1"), ("read", "pref")):  # the commands, too
+        _damage(paths, damage)
+        assert cli_in_fresh_process(paths, *args) == cli_from_full_parse(paths, *args), args
+
+
+def _damage(paths: EnginePaths, damage: str) -> None:
     for file in index_files(paths):
         if damage == "delete":
-            file.unlink()
+            file.unlink(missing_ok=True)
         elif damage == "truncate":
             file.write_bytes(file.read_bytes()[:700])
         elif damage == "garbage":
@@ -134,14 +150,6 @@ def test_a_damaged_index_is_rebuilt_by_the_next_command(paths: EnginePaths, dama
             db.execute("UPDATE meta SET value = '0' WHERE key = 'schema'")
             db.commit()
             db.close()
-    assert read_in_fresh_process(paths) == expected
-    for file in index_files(paths):
-        db = sqlite3.connect(f"file:{file}?mode=ro", uri=True)
-        assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
-        assert db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone() == ("1",)
-        db.close()
-    Memory(paths).save(name="after", description="After the damage", body="Fine.")
-    assert read_in_fresh_process(paths) == full_parse(paths)
 
 
 @pytest.mark.slow  # a whole process
@@ -292,14 +300,14 @@ def test_a_write_in_a_settled_store_parses_only_what_it_touches(
         memory.save(name=f"more-{i}", description=f"More {i}", body=f"More body {i}.")
     rows(paths)
     parsed: list[str] = []
-    real = store_module.parse_fact
+    real = codec.parse_fact  # ``Store.parse`` looks it up on each parse
 
     def spy(data: bytes, **kwargs: object) -> object:
         path = kwargs.get("path")
         parsed.append(getattr(path, "name", "?"))
         return real(data, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(store_module, "parse_fact", spy)
+    monkeypatch.setattr(codec, "parse_fact", spy)
     fresh = Memory.open(paths)  # the S5.1 check on open: every row says "already upgraded"
     fresh.save(name="more-7", body="Edited once more.")
     fresh.save(name="brand-new", description="New", body="New.")
@@ -330,7 +338,7 @@ def test_summaries_list_settled_rows_without_reading_a_file(
 CLOSE_WHILE_READING = """
 import sys, threading, time
 sys.path[:0] = sys.argv[1:3]
-from context_engine.facts import derived_index
+from context_engine.facts import codec, derived_index
 from context_engine.facts.memory import Memory
 from context_engine.paths import EnginePaths
 paths = EnginePaths.resolve(home=sys.argv[3], workspace=sys.argv[4], root=sys.argv[4])

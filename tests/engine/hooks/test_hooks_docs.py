@@ -38,8 +38,13 @@ def test_every_config_snippet_parses_and_registers_our_commands() -> None:
     toml = [tomllib.loads(text) for text in blocks("toml")]
     servers += [t["mcp_servers"]["context-engine"] for t in toml]
     assert len(servers) == 3
-    fast = {"command": "python3", "args": ["-I", "-m", "context_engine", "mcp"]}
-    assert all(s == fast for s in servers)
+    # The same entries install writes (Claude Code's, Gemini's, Codex's), python3 for our Python.
+    from context_engine.install.targets import CODEX_GRACE_KEY, CODEX_GRACE_MS, mcp_entry
+
+    by_hand = {"claude-code": servers[0], "gemini": servers[1], "codex": servers[2]}
+    for agent, server in by_hand.items():
+        assert server == {**mcp_entry(agent, None), "command": "python3"}, agent  # type: ignore[arg-type]
+    assert toml[0][CODEX_GRACE_KEY] == CODEX_GRACE_MS
     events = {event for c in configs for event, _ in hook_commands(c)}
     assert events == {"SessionStart", "UserPromptSubmit", "BeforeAgent"}
 

@@ -113,6 +113,7 @@ def test_claude_code_entries_merge_with_the_persons_settings(env: dict[str, Path
     assert servers["other"] == {"command": "x"}
     assert servers["context-engine"]["command"] == str(Path(sys.executable).absolute())
     assert servers["context-engine"]["args"][-1] == "mcp"
+    assert servers["context-engine"]["alwaysLoad"] is True  # connected before the first turn
     backup = env["home"] / ".claude" / "settings.json.context-engine-backup"
     assert backup.read_text() == PERSON_CLAUDE
 
@@ -123,7 +124,8 @@ def test_codex_toml_keeps_comments_and_gemini_timeout_is_in_ms(env: dict[str, Pa
     assert code == 0
     assert "open /hooks and trust" in out  # codex not on PATH: the trust step is explained
     text = (env["home"] / ".codex" / "config.toml").read_text()
-    assert text.startswith(PERSON_CODEX_TOML.split("[projects")[0])  # comments and layout kept
+    person = text.replace("mcp_optional_startup_grace_ms = 10000\n", "")
+    assert person.startswith(PERSON_CODEX_TOML.split("[projects")[0])  # comments and layout kept
     assert '\n\n[projects."/somewhere"]\ntrust_level = "trusted"\n' in text
     config = tomllib.loads(text)
     assert config["mcp_servers"]["docs"]["command"] == "docs-server"
@@ -163,6 +165,7 @@ def test_doctor_passes_on_a_good_setup_and_fails_on_a_broken_one(env: dict[str, 
     assert code == 0, out
     assert "SessionStart:" in out and "of 10,000 characters" in out
     assert "BeforeAgent:" in out
+    assert "MCP start-up: 3 tools listed in" in out  # the server was started and asked
     path = env["home"] / ".gemini" / "settings.json"
     settings = json.loads(path.read_text())
     for event in ("SessionStart", "BeforeAgent"):
@@ -203,3 +206,38 @@ def test_doctor_reports_an_oversized_block(
     )
     code, out = run(env, "doctor", "claude-code", "--no-agent")
     assert code == 1 and "keeps only about 500" in out
+
+
+def test_codex_gets_an_mcp_startup_grace_only_when_the_person_set_none(
+    env: dict[str, Path],
+) -> None:
+    seed(env["home"], env["workspace"])
+    config = env["home"] / ".codex" / "config.toml"
+    assert run(env, "install", "codex")[0] == 0
+    # Codex leaves a slow optional MCP server's tools out of the first model step otherwise.
+    assert tomllib.loads(config.read_text())["mcp_optional_startup_grace_ms"] == 10_000
+    assert run(env, "uninstall", "codex")[0] == 0
+    assert config.read_text() == PERSON_CODEX_TOML
+    config.write_text("mcp_optional_startup_grace_ms = 500\n" + PERSON_CODEX_TOML)
+    code, out = run(env, "install", "codex")
+    assert code == 0 and "mcp_optional_startup_grace_ms = 500 is kept" in out
+    assert tomllib.loads(config.read_text())["mcp_optional_startup_grace_ms"] == 500
+    assert run(env, "uninstall", "codex")[0] == 0
+    assert config.read_text().startswith("mcp_optional_startup_grace_ms = 500\n")
+
+
+@pytest.mark.slow  # starts the MCP server as a process
+def test_doctor_starts_the_mcp_server_and_weighs_it_against_codexs_grace(
+    env: dict[str, Path],
+) -> None:
+    assert run(env, "install", "codex")[0] == 0
+    config = env["home"] / ".codex" / "config.toml"
+    text = config.read_text()
+    config.write_text(
+        text.replace("mcp_optional_startup_grace_ms = 10000", "mcp_optional_startup_grace_ms = 1")
+    )
+    code, out = run(env, "doctor", "codex", "--no-agent")
+    assert code == 1 and "Codex waits 1 ms for an MCP server" in out, out
+    config.write_text(text.replace('"mcp"]', '"no-such-command"]'))
+    code, out = run(env, "doctor", "codex", "--no-agent")
+    assert code == 1 and "the MCP server did not start: no answer to initialize" in out, out

@@ -343,3 +343,17 @@ def test_cli_text_output_and_unavailable(tmp_path: Path) -> None:
     remote = unavailable()
     assert suggestions_json(remote) == {"available": False, "memories": [], "skills": []}
     assert "unavailable" in suggestions_text(remote)
+
+
+def test_without_a_session_the_facts_are_not_read(
+    home: Home, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A store of 100,000 facts costs a scan nothing (nor its memory) when no turn needs it."""
+    from context_engine.suggestions import sources
+
+    def refuse(*_args: object) -> list[object]:
+        raise AssertionError("the facts were read for a scan without sessions")
+
+    monkeypatch.setattr(sources, "load_facts", refuse)
+    result = scan(home.paths, home.roots)
+    assert result.available and result.memories == () and result.sessions == ()

@@ -166,6 +166,24 @@ def test_headless_claude_answer_is_not_a_person_declining(paths: EnginePaths) ->
     assert "the person declined" in anyio.run(main)  # a real person's no
 
 
+def test_a_codex_exec_turn_is_not_asked_and_its_write_is_kept(paths: EnginePaths) -> None:
+    asked: list[str] = []
+
+    async def auto_decline(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(params.message)  # codex exec declines every elicitation, nobody asked
+        return types.ElicitResult(action="decline")
+
+    async def main(trigger: str) -> str:
+        meta: Any = {"x-codex-turn-metadata": {"turn_trigger": trigger, "session_id": "s"}}
+        async with Client(server(paths), elicitation_callback=auto_decline) as client:
+            return text(await client.call_tool("remember", USER_FACT, meta=meta))
+
+    assert "Kept for review" in anyio.run(lambda: main("exec")) and asked == []
+    assert [p.tool for p in store_for(paths).entries()] == ["remember"]
+    assert "the person declined" in anyio.run(lambda: main("user"))  # a person could answer
+    assert len(asked) == 1
+
+
 def test_a_secret_is_refused_outright_never_kept(paths: EnginePaths) -> None:
     secret = {**USER_FACT, "body": f"the CI token is {POSITIVES['github_token'][0]}"}
 

@@ -155,13 +155,17 @@ def revision_rows(history: History, written_here: frozenset[tuple[str, int]] = f
                   ) -> list[tuple[object, ...]]:
     """(is_active, fact, what changed, written by) rows, newest first.
 
-    The fact files do not record who wrote a revision; the app knows only its own writes.
+    The fact files do not record who wrote a revision: the engine's write journal does, for
+    every write through its door (the app, the CLI, an agent's tool). A revision it has no
+    line for was written by another program (Reasonix, an editor) or before the journal.
     """
     facts = [history.active, *history.revisions]
+    known = getattr(history, "writers", None) or {}
     rows: list[tuple[object, ...]] = []
     for i, fact in enumerate(facts):
         older = facts[i + 1] if i + 1 < len(facts) else None
-        who = "this app" if (fact.id, fact.revision) in written_here else ""
+        who = known.get(fact.revision) or (
+            "the app" if (fact.id, fact.revision) in written_here else "no record (outside?)")
         rows.append((i == 0, fact, revision_summary(older, fact), who))
     return rows
 

@@ -83,6 +83,7 @@ class FactsPresenter(QObject):
         self._index: KeyIndex | None = None
         self._patching: Op | None = None
         self._pending_paths: set[str] = set()
+        self._after_listing: set[str] = set()  # patched during a listing: re-read after it
         hub.changes_applied.connect(self._on_changes)
         tasks.finished.connect(self._on_task_finished)
         tab.filter_changed.connect(self._on_filter_changed)
@@ -91,20 +92,22 @@ class FactsPresenter(QObject):
     def reload(self) -> None:
         """Read both stores on the read pool; coalesce requests while one read runs.
 
-        The first read of a local window starts from the derived index: a first page, then
-        every indexed row (no bodies, no fact file read) reach the table while the same op goes
-        on to the full validated snapshot (bodies for full-text search, unreadable files).
-        Without an index: the full read only.
+        A local window lists through the derived index (``Backend.listed_facts``): every row
+        validated against its file, no body kept (read when shown), so memory stays bounded
+        at any size. Its first read shows a first page (one lstat per row) before that. A
+        remote window reads the catalog's full snapshot.
         """
         if self._loading is not None and not self._loading.token.cancelled:
             self._reload_again = True
             return
         backend = self.backend
         indexed = local_stores(backend) is not None  # local stores: patchable
-        first = not self._loaded and callable(getattr(backend, "indexed_rows", None))
+        first = not self._loaded and callable(getattr(backend, "first_rows", None))
+        listed = callable(getattr(backend, "listed_facts", None))
         generation = self._rows_generation
         page = self._page_ready
         criteria = self.tab.criteria()
+        previous = self.snapshot if self._loaded and not self.snapshot.partial else None
 
         def post(snapshot: FactsSnapshot) -> None:
             # Filtered and sorted here: at start-up the other tabs' reads fill the pool.
@@ -113,10 +116,12 @@ class FactsPresenter(QObject):
 
         def work(token: CancelToken) -> tuple[FactsSnapshot, KeyIndex | None]:
             if first:
-                rows = backend.indexed_rows(token, post)
+                rows = backend.first_rows(token)
                 if rows is not None:
                     post(rows)
-            snapshot = backend.facts(token)
+            snapshot = backend.listed_facts(token, previous) if listed else None
+            if snapshot is None:
+                snapshot = backend.facts(token)
             # The key index for per-file patches, built with the rows (never twice).
             return snapshot, KeyIndex(snapshot.rows) if indexed else None
 
@@ -155,9 +160,15 @@ class FactsPresenter(QObject):
             return
         stores = local_stores(self.backend)
         paths = changes.paths or _written_paths(changes.detail)
-        if paths and self._loaded and self._loading is None and stores is not None:
+        if paths and stores is not None and (self._loaded or self._loading is not None):
+            # Shown now (patched into the rows on screen) and, while a listing runs, re-read
+            # once it has landed: whether it saw them or not, the files then say what is
+            # true — no second listing (seconds at 100,000 facts).
             self._pending_paths.update(paths)
-            self._patch_next(stores)
+            if self._loading is not None:
+                self._after_listing.update(paths)
+            if self._loaded:
+                self._patch_next(stores)
         else:
             self.reload()
 
@@ -214,14 +225,19 @@ class FactsPresenter(QObject):
             self.reload()
         self._rows_generation += 1
         # Compare ids and revisions: the echo of our own write (or a no-op touch) changes nothing.
-        # Rows from the index (no bodies) are always replaced by the full read.
+        # A first page is always replaced by the complete listing.
         if (self._loaded and not self.snapshot.partial
                 and snapshot.signature == self.snapshot.signature):
             if self._index is None and self._patching is None:
                 self._index = index
-            return
-        self._index = index
-        self._apply_snapshot(snapshot)
+        else:
+            self._index = index
+            self._apply_snapshot(snapshot)
+        stores = local_stores(self.backend)
+        if stores is not None and self._loading is None:
+            self._pending_paths.update(self._after_listing)  # changed while the listing ran
+            self._after_listing.clear()
+            self._patch_next(stores)
 
     def _apply_snapshot(self, snapshot: FactsSnapshot, ordered: Any = None) -> None:
         self._loaded = True

@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import html
 from functools import cache
+from typing import TYPE_CHECKING
 
-from markdown_it import MarkdownIt
-from pygments import highlight
-from pygments.formatters import HtmlFormatter
-from pygments.lexers import get_lexer_by_name
-from pygments.util import ClassNotFound
+# markdown-it and Pygments are imported on first use (a worker), not before the first paint.
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
 
 
 def _highlight(code: str, lang: str, attrs: str) -> str:
     """Inline-styled HTML for a fenced block (QTextBrowser has no external CSS classes)."""
+    from pygments import highlight
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexers import get_lexer_by_name
+    from pygments.util import ClassNotFound
+
     try:
         lexer = get_lexer_by_name(lang) if lang else None
     except ClassNotFound:
@@ -39,6 +43,8 @@ def _style_name() -> str:
 
 @cache
 def _parser() -> MarkdownIt:
+    from markdown_it import MarkdownIt
+
     # html=False: fact bodies are untrusted text; raw HTML is shown escaped, not rendered.
     return MarkdownIt("commonmark", {"html": False, "highlight": _highlight}).enable("table")
 

@@ -8,7 +8,6 @@ the confirmation (S10.5); only a forget asks, once, in this window's dialog (S10
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,7 +33,7 @@ from context_engine.suggestions.accept import Edits
 from context_engine.suggestions.model import MemoryCandidate, SkillCandidate, Suggestions
 
 from ..dialogs.fact_editor import FactDraft
-from .fact_rows import FactsSnapshot, build_rows, summary_facts
+from .fact_rows import FactsSnapshot, ListedTexts, build_rows
 from .tasks import CancelToken
 
 __all__ = ["Backend", "History", "InstructionsView", "RecallRun", "TraceHistory"]
@@ -97,33 +96,46 @@ class Backend:
         # The archive is listed by the Archive tab (on archive changes only), not per reload.
         return FactsSnapshot(build_rows(snap.facts), snap.diagnostics)
 
-    def indexed_rows(
-        self,
-        token: CancelToken | None = None,
-        first_page: Callable[[FactsSnapshot], object] | None = None,
-    ) -> FactsSnapshot | None:
-        """Rows from the derived index without bodies (no fact file read), else ``None``.
+    def first_rows(self, token: CancelToken | None = None) -> FactsSnapshot | None:
+        """A first page of the project store's rows its derived index vouches for, else ``None``.
 
-        ``None`` for a remote window or a home whose index does not exist yet (read-only
-        surfaces never create it): the caller falls back to :meth:`facts`.
+        Each file is checked by one lstat, no directory scan: milliseconds at any size. Rows
+        carry no body (read when shown). ``None`` for a remote window or an empty page.
         """
         if not isinstance(self.catalog, LocalCatalog):
             return None
+        from context_engine.facts.table_listing import first_rows
+
         self.catalog.require("facts")
-        stores = self.catalog.memory.stores
-        roots: dict[str, Path] = {store.scope: store.root for store in stores.all()}
-        summaries = self.catalog.memory.summaries()
+        texts = ListedTexts()
+        facts = first_rows(self.catalog.memory.stores.get("project"), FIRST_PAGE, texts)
         if token is not None:
             token.check()
-        if not summaries:
+        if not facts:
             return None
-        facts = summary_facts(summaries, roots)
-        if first_page is not None and len(facts) > FIRST_PAGE:
-            # Shown while every row's notes (overrides, duplicates) are worked out.
-            first_page(FactsSnapshot(build_rows(facts[:FIRST_PAGE], lazy=True), (), partial=True))
-            if token is not None:
-                token.check()
-        return FactsSnapshot(build_rows(facts, lazy=True), (), partial=True)
+        return FactsSnapshot(build_rows(facts, lazy=True, bodies=texts.bodies), (), partial=True)
+
+    def listed_facts(
+        self, token: CancelToken | None = None, previous: FactsSnapshot | None = None
+    ) -> FactsSnapshot | None:
+        """Both stores' rows, validated against the files, without bodies; ``None`` if remote.
+
+        Memory stays bounded at any size: the derived index vouches for unchanged files, the
+        rest are parsed (and the index told), and no parsed body is kept — each row keeps only
+        its search text; the detail pane reads the body from the file. Facts unchanged since
+        ``previous`` (the rows on screen) are reused, not held twice.
+        """
+        if not isinstance(self.catalog, LocalCatalog):
+            return None
+        from context_engine.facts.table_listing import list_stores
+
+        self.catalog.require("facts")
+        texts = ListedTexts(previous.rows if previous is not None else ())
+        listing = list_stores(self.catalog.memory.stores.all(), texts)
+        if token is not None:
+            token.check()
+        rows = build_rows(listing.facts, lazy=True, bodies=texts.bodies, texts=texts.texts)
+        return FactsSnapshot(rows, listing.diagnostics)
 
     def body(self, ref: str) -> str:
         """The body of the active fact ``ref`` (read when a row is shown)."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -154,12 +154,15 @@ def patch(snapshot: FactsSnapshot, index: KeyIndex, changed: dict[str, Fact | No
             context_keys.update(row.keys or fact_keys(row.fact))
     context = index.holders(context_keys) - set(new_facts)
     if len(context) > MAX_CONTEXT:
-        rows = build_rows([*(r.fact for r in by_path.values()), *new_facts.values()])
+        kept = dict(by_path)
+        rows = tuple(_keep_text(r, kept) for r in build_rows(
+            [*(r.fact for r in by_path.values()), *new_facts.values()]))
         index.reset(rows)
         return Patched(FactsSnapshot(rows, snapshot.diagnostics, snapshot.archived),
                        tuple(snapshot.rows), rows)
     facts = [by_path[p].fact for p in context if p in by_path]
-    rebuilt = {str(r.fact.path): r for r in build_rows([*facts, *new_facts.values()])}
+    rebuilt = {str(r.fact.path): _keep_text(r, by_path)
+               for r in build_rows([*facts, *new_facts.values()])}
     added: list[FactRow] = []
     for path in affected:
         if path in by_path and path in rebuilt:
@@ -173,6 +176,17 @@ def patch(snapshot: FactsSnapshot, index: KeyIndex, changed: dict[str, Fact | No
         added.append(row)
     return Patched(FactsSnapshot(tuple(by_path.values()), snapshot.diagnostics,
                                  snapshot.archived), tuple(removed), tuple(added))
+
+
+def _keep_text(row: FactRow, old: dict[str, FactRow]) -> FactRow:
+    """``row`` rebuilt for its notes, with the search text of the unchanged fact it replaces.
+
+    A listed row carries no body (``lazy``): its search text cannot be rebuilt from the fact.
+    """
+    before = old.get(str(row.fact.path))
+    if before is None or before.fact is not row.fact or not before.lazy:
+        return row
+    return replace(row, haystack=before.haystack, lazy=True)
 
 
 def merge_sorted(ordered: tuple[FactRow, ...], removed: tuple[FactRow, ...],

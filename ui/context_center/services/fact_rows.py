@@ -2,23 +2,21 @@
 
 from __future__ import annotations
 
+import gc
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
-from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
-from context_engine.facts.derived_index import Summary
 from context_engine.facts.freshness import freshness
 from context_engine.facts.model import (
-    FACT_TYPES,
     Diagnostic,
     Fact,
-    Scope,
     normalize_key,
 )
 
+FREEZE_FROM = 5_000  # rows: a table this large is frozen out of the cyclic GC's scans
 KEY_WORDS = {"id": "the same id", "name": "the same name", "title": "the same title"}
 
 
@@ -54,7 +52,12 @@ class FactsSnapshot:
     rows: tuple[FactRow, ...]
     diagnostics: tuple[Diagnostic, ...]
     archived: int = 0
-    partial: bool = False  # indexed rows without bodies; the full read is still to come
+    partial: bool = False  # a first page; the complete listing is still to come
+    # Rows of the project store, counted where the snapshot is made (a worker), not on the GUI.
+    project: int = field(init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "project", sum(1 for r in self.rows if r.fact.scope == "project"))
 
     @property
     def signature(self) -> tuple[object, ...]:
@@ -82,35 +85,69 @@ class FactsSnapshot:
 
 SortKey = Callable[[FactRow], Any]  # a column's sort value for one row
 
-def summary_facts(summaries: Iterable[Summary], roots: Mapping[str, Path]) -> list[Fact]:
-    """Body-less facts from the derived index's list rows (``roots``: scope → store folder)."""
-    facts = []
-    for s in summaries:
-        if s.type not in FACT_TYPES or s.scope not in roots:
-            continue
-        root = roots[s.scope]
-        facts.append(Fact(
-            id=s.id, revision=s.revision, name=s.name, title=s.title,
-            description=s.description, type=s.type,
-            scope=cast(Scope, s.scope), body="", path=root / s.file,
-            updated_at=_parse_stamp(s.updated_at),
-        ))
-    return facts
-
-
-def _parse_stamp(value: str | None) -> datetime | None:
-    if not value:
-        return None
-    try:
-        return datetime.fromisoformat(value)
-    except ValueError:
-        return None
-
-
 def build_rows(
-    facts: Iterable[Fact], now: datetime | None = None, *, lazy: bool = False
+    facts: Iterable[Fact],
+    now: datetime | None = None,
+    *,
+    lazy: bool = False,
+    bodies: Mapping[int, str] | None = None,
+    texts: Mapping[int, str] | None = None,
 ) -> tuple[FactRow, ...]:
-    """Rows for ``facts`` with project-over-global overrides and possible duplicates explained."""
+    """Rows for ``facts`` with project-over-global overrides and possible duplicates explained.
+
+    ``lazy``: the facts carry no body (it is read when shown); ``bodies`` (``id(fact)`` →
+    body) gives their search text, ``texts`` (``id(fact)`` → search text) a ready one.
+    """
+    from context_engine.facts.store import gc_paused
+
+    # 100,000 rows are millions of acyclic objects: the cyclic GC would re-scan them all.
+    with gc_paused():
+        rows = _build_rows(facts, now, lazy, bodies, texts)
+        if len(rows) >= FREEZE_FROM:
+            # Long-lived and acyclic: out of the collector's sight for good (refcounting still
+            # frees them). Else the first collection after the pause scans every new object —
+            # about a second at 100,000 rows, on whichever thread allocates next (the GUI's).
+            gc.freeze()
+    return rows
+
+
+def search_text(fact: Fact, body: str) -> str:
+    """The lowercased text the search box matches words in."""
+    return "\n".join((fact.name, fact.title, fact.description, body, fact.type, fact.scope)).lower()
+
+
+class ListedTexts:
+    """``on_fact`` of a listing: each fact's search text, reusing an earlier listing's rows.
+
+    A fact equal to the one an earlier row shows (same fields, stamp and search text) is
+    answered as that very object with its text: a relisting (F5) of 100,000 unchanged facts
+    holds no second copy of them while the old rows are still on screen.
+    """
+
+    def __init__(self, previous: Iterable[FactRow] = ()) -> None:
+        self._old = {(r.fact.scope, r.fact.path.name): r for r in previous
+                     if r.lazy and r.fact.path is not None}
+        self.bodies: dict[int, str] = {}
+        self.texts: dict[int, str] = {}
+
+    def __call__(self, fact: Fact, body: str) -> Fact | None:
+        """Keep ``body`` for ``fact``'s row, or answer the earlier equal fact."""
+        old = self._old.get((fact.scope, fact.path.name)) if fact.path is not None else None
+        if old is not None and old.fact == fact and old.fact.stamp == fact.stamp \
+                and search_text(fact, body) == old.haystack:
+            self.texts[id(old.fact)] = old.haystack
+            return old.fact
+        self.bodies[id(fact)] = body
+        return None
+
+
+def _build_rows(
+    facts: Iterable[Fact],
+    now: datetime | None,
+    lazy: bool,
+    bodies: Mapping[int, str] | None,
+    texts: Mapping[int, str] | None,
+) -> tuple[FactRow, ...]:
     # The recall package pulls in its index; import it here, on the worker, not at start-up.
     from context_engine.recall.pool import equivalence_keys
 
@@ -195,9 +232,10 @@ def build_rows(
                     "Automatic writes treat this as an existing memory and ask first."
                 )
                 paired.update(twins)  # one sentence per twin, even when both keys match
-        haystack = "\n".join(
-            (fact.name, fact.title, fact.description, fact.body, fact.type, fact.scope)
-        ).lower()
+        haystack = texts.get(id(fact)) if texts else None
+        if haystack is None:
+            haystack = search_text(
+                fact, fact.body if bodies is None else bodies.get(id(fact), fact.body))
         rows.append(
             FactRow(
                 fact=fact,

@@ -1,0 +1,196 @@
+"""What ``list`` and ``memory`` show, at the cost of one lstat per file and one query (issue 14).
+
+A listing needs each fact's list fields, never its body. ``list_store`` takes them from the
+derived index for every file whose row it still vouches for (identity equal and settled, the
+racy rule of ``derived_index.Row.trusted``), reads and parses only the other files (and tells
+the index), and builds no ``Fact`` for an unchanged file. The answer is exactly what
+``Store.snapshot()`` would list: the same facts, order and diagnostics.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from operator import itemgetter
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from . import derived_index
+from .model import Diagnostic, Fact, ParsedFact
+from .store import INDEX_NAME, Identity, Store, gc_paused, scan_diagnostic
+
+if TYPE_CHECKING:
+    from .memory import Memory
+
+
+class ListedFact(NamedTuple):
+    """The list fields of one active fact (no body); timestamps as ISO 8601 text."""
+
+    file: str
+    id: str
+    revision: int
+    name: str
+    title: str
+    description: str
+    type: str
+    scope: str
+    created_at: str | None
+    updated_at: str | None
+    root: Path
+
+    @property
+    def path(self) -> Path:
+        """The fact file."""
+        return self.root / self.file
+
+    @property
+    def reference(self) -> str:
+        """The provider-visible reference, e.g. ``project/release-target.md``."""
+        return f"{self.scope}/{self.name}.md"
+
+    @classmethod
+    def of(cls, fact: Fact) -> ListedFact:
+        """The list fields of a fact read in full (a remote catalog's, a parse)."""
+        path = fact.path or Path(f"{fact.name}.md")
+        return cls(
+            path.name, fact.id, fact.revision, fact.name, fact.title, fact.description,
+            fact.type, fact.scope, _iso(fact.created_at), _iso(fact.updated_at), path.parent,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Listing:
+    """Active facts sorted by (name, scope, id), and the files that could not be read."""
+
+    facts: list[ListedFact]
+    diagnostics: list[Diagnostic]
+
+
+def _iso(value: Any) -> str | None:
+    return None if value is None else str(value.isoformat())
+
+
+# The (name, id) order of one store's snapshot, then (name, scope, id) across both.
+_BY_NAME_ID = itemgetter(3, 1)
+_BY_NAME_SCOPE_ID = itemgetter(3, 7, 1)
+_Entry = tuple[Identity, os.stat_result]
+
+
+def scan_store(root: Path, diagnostics: list[Diagnostic]) -> dict[str, _Entry]:
+    """Every candidate fact file directly in ``root``: name → (identity, lstat), one lstat each.
+
+    ``listdir`` and ``lstat`` relative to the directory (no path joined per file); symlinks
+    and unreadable entries become diagnostics exactly as in ``Store.snapshot``.
+    """
+    found: dict[str, _Entry] = {}
+    try:
+        fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except (FileNotFoundError, NotADirectoryError):
+        return found
+    try:
+        names = os.listdir(fd)
+        lstat = os.lstat
+        is_reg = stat.S_ISREG
+        for name in names:
+            if name[-3:] != ".md" or name[0] == "." or name == INDEX_NAME:
+                continue
+            try:
+                st = lstat(name, dir_fd=fd)
+            except FileNotFoundError:
+                continue
+            except OSError as exc:
+                diagnostics.append(scan_diagnostic(root / name, exc))
+                continue
+            if not is_reg(st.st_mode):
+                if stat.S_ISLNK(st.st_mode):
+                    msg = f"{name}: symlinks are not read"
+                    diagnostics.append(Diagnostic("symlink", root / name, msg))
+                continue
+            found[name] = (
+                (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_mode),
+                st,
+            )
+    finally:
+        os.close(fd)
+    return found
+
+
+def list_store(store: Store) -> Listing:
+    """One store's active facts sorted by (name, id) and its diagnostics sorted by path."""
+    diagnostics: list[Diagnostic] = []
+    racy = derived_index.RACY_NS
+    started = time.time_ns()  # before the scan: every lstat comes after it
+    files = scan_store(store.root, diagnostics)
+    index = store.index
+    rows = index.listed() if index is not None and files else []
+    root = store.root
+    facts: list[ListedFact] = []
+    removed: list[str] = []
+    with gc_paused():
+        take = files.pop
+        for row in rows:
+            name = row[0]
+            entry = take(name, None)
+            if entry is None:
+                removed.append(name)
+            elif entry[0] == row[1:7] and max(row[4], row[5]) < row[7] - racy:
+                if row[8] == 0:
+                    facts.append(ListedFact(name, *row[9:18], root))  # type: ignore[call-arg]  # reason: the 9 list columns of _LISTED
+                else:
+                    diagnostics.append(Diagnostic(row[18], root / name, row[13], row[19]))
+            else:
+                files[name] = entry  # changed since recorded: read below
+        changed = _parse_rest(store, files, started, facts, diagnostics)
+        facts.sort(key=_BY_NAME_ID)
+    diagnostics.sort(key=lambda d: str(d.path))
+    if index is not None and (changed or removed):
+        index.update(changed, removed)
+    return Listing(facts, diagnostics)
+
+
+def _parse_rest(
+    store: Store,
+    files: dict[str, _Entry],
+    checked_ns: int,
+    facts: list[ListedFact],
+    diagnostics: list[Diagnostic],
+) -> list[tuple[str, Identity, int, ParsedFact | Diagnostic]]:
+    """Read and parse the files no row vouched for; the rows the index should record."""
+    changed: list[tuple[str, Identity, int, ParsedFact | Diagnostic]] = []
+    root = store.root
+    for name, (key, st) in files.items():
+        result = store.read_entry(root / name, st)
+        if result is None:
+            continue
+        changed.append((name, key, checked_ns, result))
+        if isinstance(result, Diagnostic):
+            diagnostics.append(result)
+        else:
+            fact = result.fact
+            facts.append(
+                ListedFact(
+                    name, fact.id, fact.revision, fact.name, fact.title, fact.description,
+                    fact.type, fact.scope, _iso(fact.created_at), _iso(fact.updated_at), root,
+                )
+            )
+    return changed
+
+
+def list_memory(memory: Memory) -> Listing:
+    """Both stores' listings: facts by (name, scope, id), diagnostics project first."""
+    facts: list[ListedFact] = []
+    diagnostics: list[Diagnostic] = []
+    for store in memory.stores.all():
+        part = list_store(store)
+        facts += part.facts
+        diagnostics += part.diagnostics
+    facts.sort(key=_BY_NAME_SCOPE_ID)
+    return Listing(facts, diagnostics)
+
+
+def listing_of(facts: Iterable[Fact], diagnostics: Iterable[Diagnostic]) -> Listing:
+    """A listing of facts read in full (already in listing order)."""
+    return Listing([ListedFact.of(f) for f in facts], list(diagnostics))

@@ -1,0 +1,74 @@
+"""Reading one fact through the derived index: validate that file, parse nothing else (#14).
+
+``load_indexed`` is ``Store.load`` for a file whose row the index still vouches for (identity
+equal and settled): its bytes are read (for the digest), never parsed. ``candidates`` answers
+"which active facts of this store carry this id or one of these names" exactly as a full
+snapshot would — one lstat per file, the identity columns of every row and the whole rows of
+the indexed matches only; a file no row vouches for (changed, new) is read and parsed.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Collection
+from pathlib import Path
+
+from .fs import read_file
+from .listing import scan_store
+from .model import Diagnostic, Fact, ParsedFact
+from .store import Identity, LoadedFile, Store, identity_of, unreadable
+
+
+def load_indexed(store: Store, path: Path) -> LoadedFile | None:
+    """``store.load(path)``: the file's bytes, and its row when trusted, else a parse.
+
+    Raises ``FactFormatError`` when the file exists but cannot be read or parsed.
+    """
+    index = store.index
+    if index is None or path.parent != store.root:
+        return store.load(path)
+    started = time.time_ns()  # before the read: the identity checked comes after it
+    try:
+        data, st = read_file(store.fs, path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise unreadable(path, exc) from exc
+    key = identity_of(st)
+    row = index.rows([path.name]).get(path.name)
+    if row is not None and row.trusted(key) and isinstance(row.item, ParsedFact):
+        return LoadedFile(path, data, row.item)
+    loaded = LoadedFile(path, data, store.parse(data, path, st))
+    index.update([(path.name, key, started, loaded.parsed)])
+    return loaded
+
+
+def candidates(store: Store, fact_id: str | None, names: Collection[str]) -> list[Fact]:
+    """Active facts of ``store`` whose id is ``fact_id`` or whose name is in ``names``.
+
+    Sorted by (name, id), as ``store.snapshot().facts`` holds them.
+    """
+    started = time.time_ns()  # before the scan: every lstat comes after it
+    files = scan_store(store.root, [])
+    index = store.index
+    settled, matches = index.survey(fact_id, names) if index is not None else ({}, {})
+    found: list[Fact] = []
+    changed: list[tuple[str, Identity, int, ParsedFact | Diagnostic]] = []
+    for name, (key, st) in files.items():
+        if settled.get(name) == key:  # the row decides: a match only if it is one
+            row = matches.get(name)
+            if row is not None and row.identity == key and isinstance(row.item, ParsedFact):
+                found.append(row.item.fact)
+            continue
+        result = store.read_entry(store.root / name, st)
+        if result is None:
+            continue
+        changed.append((name, key, started, result))
+        if isinstance(result, ParsedFact):
+            fact = result.fact
+            if (fact_id is not None and fact.id == fact_id) or fact.name in names:
+                found.append(fact)
+    if index is not None and changed:
+        index.update(changed)
+    found.sort(key=lambda f: (f.name, f.id))
+    return found
