@@ -121,7 +121,12 @@ def _read(path: Path) -> dict[str, Any] | None:
     return document
 
 
-def _write(path: Path, document: Mapping[str, Any], quiet: Mapping[str, object]) -> bool:
+def _write(
+    path: Path,
+    document: Mapping[str, Any],
+    quiet: Mapping[str, object],
+    base: Mapping[str, Any] | None = None,
+) -> bool:
     """Replace the saved state; ``False`` when it could not be written.
 
     ``quiet`` holds what a cold turn checks before trusting the state without reading any
@@ -129,8 +134,10 @@ def _write(path: Path, document: Mapping[str, Any], quiet: Mapping[str, object])
     """
     from .state import StateFile
 
-    meta = {key: document[key] for key in ("version", "code", "tracker", "failed")}
-    return StateFile(path).write({**meta, **quiet}, document["facts"], document["indexes"])
+    meta = {**{key: document[key] for key in ("version", "code", "tracker", "failed")}, **quiet}
+    if base is not None:  # the state just read from this file: write only what differs
+        return StateFile(path).write_changes(base, meta, document["facts"], document["indexes"])
+    return StateFile(path).write(meta, document["facts"], document["indexes"])
 
 
 def _current(facts: Iterable[Fact]) -> dict[str, Fact] | None:
@@ -207,7 +214,7 @@ class RecallCache:
                 # the next cold turn reads nothing.
                 from .state import StateFile
 
-                if StateFile(self.file).update_meta(self._quiet):
+                if StateFile(self.file).update_meta(self._quiet, tuple(document["file"])):
                     self.written += 1
             return recaller
         # Each saved blob with the fact (or stand-in) it now stands for, before sync moves on.
@@ -222,7 +229,7 @@ class RecallCache:
                     reuse[reference] = (fact, old[1])
         recaller.stats.restored = trusted
         if changes or trusted != len(tracked):
-            self._save(recaller, identity_of, settled_before, reuse)
+            self._save(recaller, identity_of, settled_before, reuse, document)
         return recaller
 
     def _save(
@@ -231,8 +238,10 @@ class RecallCache:
         identity_of: IdentityOf,
         settled_before: int,
         reuse: Mapping[str, tuple[Fact, bytes]],
+        base: Mapping[str, Any] | None = None,
     ) -> None:
-        """Write the recaller's state with each fact's settled identity (else ``None``)."""
+        """Write the recaller's state with each fact's settled identity (else ``None``);
+        ``base``: the document it was restored from (only the differences are written)."""
         facts, pool_state, rest = recaller.export()
         records: dict[str, tuple[Identity | None, bytes]] = {}
         for reference, fact in facts.items():
@@ -246,7 +255,7 @@ class RecallCache:
             "version": VERSION, "code": code_tag(), "facts": records, "tracker": pool_state,
             **rest,
         }
-        if _write(self.file, document, {**self._quiet, **self._quiet_more()}):
+        if _write(self.file, document, {**self._quiet, **self._quiet_more()}, base):
             self.written += 1
 
 

@@ -23,7 +23,7 @@ import marshal
 import os
 import sqlite3
 import stat
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +59,10 @@ def create_private(path: Path) -> None:
         os.close(fd)
 
 
+def _file_identity(st: os.stat_result) -> tuple[int, int, int, int]:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
 def _uri(path: Path, mode: str) -> str:
     from urllib.parse import quote
 
@@ -76,14 +80,18 @@ class StateFile:
         if not _usable(self.path):
             return None
         try:
+            before = _file_identity(os.stat(self.path))
             # Immutable: a reader never creates -wal/-shm files or takes a lock; a writer
             # replaces the whole file (rename), so an open reader keeps its own old copy.
             db = sqlite3.connect(_uri(self.path, "ro&immutable=1"), uri=True,
                                  check_same_thread=False)
             db.execute("SELECT count(*) FROM meta").fetchone()
-        except sqlite3.Error:
+            if _file_identity(os.stat(self.path)) != before:
+                db.close()  # replaced while opening: which one is open is unknown
+                return None
+        except (OSError, sqlite3.Error):
             return None
-        return StateReader(db)
+        return StateReader(db, before)
 
     @contextlib.contextmanager
     def reading(self) -> Iterator[StateReader | None]:
@@ -152,11 +160,69 @@ class StateFile:
             return False
 
 
-    def update_meta(self, values: Mapping[str, Any]) -> bool:
-        """Replace some ``meta`` values: a copy of the file changed and renamed over it.
+    def write_changes(
+        self,
+        base: Mapping[str, Any],
+        meta: Mapping[str, Any],
+        records: Mapping[str, tuple[Any, bytes]],
+        indexes: Mapping[str, tuple[Any, ...]],
+    ) -> bool:
+        """``write``, as the rows that differ from ``base`` (the document read from this file).
 
-        Readers hold the old file open as immutable, so it is never changed in place; a copy
-        costs a fraction of writing every posting again.
+        A copy of the file gets only the changed records and postings (and the small per-pool
+        rows and ``meta``) and is renamed over it: after one changed fact, a few rows instead
+        of every posting and record.
+        """
+        old_records = base.get("facts")
+        old_indexes = base.get("indexes")
+        if not isinstance(old_records, dict) or not isinstance(old_indexes, dict):
+            return self.write(meta, records, indexes)
+
+        def changes(db: sqlite3.Connection) -> None:
+            db.executemany(
+                "INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                [(key, marshal.dumps(value)) for key, value in meta.items()],
+            )
+            db.executemany(
+                "INSERT OR REPLACE INTO records VALUES (?, ?, ?)",
+                [(ref, marshal.dumps(identity), blob)
+                 for ref, (identity, blob) in records.items()
+                 if old_records.get(ref) != (identity, blob)],
+            )
+            db.executemany(
+                "DELETE FROM records WHERE reference = ?",
+                [(ref,) for ref in old_records if ref not in records],
+            )
+            for name, (keys, free, terms, blobs, arrays, total) in indexes.items():
+                db.execute(
+                    "INSERT OR REPLACE INTO indexes VALUES (?, ?, ?, ?, ?)",
+                    (name, marshal.dumps(keys), marshal.dumps(free), marshal.dumps(arrays),
+                     total),
+                )
+                old = old_indexes.get(name)
+                before = dict(zip(old[2], old[3], strict=True)) if old else {}
+                now = dict(zip(terms, blobs, strict=True))
+                db.executemany(
+                    "INSERT OR REPLACE INTO postings VALUES (?, ?, ?)",
+                    [(name, term, blob) for term, blob in now.items()
+                     if before.get(term) != blob],
+                )
+                db.executemany(
+                    "DELETE FROM postings WHERE name = ? AND term = ?",
+                    [(name, term) for term in before if term not in now],
+                )
+
+        if not self._edit_copy(changes, tuple(base.get("file", ()))):
+            return self.write(meta, records, indexes)  # replaced meanwhile: write it whole
+        return True
+
+    def _edit_copy(
+        self, edit: Callable[[sqlite3.Connection], None], expected: tuple[int, ...] | None = None
+    ) -> bool:
+        """Apply ``edit`` to a copy of the file in one transaction, then rename it over.
+
+        ``expected``: the identity the file had when read; a file replaced since (another
+        process saved its state) is not edited (``False``), so no state mixes two writers.
         """
         import shutil
 
@@ -164,16 +230,17 @@ class StateFile:
             return False
         tmp = self.path.with_name(f".tmp-recall-{os.getpid()}-{self.path.name}")
         try:
-            create_private(tmp)
-            shutil.copyfile(self.path, tmp)
+            with open(self.path, "rb") as source:
+                if expected is not None and _file_identity(os.fstat(source.fileno())) != expected:
+                    return False
+                create_private(tmp)
+                with open(tmp, "wb") as target:
+                    shutil.copyfileobj(source, target, 1 << 20)
             db = sqlite3.connect(tmp, isolation_level=None)
             try:
                 db.execute("PRAGMA journal_mode=OFF")
                 db.execute("BEGIN")
-                db.executemany(
-                    "INSERT OR REPLACE INTO meta VALUES (?, ?)",
-                    [(key, marshal.dumps(value)) for key, value in values.items()],
-                )
+                edit(db)
                 db.execute("COMMIT")
             finally:
                 db.close()
@@ -184,12 +251,29 @@ class StateFile:
                 os.unlink(tmp)
             return False
 
+    def update_meta(
+        self, values: Mapping[str, Any], expected: tuple[int, ...] | None = None
+    ) -> bool:
+        """Replace some ``meta`` values: a copy of the file changed and renamed over it.
+
+        Readers hold the old file open as immutable, so it is never changed in place; a copy
+        costs a fraction of writing every posting again. ``expected``: see ``_edit_copy``.
+        """
+        def changes(db: sqlite3.Connection) -> None:
+            db.executemany(
+                "INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                [(key, marshal.dumps(value)) for key, value in values.items()],
+            )
+
+        return self._edit_copy(changes, expected)
+
 
 class StateReader:
     """One open saved state; every method raises ``sqlite3.Error`` or ``ValueError`` on bad data."""
 
-    def __init__(self, db: sqlite3.Connection) -> None:
+    def __init__(self, db: sqlite3.Connection, identity: tuple[int, ...] = ()) -> None:
         self.db = db
+        self.identity = identity  # (dev, ino, size, mtime_ns) of the file opened
 
     def close(self) -> None:
         """Close the file (lazy views over it stop working)."""
@@ -239,7 +323,7 @@ class StateReader:
             ).fetchall()
             indexes[name] = (keys, free, [t for t, _ in rows], [bytes(b) for _, b in rows],
                              arrays, total)
-        return {**meta, "facts": records, "indexes": indexes}
+        return {**meta, "facts": records, "indexes": indexes, "file": self.identity}
 
 
 class PostingsView(Mapping[str, bytes]):

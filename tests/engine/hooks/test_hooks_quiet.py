@@ -197,16 +197,16 @@ def test_a_change_settling_records_the_listing_without_rewriting_the_state(
     monkeypatch.setattr(listing, "RACY_NS", 10**18)  # nothing has settled yet
     Memory(paths).save(name="kernel-retry", body="Kernel socket retries use jitter now.")
     writes: list[str] = []
-    for name in ("write", "update_meta"):
+    for name in ("write", "write_changes", "update_meta"):
         real = getattr(state.StateFile, name)
         monkeypatch.setattr(
             state.StateFile, name,
             lambda self, *a, _real=real, _name=name: writes.append(_name) or _real(self, *a),
         )
     seen = quiet_opened(monkeypatch)
-    turn(paths)  # reads the change; the state is written whole, without a listing
+    turn(paths)  # reads the change; its rows are written, without a listing
     monkeypatch.setattr(listing, "RACY_NS", -(10**18))  # now it has
     turn(paths)  # same facts: only the listing is recorded
     out = turn(paths)
-    assert writes == ["write", "update_meta"] and seen == [False, False, True]
+    assert writes == ["write_changes", "update_meta"] and seen == [False, False, True]
     assert recall_block(out) == recall_block(full_turn(paths, monkeypatch))

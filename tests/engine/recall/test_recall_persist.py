@@ -274,3 +274,63 @@ def test_hook_process_uses_the_saved_index(
     out = handle("claude-code", None, payload, home=home)
     assert "memory-recall" in out
     assert tokenized == ["project/fact-3.md", "project/fact-3.md"]  # old text out, new in
+
+
+def saved_document(file: Path) -> dict[str, Any]:
+    from context_engine.recall.state import StateFile
+
+    with StateFile(file).reading() as reader:
+        assert reader is not None
+        document = reader.document()
+    document.pop("file")
+    return document
+
+
+def test_a_change_writes_the_rows_a_whole_write_would(
+    paths: EnginePaths, settled: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from context_engine.recall import quiet, state
+
+    monkeypatch.setattr(quiet, "open_quiet", lambda *_args: None)  # the full restore path
+    cold(paths)
+    memory = Memory(paths)
+    memory.save(name="fact-1", body="Kernel socket errors now retry with jitter.")
+    memory.save(name="brand-new", body="A new docker note.", type="project")
+    memory.forget("fact-4")
+    whole = persist.recall_cache_path(paths).with_name("whole.sqlite")
+    real = state.StateFile.write_changes
+
+    def both(self: Any, base: Any, meta: Any, records: Any, indexes: Any) -> bool:
+        state.StateFile(whole).write(meta, records, indexes)  # the same state, written whole
+        return real(self, base, meta, records, indexes)
+
+    monkeypatch.setattr(state.StateFile, "write_changes", both)
+    changed = cold(paths)
+    assert changed.stats.restored > 0 and whole.exists()  # restored and diffed, not rebuilt
+    assert saved_document(persist.recall_cache_path(paths)) == saved_document(whole)
+    assert answers(cold(paths)) == fresh(paths)
+
+
+def test_a_state_replaced_meanwhile_is_written_whole(
+    paths: EnginePaths, settled: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from context_engine.recall import quiet, state
+
+    monkeypatch.setattr(quiet, "open_quiet", lambda *_args: None)
+    cold(paths)
+    Memory(paths).save(name="fact-2", body="Vault secret rotation runs every Friday.")
+    real = persist._read
+
+    def then_replaced(path: Path) -> dict[str, Any] | None:
+        document = real(path)
+        os.utime(path, ns=(1, 1))  # another process's save: the file is not the one read
+        return document
+
+    monkeypatch.setattr(persist, "_read", then_replaced)
+    whole: list[int] = []
+    original = state.StateFile.write
+    monkeypatch.setattr(
+        state.StateFile, "write", lambda self, *a: whole.append(1) or original(self, *a)
+    )
+    assert answers(cold(paths)) == fresh(paths)
+    assert whole == [1]
