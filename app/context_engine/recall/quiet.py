@@ -16,14 +16,16 @@ from __future__ import annotations
 import hashlib
 import marshal
 import sqlite3
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, overload
 
+from ..facts import stat_listing
 from ..facts.model import Diagnostic, Fact
-from ..facts.stat_listing import Listing, listing_settled, scan_listings
+from ..facts.stat_listing import Listing, scan_listings
 from .engine import Recaller
 from .index import SparseIndex
-from .persist import VERSION, code_tag, recall_cache_path, stand_in
+from .persist import VERSION, code_tag, fact_record, recall_cache_path, stand_in
 from .pool import POOL, PREFIX, SHADOWED, PoolTracker
 from .state import StateFile, StateReader
 from .trace import TraceSkip
@@ -35,6 +37,12 @@ if TYPE_CHECKING:
 _TABLES = ("membership", "_keys", "_project_by_key", "_global_by_key")
 
 
+# Files that had not settled when the state was saved are re-read by the next cold turn and
+# compared with their saved records (git re-compares racily clean entries); above this many,
+# reading the stores in full is as cheap.
+MAX_UNSETTLED = 32
+
+
 def quiet_meta(
     paths: EnginePaths,
     facts: Sequence[Fact],
@@ -44,23 +52,64 @@ def quiet_meta(
 ) -> dict[str, object]:
     """What a later cold turn checks first, saved beside the index by ``RecallCache``.
 
-    The listing is kept only when every identity in it had settled before ``read_ns`` (the
-    start of the read that produced ``facts``) and fact ids are unique; otherwise the next turn
-    reads the stores again.
+    The listing is kept when fact ids are unique; the files in it whose identity had not
+    settled before ``read_ns`` (the start of the read that produced ``facts``) are listed with
+    the reference they held, for the next turn to re-read (at most ``MAX_UNSETTLED``, else no
+    listing: the next turn reads the stores again).
     """
-    trusted = (
-        listings is not None
-        and listing_settled(listings, read_ns)
-        and len({fact.id for fact in facts}) == len(facts)
-    )
+    unsettled: list[tuple[str, str, str | None]] | None = None
+    if listings is not None and len({fact.id for fact in facts}) == len(facts):
+        held: dict[tuple[str, str], str] = {
+            (f.scope, f.path.name): f.reference for f in facts if f.path is not None
+        }
+        before = read_ns - stat_listing.RACY_NS
+        unsettled = [
+            (scope, name, held.get((scope, name)))
+            for scope, files in zip(("project", "global"), listings, strict=True)
+            for name, identity in files.items()
+            if max(identity[3], identity[4]) >= before
+        ]
+        if len(unsettled) > MAX_UNSETTLED:
+            unsettled = None
     return {
         "roots": _roots(paths),
         # The listing as bytes: a cold turn compares its own listing's bytes, not 10^4 tuples
         # decoded (equal bytes, equal listings; a different order only costs a read).
-        "listing": listing_bytes(listings) if trusted and listings is not None else None,
+        "listing": (
+            listing_bytes(listings) if unsettled is not None and listings is not None else None
+        ),
+        "unsettled": unsettled or [],
         "skipped": [(d.code, d.path.name, d.message) for d in diagnostics],
         "count": len(facts),
     }
+
+
+def _still_saved(
+    paths: EnginePaths, reader: StateReader, unsettled: list[tuple[str, str, str | None]]
+) -> bool:
+    """Whether each file that had not settled still holds what the state saved for it."""
+    if not unsettled:
+        return True
+    from ..errors import FactFormatError
+    from ..facts.fs import FS
+    from ..facts.store import Store
+
+    for scope, name, reference in unsettled:
+        root = paths.project_store if scope == "project" else paths.global_store
+        store = Store(root, "project" if scope == "project" else "global", FS())
+        try:
+            loaded = store.load(root / name)
+        except FactFormatError:
+            loaded = None
+            if reference is None:
+                continue  # still unreadable, as saved (its diagnostic was saved too)
+        if loaded is None or loaded.fact.reference != reference:
+            return False
+        saved = reader.record(reference)
+        # Values, not bytes: marshal writes back-references by reference count.
+        if saved is None or marshal.loads(saved) != marshal.loads(fact_record(loaded.fact)):
+            return False
+    return True
 
 
 def quiet_marks(facts: Sequence[Fact]) -> dict[str, object]:
@@ -200,16 +249,22 @@ class QuietFacts(Sequence[Fact]):
 
 
 def open_quiet(
-    paths: EnginePaths, materialize: Callable[[], Sequence[Fact]]
+    paths: EnginePaths, materialize: Callable[[], Sequence[Fact]], may_write: bool = False
 ) -> QuietFacts | None:
-    """The facts of a saved state the stores still vouch for, or ``None`` (read them)."""
-    listing = listing_bytes(scan_listings(paths))
+    """The facts of a saved state the stores still vouch for, or ``None`` (read them).
+
+    ``may_write``: once the files that had not settled are verified and have settled since,
+    say so in the state (a hook may; a read-only command writes nothing).
+    """
+    started = time.time_ns()
+    listings = scan_listings(paths)
+    listing = listing_bytes(listings)
     reader = StateFile(recall_cache_path(paths)).open()
     if reader is None:
         return None
     try:
         meta = reader.meta("version", "code", "roots", "listing", "marks_digest", "masked",
-                           "skipped", "failed", "count")
+                           "skipped", "failed", "count", "unsettled")
         saved = meta.get("listing")
         if (
             meta.get("version") != VERSION
@@ -217,9 +272,13 @@ def open_quiet(
             or meta.get("roots") != _roots(paths)
             or saved != listing
             or "marks_digest" not in meta
+            or not _still_saved(paths, reader, list(meta.get("unsettled", ())))
         ):
             reader.close()
             return None
+        if meta.get("unsettled") and may_write and stat_listing.listing_settled(listings, started):
+            # Verified by content, and settled before that check began: trusted from now on.
+            StateFile(recall_cache_path(paths)).update_meta({"unsettled": []}, reader.identity)
         indexes = {}
         for name in (POOL, SHADOWED, PREFIX):
             keys, free, arrays, total = reader.index(name)

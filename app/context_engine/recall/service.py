@@ -93,7 +93,7 @@ class RecallService:
         self.quiet = False  # one try per process: after that, the stores are read
         from .quiet import open_quiet
 
-        self._quiet = open_quiet(self.paths, self._materialize)
+        self._quiet = open_quiet(self.paths, self._materialize, may_write=self.keep_index)
         return self._quiet
 
     def _materialize(self) -> Sequence[Fact]:

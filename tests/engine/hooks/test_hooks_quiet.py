@@ -57,7 +57,7 @@ def recall_block(out: str) -> str:
 def full_turn(paths: EnginePaths, monkeypatch: pytest.MonkeyPatch, **kw: str) -> str:
     """The same turn with the saved state never trusted (the stores read in full)."""
     with monkeypatch.context() as patch:
-        patch.setattr(quiet, "open_quiet", lambda *_args: None)
+        patch.setattr(quiet, "open_quiet", lambda *_args, **_kw: None)
         return turn(paths, **kw)
 
 
@@ -66,8 +66,8 @@ def quiet_opened(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     seen: list[bool] = []
     real = quiet.open_quiet
 
-    def spy(*args: object) -> object:
-        view = real(*args)  # type: ignore[arg-type]
+    def spy(*args: object, **kw: object) -> object:
+        view = real(*args, **kw)  # type: ignore[arg-type]
         seen.append(view is not None)
         return view
 
@@ -204,9 +204,29 @@ def test_a_change_settling_records_the_listing_without_rewriting_the_state(
             lambda self, *a, _real=real, _name=name: writes.append(_name) or _real(self, *a),
         )
     seen = quiet_opened(monkeypatch)
-    turn(paths)  # reads the change; its rows are written, without a listing
-    monkeypatch.setattr(listing, "RACY_NS", -(10**18))  # now it has
-    turn(paths)  # same facts: only the listing is recorded
+    turn(paths)  # reads the change; its rows are written, the unsettled files named
+    monkeypatch.setattr(listing, "RACY_NS", -(10**18))  # now they have settled
+    turn(paths)  # re-read and equal to their records: quiet, and recorded as settled
     out = turn(paths)
-    assert writes == ["write_changes", "update_meta"] and seen == [False, False, True]
+    assert (writes, seen) == (["write_changes", "update_meta"], [False, True, True])
     assert recall_block(out) == recall_block(full_turn(paths, monkeypatch))
+
+
+def test_files_not_settled_at_save_are_compared_by_content(
+    paths: EnginePaths, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from context_engine.facts import stat_listing as listing
+
+    monkeypatch.setattr(listing, "RACY_NS", 10**18)  # nothing written has settled
+    turn(paths)
+    seen = quiet_opened(monkeypatch)
+    assert recall_block(turn(paths)) == recall_block(full_turn(paths, monkeypatch))
+    assert seen == [True]  # every file re-read and equal to its saved record
+    # An edit the identities cannot show (same lstat identity, as within one timestamp tick):
+    saved = listing.scan_listings(paths)
+    file = paths.project_store / "docker-release.md"
+    data = file.read_bytes()
+    file.write_bytes(data.replace(b"times out when the cache is cold", b"is fast with a warm cache"))
+    monkeypatch.setattr(quiet, "scan_listings", lambda _paths: saved)
+    out = turn(paths)
+    assert seen == [True, False] and "cache is cold" not in recall_block(out)
