@@ -226,7 +226,8 @@ def test_files_not_settled_at_save_are_compared_by_content(
     saved = listing.scan_listings(paths)
     file = paths.project_store / "docker-release.md"
     data = file.read_bytes()
-    file.write_bytes(data.replace(b"times out when the cache is cold", b"is fast with a warm cache"))
+    new = data.replace(b"times out when the cache is cold", b"is fast with a warm cache")
+    file.write_bytes(new)
     monkeypatch.setattr(quiet, "scan_listings", lambda _paths: saved)
     out = turn(paths)
     assert seen == [True, False] and "cache is cold" not in recall_block(out)

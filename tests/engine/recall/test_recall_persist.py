@@ -230,7 +230,8 @@ def test_state_that_does_not_fit_is_rebuilt(
     from context_engine.recall import quiet
 
     monkeypatch.setattr(persist, "_read", tampered)
-    monkeypatch.setattr(quiet, "open_quiet", lambda *_args, **_kw: None)  # the full restore's checks
+    # the full restore's checks
+    monkeypatch.setattr(quiet, "open_quiet", lambda *_args, **_kw: None)
     again = cold(paths)
     assert again.stats.full_builds == 1 and answers(again) == fresh(paths)
 
