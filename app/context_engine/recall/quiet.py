@@ -147,19 +147,62 @@ def _roots(paths: EnginePaths) -> list[str]:
 
 
 class _SavedFacts(dict[str, Fact]):
-    """Tracked facts by reference, each built from its saved record on first use."""
+    """Tracked facts by reference, each built from its saved record on first use.
+
+    Asking for one (``[]``, ``get``, ``in``) reads its record; asking for all of them
+    (iteration, ``len``, ``values`` …: the memory tool's list and read) reads every record once.
+    """
 
     def __init__(self, reader: StateReader) -> None:
         super().__init__()
         self._reader = reader
+        self._complete = False
 
     def __missing__(self, reference: str) -> Fact:
+        if self._complete:
+            raise KeyError(reference)
         blob = self._reader.record(reference)
         if blob is None:
             raise KeyError(reference)
         fact = stand_in(blob)
         self[reference] = fact
         return fact
+
+    def _all(self) -> None:
+        if not self._complete:
+            for reference, blob in self._reader.records():
+                if not dict.__contains__(self, reference):
+                    self[reference] = stand_in(blob)
+            self._complete = True
+
+    def get(self, reference: str, default: Any = None) -> Any:
+        try:
+            return self[reference]
+        except KeyError:
+            return default
+
+    def __contains__(self, reference: object) -> bool:
+        return isinstance(reference, str) and self.get(reference) is not None
+
+    def __iter__(self) -> Iterator[str]:
+        self._all()
+        return super().__iter__()
+
+    def __len__(self) -> int:
+        self._all()
+        return super().__len__()
+
+    def keys(self) -> Any:
+        self._all()
+        return super().keys()
+
+    def values(self) -> Any:
+        self._all()
+        return super().values()
+
+    def items(self) -> Any:
+        self._all()
+        return super().items()
 
 
 class _SavedTracker(PoolTracker):

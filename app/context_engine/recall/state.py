@@ -308,6 +308,11 @@ class StateReader:
         ).fetchone()
         return None if row is None else bytes(row[0])
 
+    def records(self) -> list[tuple[str, bytes]]:
+        """Every saved (reference, record)."""
+        rows = self.db.execute("SELECT reference, record FROM records").fetchall()
+        return [(str(ref), bytes(blob)) for ref, blob in rows]
+
     def document(self) -> dict[str, Any]:
         """Everything, in the shape ``recall/persist.py`` saves (for a full restore)."""
         meta = dict(self.meta("version", "code", "tracker", "failed", "listing"))

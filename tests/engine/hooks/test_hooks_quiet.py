@@ -231,3 +231,24 @@ def test_files_not_settled_at_save_are_compared_by_content(
     monkeypatch.setattr(quiet, "scan_listings", lambda _paths: saved)
     out = turn(paths)
     assert seen == [True, False] and "cache is cold" not in recall_block(out)
+
+
+def test_the_memory_tool_over_a_quiet_engine_lists_and_reads_every_fact(
+    paths: EnginePaths, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from context_engine.engine import ContextEngine
+
+    def tool(arguments: dict[str, str]) -> str:
+        outcome = ContextEngine(paths).run_tool("memory", arguments, controller="headless")
+        assert outcome.ran, outcome.result
+        return outcome.result
+
+    turn(paths)
+    calls = [{"operation": "list"}, {"operation": "read", "name": "project/kernel-retry.md"},
+             {"operation": "read", "name": "tabs"}, {"operation": "search", "query": "docker"}]
+    seen = quiet_opened(monkeypatch)
+    quiet_answers = [tool(call) for call in calls]
+    assert seen and all(seen)
+    with monkeypatch.context() as patch:
+        patch.setattr(quiet, "open_quiet", lambda *_args, **_kw: None)
+        assert quiet_answers == [tool(call) for call in calls]
