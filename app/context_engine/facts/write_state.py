@@ -169,13 +169,18 @@ class WriteState:
             meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
             checked = time.time_ns()
             current = _dir_identity(self.store.root)
-            if meta.get("code") != code_tag() or any(k not in meta for k in _SAVED):
+            if meta.get("code") != code_tag() or meta.get("root") != str(self.store.root) or any(
+                k not in meta for k in _SAVED
+            ):
                 self._rebuild(db, current, checked)
             elif meta["dir"] != current or not self._settled(meta):
-                sweep_temps(self.store.fs, self.store.root)
+                if sweep_temps(self.store.fs, self.store.root):
+                    checked, current = time.time_ns(), _dir_identity(self.store.root)
                 self._meta = meta
                 self._diff(db)
+                # Saved even when no row changed, or the next writer would list it again.
                 self._meta["dir"], self._meta["checked_ns"] = current, str(checked)
+                self._changed = True
             else:
                 self._meta = meta
         except (sqlite3.Error, OSError):
@@ -282,7 +287,8 @@ class WriteState:
 
     def _rebuild(self, db: sqlite3.Connection, current: str, checked: int) -> None:
         """Every row from one snapshot of the store (through the derived index)."""
-        sweep_temps(self.store.fs, self.store.root)
+        if sweep_temps(self.store.fs, self.store.root):
+            checked, current = time.time_ns(), _dir_identity(self.store.root)
         self.store.snapshot()
         rows = [_row(name, key[1], item) for name, key, item in self.store.entries()]
         db.execute("DELETE FROM files")
@@ -291,7 +297,8 @@ class WriteState:
             (r.name, r.ino, r.kind, r.fact_id, r.fact_name, r.line, int(r.legacy),
              int(r.spliceable)) for r in rows
         ])
-        self._meta = {"code": code_tag(), "dir": current, "checked_ns": str(checked),
+        self._meta = {"code": code_tag(), "root": str(self.store.root), "dir": current,
+                      "checked_ns": str(checked),
                       "memory_sha": "", "block_start": "0", "block_end": "0", "count": "0",
                       "synced": "0"}
         self._changed = True
