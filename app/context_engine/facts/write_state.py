@@ -126,7 +126,9 @@ def _spliceable(line: str) -> bool:
 
 
 def _dir_identity(root: Path) -> str:
-    st = os.lstat(root)
+    """The store directory's identity; ``stat``, not ``lstat``: a store reached through a
+    symlink changes the directory it points to, never the link."""
+    st = os.stat(root)
     return ",".join(
         str(v) for v in (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns,
                          st.st_mode)

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from context_engine.facts import codec
+from context_engine.facts import codec, write_state
 from context_engine.facts import store as store_module
 from context_engine.facts.codec import parse_fact, render_fact
 from context_engine.facts.index_file import render_index
@@ -150,6 +150,43 @@ def test_files_changed_by_another_program_are_picked_up(tmp_path: Path) -> None:
     assert "[Dropped](dropped-in.md)" in text and "(legacy-note.md)" in text
     # The legacy file was upgraded (S5.1) by this write, found without reading every file.
     assert b"id: legacy-" in (store / "legacy-note.md").read_bytes()
+
+
+def test_a_directory_change_without_a_fact_change_is_listed_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    paths = make_paths(tmp_path)
+    _memory(paths).save(name="g", scope="global", body="x")
+    _memory(paths).save(name="p", body="x")
+    index = paths.global_store / "MEMORY.md"
+    temp = index.with_name(".elsewhere.tmp")
+    temp.write_bytes(index.read_bytes() + b"hand line\n")
+    os.replace(temp, index)  # another program rewrote only MEMORY.md of the global store
+    listed: list[str] = []
+    real = write_state.WriteState._diff
+
+    def diff(self: write_state.WriteState, db: object) -> None:
+        listed.append(self.store.scope)
+        real(self, db)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(write_state.WriteState, "_diff", diff)
+    _memory(paths).save(name="p2", body="x")
+    _memory(paths).save(name="p3", body="x")
+    assert listed.count("global") == 1
+
+
+def test_a_store_reached_through_a_symlink_is_watched_where_it_points(tmp_path: Path) -> None:
+    paths = make_paths(tmp_path)
+    real = tmp_path / "elsewhere"
+    real.mkdir()
+    paths.project_store.parent.mkdir(parents=True, exist_ok=True)
+    paths.project_store.symlink_to(real, target_is_directory=True)
+    _memory(paths).save(name="a", body="x")
+    fact = codec.Fact("mem-" + "d" * 32, 1, "outside", "Outside", "d", "project", "project", "b",
+                      NOW, NOW)
+    (real / "outside.md").write_bytes(render_fact(fact))
+    _memory(paths).save(name="b", body="y")
+    assert "[Outside](outside.md)" in _index_bytes(paths, "project").decode()
 
 
 def test_hand_edits_of_memory_md_are_kept_as_a_full_regeneration_keeps_them(
