@@ -43,10 +43,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ContextEngineError
 from . import derived_index
-from .codec import ParsedFact
 from .fs import sweep_temps
 from .index_file import is_managed, managed_line, read_index, render_parts, write_index
-from .model import Diagnostic
+from .model import Diagnostic, ParsedFact
 from .store import is_fact_file_name
 
 if TYPE_CHECKING:
