@@ -331,7 +331,8 @@ def _twin_step(paths: EnginePaths, incremental: bool, op: tuple[object, ...]) ->
         _replace_outside(found.path, title=str(op[2]), revision=found.revision + 1)
     elif kind == "outside-delete" and found and found.path is not None:
         found.path.unlink()
-    elif kind == "outside-create":
+    elif kind == "outside-create" and not (paths.project_store / f"{name}.md").exists():
+        # Only new files: rewriting one in place is the known limit (see the in-place test).
         paths.project_store.mkdir(parents=True, exist_ok=True)
         target = paths.project_store / f"{name}.md"
         if name == "legacy":
