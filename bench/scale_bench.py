@@ -14,7 +14,8 @@ processes (CPU = user + system from ``os.wait4``, medians of ``--repeats``):
   from an on-disk index (the physical reference);
 
 and, in one long-lived process: a quiet turn of a host (``ContextEngine`` + ``run_turn``), one
-change → the next turn, recall p50/p95 in process, and the RSS the recall index adds.
+change → the next turn, recall p50/p95 in process, and the RSS the recall index adds; and, in
+another, one ``remember`` through the write door (CPU, its imports done).
 Every figure is printed with its ratio to ``python -c pass`` and its growth between sizes.
 
     .venv/bin/python bench/scale_bench.py                          # 1k, 10k; 3 repeats
@@ -333,6 +334,26 @@ print(json.dumps({"p50": p50, "p95": p95, "index_rss": index_rss,
                   "quiet": statistics.median(quiet), "change": statistics.median(change)}))
 """
 
+# One ``remember`` in a process whose imports are done: the door a CLI call goes through, a
+# fresh catalog each time (nothing cached in process), CPU time; a warm-up call first.
+REMEMBER = r"""
+import json, statistics, sys, time
+from context_engine.catalog.local import LocalCatalog
+from context_engine.catalog.ops import Person, Save
+from context_engine.paths import EnginePaths
+
+home, ws, repeats = sys.argv[1], sys.argv[2], int(sys.argv[3])
+paths = EnginePaths.resolve(home=home, workspace=ws)
+def remember(i):
+    save = Save(name=f"in-process-{i}", title="Bench", description="bench fact",
+                body=f"in process body {i} cache docker")
+    t = time.process_time()
+    LocalCatalog(paths).apply(save, Person())
+    return time.process_time() - t
+remember("warm-up")
+print(json.dumps({"remember": statistics.median(remember(i) for i in range(max(5, repeats * 3)))}))
+"""
+
 
 def median(values: list[float]) -> float:
     """The median."""
@@ -449,7 +470,11 @@ def run_size(count: int, cache: Path, work: Path, repeats: int) -> dict[str, flo
     host = json.loads(
         Child([py, "-c", HOST, str(home), str(ws), PROMPT, PROMPT_ZH, str(repeats)], env=env).stdout
     )
+    in_process = json.loads(
+        Child([py, "-c", REMEMBER, str(home), str(ws), str(repeats)], env=env).stdout
+    )
     result = {key: median(values) for key, values in figures.items()}
+    result["remember (in proc)"] = in_process["remember"]
     result["host quiet turn"] = host["quiet"]
     result["host change->turn"] = host["change"]
     result["recall p50 (in proc)"] = host["p50"]
@@ -476,6 +501,7 @@ HOST_KEYS = (
     "host change->turn",
     "recall p50 (in proc)",
     "recall p95 (in proc)",
+    "remember (in proc)",
 )
 
 

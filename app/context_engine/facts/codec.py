@@ -15,11 +15,10 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
-
-from yaml.nodes import MappingNode, Node, ScalarNode
+from typing import TYPE_CHECKING
 
 from context_engine.errors import FactFormatError, InvalidName
-from context_engine.facts import yaml_strict
+from context_engine.facts import yaml_text
 from context_engine.facts.decoding import MAX_FACT_BYTES, decode_fact
 from context_engine.facts.fastpath import match_canonical, scan_canonical
 from context_engine.facts.fields import (
@@ -42,8 +41,11 @@ from context_engine.facts.model import (
     one_line,
 )
 from context_engine.facts.timestamps import format_timestamp, parse_timestamp
-from context_engine.facts.yaml_strict import YamlError, YamlMapping
+from context_engine.facts.yaml_text import NULL_TAG, YamlError, YamlMapping
 from context_engine.paths import slugify
+
+if TYPE_CHECKING:
+    from yaml.nodes import Node
 
 __all__ = [
     "MAX_FACT_BYTES",
@@ -146,20 +148,30 @@ def _scalar_text(key_node: Node, node: Node, key: str) -> FieldValue:
 
     The line reported is the key's line (what a person looks for in the file).
     """
+    from yaml.nodes import ScalarNode
+
     line = _file_line(key_node)
     if not isinstance(node, ScalarNode):
         raise FactFormatError("invalid_field", f"frontmatter key {key!r} must be a scalar", line)
-    if node.tag == yaml_strict.NULL_TAG:
+    if node.tag == NULL_TAG:
         return None, line
     return str(node.value), line
 
 
 def _strict_fields(front: str) -> FrontFields:
-    """Fields via the strict YAML loader; every refusal is a ``FactFormatError``."""
+    """Fields via the strict YAML loader; every refusal is a ``FactFormatError``.
+
+    PyYAML is imported here, on the first file outside the canonical layout, not by every
+    process that reads or writes a fact.
+    """
+    from yaml.nodes import MappingNode, ScalarNode
+
+    from context_engine.facts import yaml_strict
+
     fields = FrontFields()
     try:
         root = yaml_strict.compose(front, line_offset=1)
-        if root is None or (isinstance(root, ScalarNode) and root.tag == yaml_strict.NULL_TAG):
+        if root is None or (isinstance(root, ScalarNode) and root.tag == NULL_TAG):
             return fields
         if not isinstance(root, MappingNode):
             raise FactFormatError(
@@ -187,7 +199,11 @@ def _strict_fields(front: str) -> FrontFields:
 
 
 def _strict_metadata(node: Node, fields: FrontFields) -> list[tuple[str, object]]:
-    if isinstance(node, ScalarNode) and node.tag == yaml_strict.NULL_TAG:
+    from yaml.nodes import MappingNode, ScalarNode
+
+    from context_engine.facts import yaml_strict
+
+    if isinstance(node, ScalarNode) and node.tag == NULL_TAG:
         return []
     if not isinstance(node, MappingNode):
         raise FactFormatError(
@@ -494,7 +510,7 @@ def render_fact(fact: Fact) -> bytes:
     (the ``metadata`` extra entry) follow ``scope``. An empty body writes nothing after the
     closing fence line.
     """
-    scalar = yaml_strict.scalar
+    scalar = yaml_text.scalar
     lines = ["---"]
     if fact.id:
         lines.append(f"id: {scalar(fact.id)}")
@@ -520,11 +536,11 @@ def render_fact(fact: Fact) -> bytes:
         if key == METADATA_EXTRA_KEY:
             for sub_key, sub_value in _mapping_items(value):
                 if sub_key not in META_KEYS:
-                    lines.extend(yaml_strict.dump_value(sub_key, sub_value, "  "))
+                    lines.extend(yaml_text.dump_value(sub_key, sub_value, "  "))
         elif key not in TOP_KEYS and key not in FLAT_LEGACY_KEYS:
             top_extras.append((key, value))
     for key, value in top_extras:
-        lines.extend(yaml_strict.dump_value(key, value))
+        lines.extend(yaml_text.dump_value(key, value))
     lines.append("---")
     text = "\n".join(lines) + "\n"
     body = trim_body(fact.body)

@@ -77,8 +77,8 @@ def code_tag() -> str:
     here = Path(__file__).resolve().parent
     digest = hashlib.blake2b(f"schema {SCHEMA}".encode(), digest_size=12)
     for name in (
-        "codec.py", "fastpath.py", "yaml_strict.py", "decoding.py", "fields.py", "model.py",
-        "timestamps.py", "derived_index.py",
+        "codec.py", "fastpath.py", "yaml_strict.py", "yaml_text.py", "decoding.py", "fields.py",
+        "model.py", "timestamps.py", "derived_index.py",
     ):
         digest.update(name.encode())
         try:

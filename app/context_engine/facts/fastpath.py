@@ -13,9 +13,9 @@ from __future__ import annotations
 import re
 
 from context_engine.facts.fields import FieldValue, FrontFields
-from context_engine.facts.yaml_strict import PLAIN_TOKEN, QUOTED_CLASS
+from context_engine.facts.yaml_text import PLAIN_TOKEN, QUOTED_CLASS
 
-# The escapes our writer emits (yaml_strict.double_quoted), and nothing else.
+# The escapes our writer emits (yaml_text.double_quoted), and nothing else.
 _ESCAPE = r'\\(?:[0abtnvfreNLP"\\]|x[0-9A-F]{2}|u[0-9A-F]{4}|U[0-9A-F]{8})'
 _ESCAPED = re.compile(_ESCAPE)
 _SIMPLE_ESCAPES = {

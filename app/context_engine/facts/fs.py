@@ -242,8 +242,13 @@ def sweep_temps(fs: FS, directory: Path) -> int:
 
 
 @contextmanager
-def store_lock(fs: FS, root: Path, *, timeout: float = 10.0) -> Iterator[None]:
+def store_lock(
+    fs: FS, root: Path, *, timeout: float = 10.0, sweep: bool = True
+) -> Iterator[None]:
     """Hold the OS lock of one store (S4.5); sweeps stale temp files once acquired.
+
+    ``sweep=False``: the caller sweeps (``sweep_temps``) when it cannot tell the directory
+    is unchanged since the last write (a listing costs time in proportion to the store).
 
     ``.lock`` is opened with O_NOFOLLOW (a planted symlink fails with ELOOP and its target is
     untouched) and is never unlinked: unlinking would let two holders lock different inodes.
@@ -255,7 +260,8 @@ def store_lock(fs: FS, root: Path, *, timeout: float = 10.0) -> Iterator[None]:
         raise _io_error("open the lock of", root, exc) from exc
     try:
         _acquire(fs, fd, root, timeout)
-        sweep_temps(fs, root)
+        if sweep:
+            sweep_temps(fs, root)
         yield
     finally:
         fs.close(fd)

@@ -44,7 +44,16 @@ def render_index(existing: str, facts: Iterable[Fact]) -> str:
     The managed block goes where the first managed line was; with none yet it is appended
     after the hand-written text. ``# Memory`` is written only into an otherwise empty file.
     """
-    managed = [managed_line(f) + "\n" for f in sorted(facts, key=lambda f: (f.name, f.id))]
+    ordered = sorted(facts, key=lambda f: (f.name, f.id))
+    return "".join(render_parts(existing, [managed_line(f) + "\n" for f in ordered]))
+
+
+def render_parts(existing: str, managed: list[str]) -> tuple[str, str, str]:
+    """``render_index`` as (text before the managed block, the block, text after it).
+
+    ``managed`` are the managed lines in order, each ending in ``\n``. The block is empty
+    exactly when ``managed`` is; the three parts joined are the new MEMORY.md text.
+    """
     lines = existing.splitlines(keepends=True)
     if lines and not lines[-1].endswith(("\n", "\r")):
         lines[-1] += "\n"
@@ -69,14 +78,35 @@ def render_index(existing: str, facts: Iterable[Fact]) -> str:
         after_managed = False
         kept.append(line)
     kept.extend(blanks)
+    block = "".join(managed)
     if insert_at is not None:
-        return "".join(kept[:insert_at] + managed + kept[insert_at:])
+        return "".join(kept[:insert_at]), block, "".join(kept[insert_at:])
     if not any(line.strip() for line in kept):
         if not managed:
-            return "".join(kept) if kept else ""
-        return f"{HEADER}\n\n" + "".join(managed)
+            return "".join(kept), "", ""
+        return f"{HEADER}\n\n", block, ""
     tail = kept if kept[-1].strip() == "" else [*kept, "\n"]
-    return "".join(tail + managed)
+    return "".join(tail), block, ""
+
+
+def read_index(fs: FS, store_root: Path) -> bytes:
+    """The bytes of ``<store>/MEMORY.md``; ``b""`` when missing, unreadable or a symlink."""
+    try:
+        raw, _ = read_file(fs, store_root / INDEX_NAME)
+    except OSError:
+        return b""
+    return raw
+
+
+def write_index(fs: FS, store_root: Path, raw: bytes, data: bytes) -> bool:
+    """Replace MEMORY.md (read as ``raw``) by ``data`` unless nothing changes; True if written."""
+    path = store_root / INDEX_NAME
+    if data == raw and path.exists():
+        return False
+    if not data and not path.exists():
+        return False
+    atomic_write(fs, path, data)
+    return True
 
 
 def update_index(fs: FS, store_root: Path, facts: Iterable[Fact]) -> bool:
@@ -85,17 +115,7 @@ def update_index(fs: FS, store_root: Path, facts: Iterable[Fact]) -> bool:
     Undecodable bytes survive through ``surrogateescape``; a symlinked MEMORY.md is never read
     through (it is replaced by a regular file).
     """
-    path = store_root / INDEX_NAME
-    try:
-        raw, _ = read_file(fs, path)
-    except OSError:
-        raw = b""
+    raw = read_index(fs, store_root)
     existing = raw.decode("utf-8", errors="surrogateescape")
     text = render_index(existing, facts)
-    data = text.encode("utf-8", errors="surrogateescape")
-    if data == raw and path.exists():
-        return False
-    if not data and not path.exists():
-        return False
-    atomic_write(fs, path, data)
-    return True
+    return write_index(fs, store_root, raw, text.encode("utf-8", errors="surrogateescape"))

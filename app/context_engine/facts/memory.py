@@ -22,7 +22,7 @@ from ..paths import EnginePaths
 from .archive import ArchivedEntry
 from .changes import Changes
 from .derived_index import Summary, store_index
-from .fs import FS, store_lock
+from .fs import FS, store_lock, sweep_temps
 from .model import Diagnostic, Fact, FactType, Scope, utc_now
 from .resolve import Stores, resolve_loaded
 from .revisions import history
@@ -62,6 +62,8 @@ class Memory:
             Store(paths.project_store, "project", self.fs, store_index(paths, "project")),
             Store(paths.global_store, "global", self.fs, store_index(paths, "global")),
         )
+        # Keep each store's writer state (facts/write_state.py), made on the first write.
+        self.keep_write_state = True
         self._migrated: set[Scope] = set()
         # Legacy files the last migration of each store left untouched (ambiguous shapes).
         self.migration_skipped: dict[Scope, list[Diagnostic]] = {}
@@ -211,13 +213,14 @@ class Memory:
         """Upgrade legacy files of both stores (S5.1); returns how many were rewritten.
 
         Files left untouched because their shape is ambiguous are in ``migration_skipped``.
+        A store whose writer state vouches for its files re-reads only those still legacy.
         """
         count = 0
         for store in self.stores.all():
             if not store.root.is_dir():
                 self._migrated.add(store.scope)
                 continue
-            with self._guard(), store_lock(self.fs, store.root, timeout=self.lock_timeout):
+            with self._guard(), self._session(store):
                 count += self._migrate_locked(store)
         return count
 
@@ -232,31 +235,61 @@ class Memory:
         from .migration import migrate_store  # the codec loads only when a store is upgraded
 
         skipped: list[Diagnostic] = []
-        rewritten = migrate_store(store, skipped)
+        writes = store.writes
+        if writes is not None and writes.ready:
+            candidates = [store.root / name for name in writes.legacy_names()]
+            rewritten = migrate_store(store, skipped, candidates)
+        else:
+            rewritten = migrate_store(store, skipped)
         self.migration_skipped[store.scope] = skipped
         self._migrated.add(store.scope)
         if rewritten:
             from .saving import refresh_indexes
 
-            refresh_indexes(self.stores, {store.scope})
+            refresh_indexes(self.stores, {store.scope}, rewritten)
         return len(rewritten)
+
+    @contextmanager
+    def _session(self, store: Store) -> Iterator[None]:
+        """One store's lock and its writer state for one operation (``write_state``).
+
+        The state is brought up to date first (a store that is unchanged since the last write
+        is not even listed); without a usable state, stale temp files are swept as before.
+        On failure it is dropped unsaved, so the next writer looks at the directory again.
+        """
+        with store_lock(self.fs, store.root, timeout=self.lock_timeout, sweep=False):
+            if store.writes is None and self.keep_write_state:
+                from .write_state import WriteState, state_path
+
+                store.writes = WriteState(state_path(self.paths, store.scope), store)
+            writes = store.writes
+            if writes is None or not writes.begin():
+                sweep_temps(self.fs, store.root)
+            try:
+                yield
+            except BaseException:
+                if writes is not None:
+                    writes.abort()
+                raise
+            if writes is not None:
+                writes.finish()
 
     @contextmanager
     def _writing(self) -> Iterator[None]:
         """Both store locks (project first), migration on first use, OS errors as StoreIOError.
 
-        A writing process keeps the derived index: it is created if missing, and the snapshot
-        each write takes under the lock (MEMORY.md, S4.9) records the files just written.
+        A writing process keeps the derived index: it is created if missing, and the files
+        each write touches are recorded in it under the lock, right after they are written.
         """
         with self._guard(), ExitStack() as stack:
             for store in self.stores.all():
-                stack.enter_context(store_lock(self.fs, store.root, timeout=self.lock_timeout))
                 if store.index is not None:
                     store.index.create = True
-            for store in self.stores.all():
-                if store.scope not in self._migrated:
-                    self._migrate_locked(store)
+                stack.enter_context(self._session(store))
             try:
+                for store in self.stores.all():
+                    if store.scope not in self._migrated:
+                        self._migrate_locked(store)
                 yield
             finally:
                 for store in self.stores.all():

@@ -52,15 +52,20 @@ def ambiguity(data: bytes) -> tuple[str, str] | None:
     return None
 
 
-def migrate_store(store: Store, skipped: list[Diagnostic] | None = None) -> list[Path]:
+def migrate_store(
+    store: Store, skipped: list[Diagnostic] | None = None, candidates: list[Path] | None = None
+) -> list[Path]:
     """Rewrite every legacy fact file of ``store``; returns the paths rewritten.
 
-    The (cached) snapshot names the candidates; each is re-read under the lock before writing.
-    Ambiguous files are appended to ``skipped`` as diagnostics and left untouched.
+    ``candidates`` (the writer state's legacy files), else a snapshot, names the files to
+    look at; each is re-read under the lock before writing. Ambiguous files are appended to
+    ``skipped`` as diagnostics and left untouched.
     """
-    store.snapshot()
+    if candidates is None:
+        store.snapshot()
+        candidates = store.legacy_files()
     rewritten: list[Path] = []
-    for path in store.legacy_files():
+    for path in candidates:
         try:
             loaded = store.load(path)
         except FactFormatError:

@@ -74,7 +74,7 @@ def forget(stores: Stores, ref: str, now: datetime) -> Changes:
                 ids.append(loaded.fact.id)
         archived.append(move_to_archive(store.fs, store.root, path, name, now))
         removed.append(path)
-    warnings = refresh_indexes(stores, touched)
+    warnings = refresh_indexes(stores, touched, removed)
     return Changes(
         removed=tuple(removed), archived=tuple(archived), ids=tuple(ids), warnings=warnings
     )
@@ -129,7 +129,7 @@ def recover(stores: Stores, archive_path: str | Path, now: datetime) -> Changes:
         store.fs.fsync(archive_fd)
     finally:
         store.fs.close(archive_fd)
-    warnings = refresh_indexes(stores, {store.scope})
+    warnings = refresh_indexes(stores, {store.scope}, [target])
     written = parse_fact(rendered, path=target, store_scope=store.scope, mtime=now).fact
     return Changes(
         fact=written,

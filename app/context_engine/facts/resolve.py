@@ -59,10 +59,22 @@ def find_by_id(stores: Stores, fact_id: str) -> list[LoadedFile]:
 def find_one_by_id(stores: Stores, fact_id: str) -> LoadedFile | None:
     """The first active file carrying ``fact_id``, project first.
 
-    Tries where the last snapshot saw it (trusted only after re-reading the file and finding
-    the same id), then a byte scan that parses only files containing the id, then a full parse
-    of both stores (legacy ids are not in the files, UTF-16 files hide the ASCII bytes).
+    Tries where a writer's state (``write_state``, current under the locks) or else the last
+    snapshot saw it — trusted only after re-reading the file and finding the same id — then a
+    byte scan that parses only files containing the id, then a full parse of both stores
+    (legacy ids are not in the files, UTF-16 files hide the ASCII bytes).
     """
+    states = [store.writes for store in stores.all()]
+    if all(w is not None and w.ready for w in states):
+        for store in stores.all():
+            assert store.writes is not None
+            for name in store.writes.names_with_id(fact_id):
+                try:
+                    loaded = store.load(store.root / name)
+                except FactFormatError:
+                    continue
+                if loaded is not None and loaded.fact.id == fact_id:
+                    return loaded
     for store in stores.all():
         hint = store.id_hint(fact_id)
         if hint is None:

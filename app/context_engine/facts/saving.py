@@ -7,6 +7,7 @@ writes therefore see one consistent state and no update is lost (S4.5).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -163,20 +164,24 @@ def save(stores: Stores, req: SaveRequest, now: datetime) -> Changes:
             raise NameInUse(f'memory name "{fact.name}" is already used by id "{occupant.fact.id}"')
     written, removed = write_fact(stores, existing, fact, target)
     archived: list[Path] = []
+    touched = [target, *removed]
     if req.id is None and not by_reference:
-        archived += _archive_other_copy(stores, fact, now)
-    touched = {fact.scope}
+        moved = _archive_other_copy(stores, fact, now)
+        if moved is not None:
+            touched.append(moved[0])
+            archived.append(moved[1])
+    scopes = {fact.scope}
     if existing is not None:
-        touched.add(existing.fact.scope)
+        scopes |= {existing.fact.scope, stores.owner(existing.path).scope}
     if archived:
-        touched.add(stores.other(fact.scope).scope)
+        scopes.add(stores.other(fact.scope).scope)
     return Changes(
         fact=written,
         written=(target,),
         removed=tuple(removed),
         archived=tuple(archived),
         ids=(fact.id,),
-        warnings=refresh_indexes(stores, touched),
+        warnings=refresh_indexes(stores, scopes, touched),
     )
 
 
@@ -226,31 +231,47 @@ def _rename(store: Store, old: Path, target: Path, data: bytes, revision: int) -
         raise doubt
 
 
-def _archive_other_copy(stores: Stores, fact: Fact, now: datetime) -> list[Path]:
-    """S4.11: one active copy per name — an unqualified save archives the other scope's copy."""
+def _archive_other_copy(stores: Stores, fact: Fact, now: datetime) -> tuple[Path, Path] | None:
+    """S4.11: one active copy per name — an unqualified save archives the other scope's copy.
+
+    Returns (the copy's path, its archive entry), or None when there was nothing to archive.
+    """
     other = stores.other(fact.scope)
     try:
         copy = other.load_name(fact.name)
     except FactFormatError:
-        return []
+        return None
     if copy is None or copy.fact.id == fact.id:
-        return []
-    return [move_to_archive(other.fs, other.root, copy.path, fact.name, now)]
+        return None
+    return copy.path, move_to_archive(other.fs, other.root, copy.path, fact.name, now)
 
 
-def refresh_indexes(stores: Stores, scopes: set[Scope]) -> tuple[str, ...]:
+def refresh_indexes(
+    stores: Stores, scopes: set[Scope], touched: Iterable[Path] | None = None
+) -> tuple[str, ...]:
     """Rewrite the managed lines of MEMORY.md in the stores of ``scopes`` (S4.9).
+
+    ``touched``: every fact file this write created, replaced or removed, in any store. With
+    it, a store whose writer state is ready (``write_state``) re-reads only those files and
+    edits MEMORY.md from its rows; without it (a rebuild), every file is read.
 
     Runs after the fact is committed, so a failure here must not look like "nothing changed":
     MEMORY.md is derived data that the next write regenerates, and the failure is returned as a
     warning for ``Changes.warnings`` instead of being raised.
     """
+    paths = None if touched is None else list(touched)
     warnings: list[str] = []
     for store in stores.all():
+        writes = store.writes if store.writes is not None and store.writes.ready else None
+        if writes is not None and paths is not None:
+            writes.touched(paths)  # also records the new files in the derived index
         if store.scope in scopes:
             try:
-                with gc_paused():
-                    update_index(store.fs, store.root, store.snapshot().facts)
+                if writes is not None and paths is None:
+                    writes.reload()
+                if writes is None or not writes.write_memory():
+                    with gc_paused():
+                        update_index(store.fs, store.root, store.snapshot().facts)
             except (StoreIOError, OSError) as exc:
                 reason = exc.message if isinstance(exc, StoreIOError) else str(exc)
                 warnings.append(f"{store.root / 'MEMORY.md'} was not updated: {reason}")
@@ -287,5 +308,5 @@ def restore(
         stamp=None,
     )
     written, _ = write_fact(stores, active, fact, active.path)
-    warnings = refresh_indexes(stores, {fact.scope})
+    warnings = refresh_indexes(stores, {fact.scope}, [active.path])
     return Changes(fact=written, written=(active.path,), ids=(fact.id,), warnings=warnings)

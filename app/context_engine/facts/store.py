@@ -39,6 +39,7 @@ from .stat_listing import is_fact_file_name as is_fact_file_name
 
 if TYPE_CHECKING:
     from .derived_index import FactIndex, Summary
+    from .write_state import WriteState
 
 
 ARCHIVE_DIR = ".archive"
@@ -118,6 +119,8 @@ class Store:
         # The derived on-disk index (facts/derived_index.py): rows for files a cold process
         # would otherwise read and parse; ``None`` reads every file.
         self.index = index
+        # What writers keep between writes (facts/write_state.py); set by ``Memory``.
+        self.writes: WriteState | None = None
         self._cache: dict[str, _CacheEntry] = {}
         self._ids: dict[str, str] = {}
         self._legacy: tuple[str, ...] = ()
@@ -336,6 +339,11 @@ class Store:
             for key, result, _ in entries
             if isinstance(result, ParsedFact)
         }
+
+    def entries(self) -> list[tuple[str, _Key, ParsedFact | Diagnostic]]:
+        """(file name, lstat identity, parse) of every regular fact file of the last snapshot."""
+        with self._cache_lock:
+            return [(name, key, result) for name, (key, result, _) in self._cache.items()]
 
     def legacy_files(self) -> list[Path]:
         """Fact files the last snapshot found in need of the S5.1 upgrade (sorted by name)."""

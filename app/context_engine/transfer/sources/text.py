@@ -10,7 +10,8 @@ from ...errors import FactFormatError, InvalidName
 from ...facts.codec import split_frontmatter
 from ...facts.decoding import MAX_FACT_BYTES, decode_fact
 from ...facts.model import FACT_TYPES, Diagnostic, FactType, one_line
-from ...facts.yaml_strict import YamlError, YamlMapping, compose, construct
+from ...facts.yaml_strict import compose, construct
+from ...facts.yaml_text import YamlError, YamlMapping
 from ...paths import slugify
 from ..candidate import Agent, Candidate
 

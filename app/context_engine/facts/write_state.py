@@ -1,0 +1,524 @@
+"""What a writer knows about one store between writes, so a write costs O(1) in its size (#14).
+
+A small SQLite file in our state root (beside the derived index, never inside the store) holds a
+row per fact file — its name, inode, id, frontmatter name, whether it still needs the S5.1
+upgrade, and its MEMORY.md managed line — and a checkpoint: the store directory's identity and
+the sha256 of MEMORY.md as the last write left them, and where the managed block sits in it.
+
+Only a writer holding the store lock changes this file, in one transaction that commits after
+MEMORY.md is written (a crash rolls it back: the next writer finds the directory changed). At
+the start of a write (``begin``):
+
+* the directory's identity equals the checkpoint's and had settled before it was recorded
+  (the racy rule of ``derived_index``): nothing was created, removed, renamed or replaced since,
+  so the rows stand and nothing is listed;
+* it differs (another program wrote, a crash, or the checkpoint is too recent to trust): one
+  ``scandir`` without ``lstat`` compares (name, inode) pairs with the rows, and only the files
+  that differ are read — through the derived index's trusted rows, else parsed;
+* no usable checkpoint (first write, another version, a lost or corrupt file): one snapshot of
+  the store (the derived index again) rebuilds the rows.
+
+A file edited in place by another program (same inode, directory untouched) is not seen by the
+first two cases: its row, and so its MEMORY.md line, catch up with the next rebuild.
+
+MEMORY.md is then written from the rows: when the file still has the recorded digest, the
+managed lines of the facts that changed are spliced into the recorded block; otherwise (edited
+by hand, by Reasonix, deleted) it is rendered as ``index_file.render_index`` does, from every
+row's line instead of every parsed fact. Either way the bytes are those of a full regeneration.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import os
+import sqlite3
+import stat
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ContextEngineError
+from . import derived_index
+from .fs import sweep_temps
+from .index_file import is_managed, managed_line, read_index, render_parts, write_index
+from .model import Diagnostic, ParsedFact
+from .store import is_fact_file_name
+
+if TYPE_CHECKING:
+    from ..paths import EnginePaths
+    from .model import Scope
+    from .store import Store
+
+SCHEMA = 1
+_FACT, _UNREADABLE, _OTHER = 0, 1, 2
+_DDL = (
+    "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    "CREATE TABLE files (name TEXT PRIMARY KEY, ino INTEGER NOT NULL, kind INTEGER NOT NULL,"
+    " fact_id TEXT, fact_name TEXT, line TEXT, legacy INTEGER NOT NULL,"
+    " spliceable INTEGER NOT NULL) WITHOUT ROWID",
+    "CREATE INDEX files_by_id ON files (fact_id)",
+    "CREATE INDEX files_in_order ON files (kind, fact_name, fact_id, name)",
+    "CREATE INDEX files_legacy ON files (legacy) WHERE legacy = 1",
+    "CREATE INDEX files_unspliceable ON files (spliceable) WHERE kind = 0 AND spliceable = 0",
+)
+_DROP = ("DROP TABLE IF EXISTS meta", "DROP TABLE IF EXISTS files")
+_SAVED = ("dir", "checked_ns", "memory_sha", "block_start", "block_end", "count", "synced")
+
+
+@functools.cache
+def code_tag() -> str:
+    """The codec's tag plus this module's and MEMORY.md's code: rows of other code are dropped."""
+    here = Path(__file__).resolve().parent
+    digest = hashlib.blake2b(f"{SCHEMA} {derived_index.code_tag()}".encode(), digest_size=12)
+    for name in ("index_file.py", "write_state.py", "store.py"):
+        try:
+            digest.update((here / name).read_bytes())
+        except OSError:
+            digest.update(b"?")
+    return digest.hexdigest()
+
+
+def state_path(paths: EnginePaths, scope: Scope) -> Path:
+    """Beside the store's derived index, in our own data dirs (S2.4)."""
+    return derived_index.index_path(paths, scope).with_name(f"{scope}-writes.v{SCHEMA}.sqlite")
+
+
+@dataclass(frozen=True, slots=True)
+class _Row:
+    name: str
+    ino: int
+    kind: int
+    fact_id: str | None = None
+    fact_name: str | None = None
+    line: str | None = None
+    legacy: bool = False
+    spliceable: bool = True
+
+    def key(self) -> tuple[str, str, str]:
+        """MEMORY.md order: (name, id) as ``render_index`` sorts, then the file name."""
+        return (self.fact_name or "", self.fact_id or "", self.name)
+
+
+def _row(name: str, ino: int, item: ParsedFact | Diagnostic | None) -> _Row:
+    if item is None:
+        return _Row(name, ino, _OTHER)
+    if isinstance(item, Diagnostic):
+        return _Row(name, ino, _UNREADABLE)
+    fact = item.fact
+    line = managed_line(fact)
+    return _Row(name, ino, _FACT, fact.id, fact.name, line, item.needs_upgrade, _spliceable(line))
+
+
+def _spliceable(line: str) -> bool:
+    """A line a later render finds again as exactly one managed line (else: render in full)."""
+    if not is_managed(line) or len(f"{line}\n".splitlines()) != 1:
+        return False
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:
+        return False  # lone surrogates: byte order and code point order may differ
+    return True
+
+
+def _dir_identity(root: Path) -> str:
+    """The store directory's identity; ``stat``, not ``lstat``: a store reached through a
+    symlink changes the directory it points to, never the link."""
+    st = os.stat(root)
+    return ",".join(
+        str(v) for v in (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns,
+                         st.st_mode)
+    )
+
+
+# An edit of MEMORY.md: remove the line at a position, or insert one.
+_Op = tuple[str, int, str]
+
+
+class WriteState:
+    """The writer's rows and checkpoint of one store; every method runs under its lock."""
+
+    def __init__(self, path: Path, store: Store) -> None:
+        self.path = path
+        self.store = store
+        self.ready = False
+        self._db: sqlite3.Connection | None = None
+        self._meta: dict[str, str] = {}
+        self._ops: list[_Op] = []
+        self._changed = False
+        self._splice = True
+
+    # -- the session of one write --------------------------------------------------------------
+
+    def begin(self) -> bool:
+        """Open a transaction and bring the rows up to date with the directory; False: unusable.
+
+        When False, nothing is known here: the caller does what it did before this existed
+        (sweep temp files, read every fact).
+        """
+        self.ready = False
+        self._ops, self._changed, self._splice = [], False, True
+        db = self._open()
+        if db is None:
+            return False
+        self._db = db
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+            checked = time.time_ns()
+            current = _dir_identity(self.store.root)
+            if meta.get("code") != code_tag() or meta.get("root") != str(self.store.root) or any(
+                k not in meta for k in _SAVED
+            ):
+                self._rebuild(db, current, checked)
+            elif meta["dir"] != current or not self._settled(meta):
+                if sweep_temps(self.store.fs, self.store.root):
+                    checked, current = time.time_ns(), _dir_identity(self.store.root)
+                self._meta = meta
+                self._diff(db)
+                # Saved even when no row changed, or the next writer would list it again.
+                self._meta["dir"], self._meta["checked_ns"] = current, str(checked)
+                self._changed = True
+            else:
+                self._meta = meta
+        except (sqlite3.Error, OSError):
+            self._drop()
+            return False
+        self.ready = True
+        return True
+
+    def legacy_names(self) -> list[str]:
+        """Fact files still in need of the S5.1 upgrade, by name."""
+        db = self._db
+        assert db is not None and self.ready
+        return [r[0] for r in db.execute("SELECT name FROM files WHERE legacy = 1 ORDER BY name")]
+
+    def names_with_id(self, fact_id: str) -> list[str]:
+        """Fact files whose parsed id is ``fact_id``, by name (a hint: callers re-read)."""
+        db = self._db
+        assert db is not None and self.ready
+        query = "SELECT name FROM files WHERE fact_id = ? AND kind = 0 ORDER BY name"
+        return [r[0] for r in db.execute(query, (fact_id,))]
+
+    def touched(self, paths: Iterable[Path]) -> None:
+        """Re-read the files this write created, replaced or removed (and tell the index)."""
+        names = sorted({p.name for p in paths if p.parent == self.store.root})
+        try:
+            self._resync([n for n in names if is_fact_file_name(n)])
+        except (sqlite3.Error, OSError):
+            self._drop()  # not ready any more: MEMORY.md is rendered from a snapshot
+
+    def reload(self) -> None:
+        """Every row again from a snapshot (a rebuild of MEMORY.md from the fact files)."""
+        db = self._db
+        assert db is not None and self.ready
+        try:
+            self._rebuild(db, _dir_identity(self.store.root), time.time_ns())
+        except (sqlite3.Error, OSError):
+            self._drop()
+
+    def write_memory(self) -> bool:
+        """Write MEMORY.md from the rows, then commit; False (nothing written) when unusable."""
+        db = self._db
+        if db is None or not self.ready:
+            return False
+        fs, root = self.store.fs, self.store.root
+        raw = read_index(fs, root)
+        try:
+            data, start, end, count = self._spliced(db, raw) or self._rendered(db, raw)
+        except sqlite3.Error:
+            self._drop()
+            return False
+        try:
+            write_index(fs, root, raw, data)
+        except (OSError, ContextEngineError):
+            self._meta["synced"] = "0"  # written or not, the next write renders in full
+            with contextlib.suppress(sqlite3.Error):
+                self._commit(db, observe=True)
+            self._drop()
+            raise
+        self._meta.update(
+            memory_sha=hashlib.sha256(data).hexdigest(), block_start=str(start),
+            block_end=str(end), count=str(count), synced="1",
+        )
+        try:
+            self._commit(db, observe=True)
+        except sqlite3.Error:
+            self._drop()
+        return True
+
+    def finish(self) -> None:
+        """End the session: keep what ``begin`` learned (MEMORY.md marked stale if it matters)."""
+        db = self._db
+        if db is None:
+            return
+        try:
+            if self._ops or self._changed:
+                if self._ops:
+                    self._meta["synced"] = "0"
+                self._commit(db)
+        except sqlite3.Error:
+            pass
+        self._drop()
+
+    def abort(self) -> None:
+        """Forget this session (the operation failed): the next writer looks again."""
+        self._drop()
+
+    # -- keeping the rows --------------------------------------------------------------------
+
+    @staticmethod
+    def _settled(meta: dict[str, str]) -> bool:
+        """Can an equal directory identity be trusted to mean "no entry changed"?
+
+        Settled before it was recorded (the racy rule), or stamped by a file system with
+        fine-grained timestamps: then only a change within one kernel clock tick (≤ 10 ms)
+        after the recorded write could share its stamp — and none at all on kernels with
+        multigrain timestamps, which stamp the next change after an ``lstat`` (ours, at the
+        checkpoint) finely. Whole-millisecond stamps (FAT, HFS+, SMB…) get the racy rule.
+        """
+        parts = [int(v) for v in meta["dir"].split(",")]
+        mtime, ctime = parts[3], parts[4]
+        if max(mtime, ctime) < int(meta["checked_ns"]) - derived_index.RACY_NS:
+            return True
+        return mtime % 1_000_000 != 0 and ctime % 1_000_000 != 0
+
+    def _rebuild(self, db: sqlite3.Connection, current: str, checked: int) -> None:
+        """Every row from one snapshot of the store (through the derived index)."""
+        if sweep_temps(self.store.fs, self.store.root):
+            checked, current = time.time_ns(), _dir_identity(self.store.root)
+        self.store.snapshot()
+        rows = [_row(name, key[1], item) for name, key, item in self.store.entries()]
+        db.execute("DELETE FROM files")
+        db.execute("DELETE FROM meta")
+        db.executemany("INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [
+            (r.name, r.ino, r.kind, r.fact_id, r.fact_name, r.line, int(r.legacy),
+             int(r.spliceable)) for r in rows
+        ])
+        self._meta = {"code": code_tag(), "root": str(self.store.root), "dir": current,
+                      "checked_ns": str(checked),
+                      "memory_sha": "", "block_start": "0", "block_end": "0", "count": "0",
+                      "synced": "0"}
+        self._changed = True
+
+    def _diff(self, db: sqlite3.Connection) -> None:
+        """Re-read the files whose (name, inode) differ from the rows: one scandir, no lstat."""
+        listing: dict[str, int] = {}
+        try:
+            with os.scandir(self.store.root) as entries:
+                for entry in entries:
+                    if is_fact_file_name(entry.name):
+                        listing[entry.name] = entry.inode()
+        except FileNotFoundError:
+            pass
+        known = dict(db.execute("SELECT name, ino FROM files").fetchall())
+        changed = [n for n, ino in listing.items() if known.get(n) != ino]
+        changed += [n for n in known if n not in listing]
+        self._resync(sorted(changed))
+
+    def _resync(self, names: list[str]) -> None:
+        """Replace the rows of ``names`` from the files now, recording MEMORY.md's edits."""
+        if not names:
+            return
+        db = self._db
+        assert db is not None
+        store = self.store
+        checked = time.time_ns()  # before any lstat: the derived index's rule
+        indexed = store.index.rows(names) if store.index is not None else {}
+        recorded: list[tuple[str, tuple[int, int, int, int, int, int], int, Any]] = []
+        for name in names:
+            path = store.root / name
+            try:
+                st = os.lstat(path)
+            except FileNotFoundError:
+                self._replace(db, name, None)
+                continue
+            if not stat.S_ISREG(st.st_mode):
+                self._replace(db, name, _Row(name, st.st_ino, _OTHER))
+                continue
+            identity = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns,
+                        st.st_mode)
+            row = indexed.get(name)
+            item: ParsedFact | Diagnostic | None
+            if row is not None and row.trusted(identity):
+                item = row.item
+            else:
+                item = store._read_entry(path, st)
+                if item is None:
+                    self._replace(db, name, None)
+                    continue
+                recorded.append((name, identity, checked, item))
+            self._replace(db, name, _row(name, st.st_ino, item))
+        if recorded and store.index is not None:
+            store.index.update(recorded)
+
+    def _replace(self, db: sqlite3.Connection, name: str, new: _Row | None) -> None:
+        found = db.execute(
+            "SELECT name, ino, kind, fact_id, fact_name, line, legacy, spliceable FROM files"
+            " WHERE name = ?", (name,)
+        ).fetchone()
+        old = None
+        if found is not None:
+            name_, ino, kind, fact_id, fact_name, line, legacy, spliceable = found
+            old = _Row(name_, ino, kind, fact_id, fact_name, line, bool(legacy), bool(spliceable))
+        if old == new:
+            return
+        self._changed = True
+        same_line = (
+            old is not None and new is not None and old.kind == new.kind == _FACT
+            and old.key() == new.key() and old.line == new.line
+        )
+        if old is not None and old.kind == _FACT and not same_line:
+            self._splice &= old.spliceable
+            self._ops.append(("del", self._position(db, old), ""))
+        db.execute("DELETE FROM files WHERE name = ?", (name,))
+        if new is not None:
+            db.execute("INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (
+                new.name, new.ino, new.kind, new.fact_id, new.fact_name, new.line,
+                int(new.legacy), int(new.spliceable),
+            ))
+            if new.kind == _FACT and not same_line:
+                self._splice &= new.spliceable
+                self._ops.append(("ins", self._position(db, new), f"{new.line}\n"))
+
+    @staticmethod
+    def _position(db: sqlite3.Connection, row: _Row) -> int:
+        """How many managed lines come before ``row``'s (the rows are MEMORY.md's lines)."""
+        query = (
+            "SELECT count(*) FROM files WHERE kind = 0 AND (fact_name, fact_id, name) < (?, ?, ?)"
+        )
+        return int(db.execute(query, row.key()).fetchone()[0])
+
+    # -- MEMORY.md ---------------------------------------------------------------------------
+
+    def _spliced(self, db: sqlite3.Connection, raw: bytes) -> tuple[bytes, int, int, int] | None:
+        """The recorded MEMORY.md with this session's edits, when that is a full render's bytes."""
+        meta = self._meta
+        if not self._splice or meta.get("synced") != "1":
+            return None
+        start, end, count = int(meta["block_start"]), int(meta["block_end"]), int(meta["count"])
+        if count == 0 or hashlib.sha256(raw).hexdigest() != meta["memory_sha"]:
+            return None
+        if db.execute("SELECT 1 FROM files WHERE kind = 0 AND spliceable = 0 LIMIT 1").fetchone():
+            return None  # a line a render would not find again as managed: render in full
+        lines = raw[start:end].split(b"\n")
+        if len(lines) != count + 1 or lines[-1]:
+            return None
+        lines.pop()
+        for kind, position, text in self._ops:
+            if kind == "del":
+                del lines[position]
+            else:
+                lines.insert(position, text[:-1].encode("utf-8"))
+        if not lines:
+            return None  # no block any more: the render decides what is left
+        block = b"\n".join(lines) + b"\n"
+        return raw[:start] + block + raw[end:], start, start + len(block), len(lines)
+
+    def _rendered(self, db: sqlite3.Connection, raw: bytes) -> tuple[bytes, int, int, int]:
+        """``render_index`` over the rows' lines: hand-written lines kept, managed regenerated."""
+        query = "SELECT line FROM files WHERE kind = 0 ORDER BY kind, fact_name, fact_id, name"
+        managed = [f"{r[0]}\n" for r in db.execute(query)]
+        prefix, block, suffix = render_parts(raw.decode("utf-8", errors="surrogateescape"),
+                                             managed)
+
+        def encode(text: str) -> bytes:
+            return text.encode("utf-8", errors="surrogateescape")
+
+        head, body = encode(prefix), encode(block)
+        return head + body + encode(suffix), len(head), len(head) + len(body), len(managed)
+
+    # -- the file ----------------------------------------------------------------------------
+
+    def _commit(self, db: sqlite3.Connection, *, observe: bool = False) -> None:
+        """Save the checkpoint and commit; ``observe``: after this write, record the directory
+        as it is now (the rows include every file this write touched)."""
+        if observe:
+            checked = time.time_ns()
+            try:
+                self._meta["dir"], self._meta["checked_ns"] = (
+                    _dir_identity(self.store.root), str(checked)
+                )
+            except OSError:
+                self._meta["dir"] = ""
+        db.execute("DELETE FROM meta")
+        db.executemany("INSERT INTO meta VALUES (?, ?)", sorted(self._meta.items()))
+        db.execute("COMMIT")
+        self._ops, self._changed, self._splice = [], False, True
+        db.execute("BEGIN IMMEDIATE")  # the rest of this operation is one transaction again
+
+    def _drop(self) -> None:
+        db, self._db = self._db, None
+        self.ready = False
+        if db is not None:
+            with contextlib.suppress(sqlite3.Error):
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+            with contextlib.suppress(sqlite3.Error):
+                db.close()
+
+    def _open(self) -> sqlite3.Connection | None:
+        """A read-write connection; a corrupt or foreign file is ours and derived: replaced."""
+        for attempt in (1, 2):
+            try:
+                if not self._safe():
+                    return None
+                new = not self.path.exists()
+                if new:
+                    _make_private_file(self.path)
+                db = sqlite3.connect(
+                    self.path, timeout=5.0, isolation_level=None, check_same_thread=False
+                )
+                try:
+                    db.execute("PRAGMA journal_mode=WAL")
+                    db.execute("PRAGMA synchronous=NORMAL")
+                    if new or not db.execute(
+                        "SELECT 1 FROM sqlite_master WHERE name = 'files'"
+                    ).fetchone():
+                        for statement in (*_DROP, *_DDL):
+                            db.execute(statement)
+                    return db
+                except BaseException:
+                    db.close()
+                    raise
+            except sqlite3.DatabaseError:
+                if attempt == 2 or not self._remove():
+                    return None
+            except OSError:
+                return None
+        return None
+
+    def _safe(self) -> bool:
+        """Never use a file that is not ours: another owner, writable by others, not regular."""
+        try:
+            st = os.lstat(self.path)
+        except FileNotFoundError:
+            return True
+        if not stat.S_ISREG(st.st_mode) or st.st_mode & 0o022:
+            return False
+        return not (hasattr(os, "getuid") and st.st_uid != os.getuid())
+
+    def _remove(self) -> bool:
+        for suffix in ("", "-wal", "-shm"):
+            try:
+                os.unlink(f"{self.path}{suffix}")
+            except FileNotFoundError:
+                pass
+            except OSError:
+                return False
+        return True
+
+
+def _make_private_file(path: Path) -> None:
+    """Create the file 0600 in 0700 directories, whatever the umask (S2.6)."""
+    from ..filemodes import PRIVATE_FILE, fix_new_file_mode, make_private_dirs
+
+    make_private_dirs(path.parent)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, PRIVATE_FILE)
+    try:
+        fix_new_file_mode(fd)
+    finally:
+        os.close(fd)
