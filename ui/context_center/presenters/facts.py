@@ -122,6 +122,8 @@ class FactsPresenter(QObject):
             snapshot = backend.listed_facts(token, previous) if listed else None
             if snapshot is None:
                 snapshot = backend.facts(token)
+            elif first:
+                post(snapshot)  # the whole table now; the patch index follows (~1 s at 100k)
             # The key index for per-file patches, built with the rows (never twice).
             return snapshot, KeyIndex(snapshot.rows) if indexed else None
 
@@ -226,8 +228,8 @@ class FactsPresenter(QObject):
         self._rows_generation += 1
         # Compare ids and revisions: the echo of our own write (or a no-op touch) changes nothing.
         # A first page is always replaced by the complete listing.
-        if (self._loaded and not self.snapshot.partial
-                and snapshot.signature == self.snapshot.signature):
+        if self._loaded and not self.snapshot.partial and (
+                snapshot is self.snapshot or snapshot.signature == self.snapshot.signature):
             if self._index is None and self._patching is None:
                 self._index = index
         else:
