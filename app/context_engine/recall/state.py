@@ -119,46 +119,30 @@ class StateFile:
             make_private_dirs(self.path.parent)
         except OSError:
             return False
-        tmp = self.path.with_name(f".tmp-recall-{os.getpid()}-{self.path.name}")
-        try:
-            create_private(tmp)
-            db = sqlite3.connect(tmp, isolation_level=None)
-            try:
-                db.execute("PRAGMA journal_mode=OFF")
-                db.execute("PRAGMA synchronous=OFF")  # a derived file: a torn one is rebuilt
-                db.execute("BEGIN")
-                for statement in _DDL:
-                    db.execute(statement)
-                db.executemany(
-                    "INSERT INTO meta VALUES (?, ?)",
-                    [(key, marshal.dumps(value)) for key, value in meta.items()],
-                )
-                db.executemany(
-                    "INSERT INTO records VALUES (?, ?, ?)",
-                    [(ref, marshal.dumps(identity), blob)
-                     for ref, (identity, blob) in records.items()],
-                )
-                for name, (keys, free, terms, blobs, arrays, total) in indexes.items():
-                    db.execute(
-                        "INSERT INTO indexes VALUES (?, ?, ?, ?, ?)",
-                        (name, marshal.dumps(keys), marshal.dumps(free),
-                         marshal.dumps(arrays), total),
-                    )
-                    db.executemany(
-                        "INSERT INTO postings VALUES (?, ?, ?)",
-                        [(name, term, blob)
-                         for term, blob in zip(terms, blobs, strict=True)],
-                    )
-                db.execute("COMMIT")
-            finally:
-                db.close()
-            os.replace(tmp, self.path)
-            return True
-        except (OSError, sqlite3.Error, ValueError, TypeError):
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            return False
 
+        def fill(db: sqlite3.Connection) -> None:
+            for statement in _DDL:
+                db.execute(statement)
+            db.executemany(
+                "INSERT INTO meta VALUES (?, ?)",
+                [(key, marshal.dumps(value)) for key, value in meta.items()],
+            )
+            db.executemany(
+                "INSERT INTO records VALUES (?, ?, ?)",
+                [(ref, marshal.dumps(identity), blob) for ref, (identity, blob) in records.items()],
+            )
+            for name, (keys, free, terms, blobs, arrays, total) in indexes.items():
+                db.execute(
+                    "INSERT INTO indexes VALUES (?, ?, ?, ?, ?)",
+                    (name, marshal.dumps(keys), marshal.dumps(free), marshal.dumps(arrays),
+                     total),
+                )
+                db.executemany(
+                    "INSERT INTO postings VALUES (?, ?, ?)",
+                    [(name, term, blob) for term, blob in zip(terms, blobs, strict=True)],
+                )
+
+        return self._replace(None, fill)
 
     def write_changes(
         self,
@@ -224,21 +208,34 @@ class StateFile:
         ``expected``: the identity the file had when read; a file replaced since (another
         process saved its state) is not edited (``False``), so no state mixes two writers.
         """
-        import shutil
-
         if not _usable(self.path):
             return False
+        return self._replace(expected or (), edit)
+
+    def _replace(
+        self, copy_of: tuple[int, ...] | None, edit: Callable[[sqlite3.Connection], None]
+    ) -> bool:
+        """Build a temp file — empty (``copy_of`` None) or a copy of the file, when it still
+        has the identity ``copy_of`` (``()``: any) — run ``edit`` in one transaction, rename."""
+        import shutil
+
         tmp = self.path.with_name(f".tmp-recall-{os.getpid()}-{self.path.name}")
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)  # left by a crashed process that had our pid: ours to remove
         try:
-            with open(self.path, "rb") as source:
-                if expected is not None and _file_identity(os.fstat(source.fileno())) != expected:
-                    return False
+            if copy_of is None:
                 create_private(tmp)
-                with open(tmp, "wb") as target:
-                    shutil.copyfileobj(source, target, 1 << 20)
+            else:
+                with open(self.path, "rb") as source:
+                    if copy_of and _file_identity(os.fstat(source.fileno())) != copy_of:
+                        return False
+                    create_private(tmp)
+                    with open(tmp, "wb") as target:
+                        shutil.copyfileobj(source, target, 1 << 20)
             db = sqlite3.connect(tmp, isolation_level=None)
             try:
                 db.execute("PRAGMA journal_mode=OFF")
+                db.execute("PRAGMA synchronous=OFF")  # a derived file: a torn one is rebuilt
                 db.execute("BEGIN")
                 edit(db)
                 db.execute("COMMIT")
