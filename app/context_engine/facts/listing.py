@@ -39,12 +39,12 @@ class ListedFact(NamedTuple):
     scope: str
     created_at: str | None
     updated_at: str | None
-    root: Path
+    root: Path | None  # None: a fact read without its path (a remote catalog's)
 
     @property
-    def path(self) -> Path:
-        """The fact file."""
-        return self.root / self.file
+    def path(self) -> Path | None:
+        """The fact file, when known."""
+        return None if self.root is None else self.root / self.file
 
     @property
     def reference(self) -> str:
@@ -54,10 +54,11 @@ class ListedFact(NamedTuple):
     @classmethod
     def of(cls, fact: Fact) -> ListedFact:
         """The list fields of a fact read in full (a remote catalog's, a parse)."""
-        path = fact.path or Path(f"{fact.name}.md")
+        path = fact.path
         return cls(
-            path.name, fact.id, fact.revision, fact.name, fact.title, fact.description,
-            fact.type, fact.scope, _iso(fact.created_at), _iso(fact.updated_at), path.parent,
+            f"{fact.name}.md" if path is None else path.name, fact.id, fact.revision, fact.name,
+            fact.title, fact.description, fact.type, fact.scope, _iso(fact.created_at),
+            _iso(fact.updated_at), None if path is None else path.parent,
         )
 
 
