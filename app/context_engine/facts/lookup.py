@@ -64,7 +64,8 @@ def candidates(store: Store, fact_id: str | None, names: Collection[str]) -> lis
     settled, matches = index.survey(fact_id, names) if index is not None else ({}, {})
     found: list[Fact] = []
     changed: list[tuple[str, Identity, int, ParsedFact | Diagnostic]] = []
-    for name, (key, st) in files.items():
+    for name, st in files.items():
+        key = identity_of(st)
         if settled.get(name) == key:  # the row decides: a match only if it is one
             row = matches.get(name)
             if row is not None and row.identity == key and isinstance(row.item, ParsedFact):
