@@ -9,7 +9,8 @@ processes (CPU = user + system from ``os.wait4``, medians of ``--repeats``):
   first hook after one fact changed on disk, and the first once that change has settled
   (past the 2 s racy window: the bench waits, as a person's next prompt would; only a settled
   state lets a quiet hook read nothing but the listing);
-* ``remember`` (a new fact, and an update by id), ``recall "<msg>"``, ``list --json``, ``read``;
+* ``remember`` (a new fact, and an update by id), ``recall "<msg>"``, ``list --json``, ``read``
+  (by reference and by id), bare ``memory``;
 * ``python -c pass`` (the floor) and an SQLite FTS5 anchor process answering the same payload
   from an on-disk index (the physical reference);
 
@@ -426,6 +427,8 @@ def run_size(count: int, cache: Path, work: Path, repeats: int) -> dict[str, flo
         add("recall", Child([*ce, "recall", PROMPT], env=env))
         add("list --json", Child([*ce, "--json", "list"], env=env))
         add("read", Child([*ce, "read", some["reference"]], env=env))
+        add("read by id", Child([*ce, "read", some["id"]], env=env))
+        add("memory", Child([*ce, "memory"], env=env))
         # One fact changed on disk by another program (atomic replace, new revision).
         victim = victims[i]
         fact = parse_fact(
@@ -495,6 +498,8 @@ PROCESS_KEYS = (
     "recall",
     "list --json",
     "read",
+    "read by id",
+    "memory",
 )
 HOST_KEYS = (
     "host quiet turn",

@@ -8,7 +8,7 @@ computed from the stored ISO text with one clock reading for the whole listing.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from json.encoder import encode_basestring as _quote  # the C escaper when available
 from typing import Any
 
@@ -40,7 +40,8 @@ class Clock:
     def __init__(self, now: datetime | None = None) -> None:
         self.now = now if now is not None else datetime.now(UTC)
         # age <= window  <=>  stamp >= now - window (exact in datetime arithmetic).
-        self._edges = {kind: (self.now - a, self.now - b) for kind, (a, b) in WINDOWS.items()}
+        self._edges = {kind: (_minus(self.now, a), _minus(self.now, b))
+                       for kind, (a, b) in WINDOWS.items()}
         self._default = self._edges["project"]
 
     def freshness(self, fact_type: str, iso: str | None) -> Freshness:
@@ -58,6 +59,14 @@ class Clock:
         if stamp >= current:
             return "current"
         return "stale"
+
+
+def _minus(now: datetime, window: timedelta) -> datetime:
+    """``now - window``; before year 1 every age is within the window."""
+    try:
+        return now - window
+    except OverflowError:
+        return datetime.min.replace(tzinfo=UTC)
 
 
 def listed_json(facts: Iterable[ListedFact], clock: Clock) -> Iterator[dict[str, Any]]:

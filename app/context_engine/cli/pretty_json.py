@@ -82,7 +82,7 @@ def _encode(value: Any, depth: int) -> str:
                 else _scalar(item)
             )
             parts.append(f"{encode_basestring(key)}: {text}")
-        return "{" + inner + ("," + inner).join(parts) + "\n" + "  " * depth + "}"
+        return "".join(("{", inner, ("," + inner).join(parts), "\n", "  " * depth, "}"))
     if kind is list:
         if not value:
             return "[]"
@@ -91,11 +91,12 @@ def _encode(value: Any, depth: int) -> str:
             _encode(item, depth + 1) if type(item) is dict or type(item) is list else _scalar(item)
             for item in value
         ]
-        return "[" + inner + ("," + inner).join(items) + "\n" + "  " * depth + "]"
+        return "".join(("[", inner, ("," + inner).join(items), "\n", "  " * depth, "]"))
     if kind is Encoded:
         texts = value.texts("  " * (depth + 1))
         if not texts:
             return "[]"
         inner = "\n" + "  " * (depth + 1)
-        return "[" + inner + ("," + inner).join(texts) + "\n" + "  " * depth + "]"
+        # One join (not a chain of ``+``): each copy of a 10-100 MB text costs real time.
+        return "".join(("[", inner, ("," + inner).join(texts), "\n", "  " * depth, "]"))
     return _scalar(value)

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import derived_index
 from .model import Diagnostic, Fact, ParsedFact
-from .store import INDEX_NAME, Identity, Store, gc_paused, scan_diagnostic
+from .store import INDEX_NAME, Identity, Store, gc_paused, identity_of, scan_diagnostic
 
 if TYPE_CHECKING:
     from .memory import Memory
@@ -39,12 +39,12 @@ class ListedFact(NamedTuple):
     scope: str
     created_at: str | None
     updated_at: str | None
-    root: Path
+    root: Path | None  # None: a fact read without its path (a remote catalog's)
 
     @property
-    def path(self) -> Path:
-        """The fact file."""
-        return self.root / self.file
+    def path(self) -> Path | None:
+        """The fact file, when known."""
+        return None if self.root is None else self.root / self.file
 
     @property
     def reference(self) -> str:
@@ -54,10 +54,11 @@ class ListedFact(NamedTuple):
     @classmethod
     def of(cls, fact: Fact) -> ListedFact:
         """The list fields of a fact read in full (a remote catalog's, a parse)."""
-        path = fact.path or Path(f"{fact.name}.md")
+        path = fact.path
         return cls(
-            path.name, fact.id, fact.revision, fact.name, fact.title, fact.description,
-            fact.type, fact.scope, _iso(fact.created_at), _iso(fact.updated_at), path.parent,
+            f"{fact.name}.md" if path is None else path.name, fact.id, fact.revision, fact.name,
+            fact.title, fact.description, fact.type, fact.scope, _iso(fact.created_at),
+            _iso(fact.updated_at), None if path is None else path.parent,
         )
 
 
@@ -76,16 +77,13 @@ def _iso(value: Any) -> str | None:
 # The (name, id) order of one store's snapshot, then (name, scope, id) across both.
 _BY_NAME_ID = itemgetter(3, 1)
 _BY_NAME_SCOPE_ID = itemgetter(3, 7, 1)
-_Entry = tuple[Identity, os.stat_result]
-
-
-def scan_store(root: Path, diagnostics: list[Diagnostic]) -> dict[str, _Entry]:
-    """Every candidate fact file directly in ``root``: name → (identity, lstat), one lstat each.
+def scan_store(root: Path, diagnostics: list[Diagnostic]) -> dict[str, os.stat_result]:
+    """Every candidate fact file directly in ``root``: name → its lstat, one lstat each.
 
     ``listdir`` and ``lstat`` relative to the directory (no path joined per file); symlinks
     and unreadable entries become diagnostics exactly as in ``Store.snapshot``.
     """
-    found: dict[str, _Entry] = {}
+    found: dict[str, os.stat_result] = {}
     try:
         fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     except (FileNotFoundError, NotADirectoryError):
@@ -109,10 +107,7 @@ def scan_store(root: Path, diagnostics: list[Diagnostic]) -> dict[str, _Entry]:
                     msg = f"{name}: symlinks are not read"
                     diagnostics.append(Diagnostic("symlink", root / name, msg))
                 continue
-            found[name] = (
-                (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_mode),
-                st,
-            )
+            found[name] = st
     finally:
         os.close(fd)
     return found
@@ -133,16 +128,25 @@ def list_store(store: Store) -> Listing:
         take = files.pop
         for row in rows:
             name = row[0]
-            entry = take(name, None)
-            if entry is None:
+            st = take(name, None)
+            if st is None:
                 removed.append(name)
-            elif entry[0] == row[1:7] and max(row[4], row[5]) < row[7] - racy:
+            # The identity of ``identity_of`` and the racy rule, without building the tuple.
+            elif (
+                st.st_mtime_ns == row[4]
+                and st.st_ctime_ns == row[5]
+                and st.st_ino == row[2]
+                and st.st_size == row[3]
+                and st.st_dev == row[1]
+                and st.st_mode == row[6]
+                and max(row[4], row[5]) < row[7] - racy
+            ):
                 if row[8] == 0:
                     facts.append(ListedFact(name, *row[9:18], root))  # type: ignore[call-arg]  # reason: the 9 list columns of _LISTED
                 else:
                     diagnostics.append(Diagnostic(row[18], root / name, row[13], row[19]))
             else:
-                files[name] = entry  # changed since recorded: read below
+                files[name] = st  # changed since recorded: read below
         changed = _parse_rest(store, files, started, facts, diagnostics)
         facts.sort(key=_BY_NAME_ID)
     diagnostics.sort(key=lambda d: str(d.path))
@@ -153,7 +157,7 @@ def list_store(store: Store) -> Listing:
 
 def _parse_rest(
     store: Store,
-    files: dict[str, _Entry],
+    files: dict[str, os.stat_result],
     checked_ns: int,
     facts: list[ListedFact],
     diagnostics: list[Diagnostic],
@@ -161,11 +165,11 @@ def _parse_rest(
     """Read and parse the files no row vouched for; the rows the index should record."""
     changed: list[tuple[str, Identity, int, ParsedFact | Diagnostic]] = []
     root = store.root
-    for name, (key, st) in files.items():
+    for name, st in files.items():
         result = store.read_entry(root / name, st)
         if result is None:
             continue
-        changed.append((name, key, checked_ns, result))
+        changed.append((name, identity_of(st), checked_ns, result))
         if isinstance(result, Diagnostic):
             diagnostics.append(result)
         else:

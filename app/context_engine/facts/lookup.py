@@ -9,6 +9,7 @@ the indexed matches only; a file no row vouches for (changed, new) is read and p
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Collection
 from pathlib import Path
@@ -36,11 +37,20 @@ def load_indexed(store: Store, path: Path) -> LoadedFile | None:
         raise unreadable(path, exc) from exc
     key = identity_of(st)
     row = index.rows([path.name]).get(path.name)
-    if row is not None and row.trusted(key) and isinstance(row.item, ParsedFact):
+    # The bytes are the row's only if no write landed between the fstat and the read.
+    trusted = row is not None and row.trusted(key) and _same_file(path, key)
+    if trusted and row is not None and isinstance(row.item, ParsedFact):
         return LoadedFile(path, data, row.item)
     loaded = LoadedFile(path, data, store.parse(data, path, st))
     index.update([(path.name, key, started, loaded.parsed)])
     return loaded
+
+
+def _same_file(path: Path, key: Identity) -> bool:
+    try:
+        return identity_of(os.lstat(path)) == key
+    except OSError:
+        return False
 
 
 def candidates(store: Store, fact_id: str | None, names: Collection[str]) -> list[Fact]:
@@ -54,7 +64,8 @@ def candidates(store: Store, fact_id: str | None, names: Collection[str]) -> lis
     settled, matches = index.survey(fact_id, names) if index is not None else ({}, {})
     found: list[Fact] = []
     changed: list[tuple[str, Identity, int, ParsedFact | Diagnostic]] = []
-    for name, (key, st) in files.items():
+    for name, st in files.items():
+        key = identity_of(st)
         if settled.get(name) == key:  # the row decides: a match only if it is one
             row = matches.get(name)
             if row is not None and row.identity == key and isinstance(row.item, ParsedFact):
