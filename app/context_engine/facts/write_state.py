@@ -475,8 +475,8 @@ class WriteState:
                 try:
                     db.execute("PRAGMA journal_mode=WAL")
                     db.execute("PRAGMA synchronous=NORMAL")
-                    # A checkpointed WAL is cut back to 4 MB: a hook that exits without closing (os._exit)
-                    # would otherwise leave one as large as the biggest transaction (33 MB at 10k facts).
+                    # A checkpointed WAL is cut back to 4 MB (else it stays as large as the
+                    # biggest transaction ever was).
                     db.execute("PRAGMA journal_size_limit=4194304")
                     if new or not db.execute(
                         "SELECT 1 FROM sqlite_master WHERE name = 'files'"
