@@ -40,11 +40,20 @@ class StoreReader:
         self._loaded_ns = 0
         self._lock = threading.Lock()
 
-    def read(self) -> tuple[tuple[Fact, ...], tuple[Diagnostic, ...], int]:
-        """(facts, diagnostics, when that read began); the same tuple while nothing changed."""
+    def read(
+        self, scanned: tuple[tuple[Listing, Listing], int] | None = None
+    ) -> tuple[tuple[Fact, ...], tuple[Diagnostic, ...], int]:
+        """(facts, diagnostics, when that read began); the same tuple while nothing changed.
+
+        ``scanned``: listings the caller has just taken and when it began taking them (one
+        lstat per file instead of two).
+        """
         with self._lock:
-            started = time.time_ns()  # before the scan: every lstat and read comes after it
-            listings = scan_listings(self.paths)
+            if scanned is not None:
+                listings, started = scanned
+            else:
+                started = time.time_ns()  # before the scan: every lstat and read comes after it
+                listings = scan_listings(self.paths)
             if (
                 self._facts is not None
                 and listings == self._listing

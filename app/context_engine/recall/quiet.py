@@ -292,15 +292,20 @@ class QuietFacts(Sequence[Fact]):
 
 
 def open_quiet(
-    paths: EnginePaths, materialize: Callable[[], Sequence[Fact]], may_write: bool = False
+    paths: EnginePaths,
+    materialize: Callable[[], Sequence[Fact]],
+    may_write: bool = False,
+    scanned: tuple[tuple[Listing, Listing], int] | None = None,
 ) -> QuietFacts | None:
     """The facts of a saved state the stores still vouch for, or ``None`` (read them).
 
     ``may_write``: once the files that had not settled are verified and have settled since,
-    say so in the state (a hook may; a read-only command writes nothing).
+    say so in the state (a hook may; a read-only command writes nothing). ``scanned``: the
+    listings just taken and when their scan began (else scanned here).
     """
-    started = time.time_ns()
-    listings = scan_listings(paths)
+    if scanned is None:
+        scanned = (scan_listings(paths), time.time_ns())
+    listings, started = scanned
     listing = listing_bytes(listings)
     reader = StateFile(recall_cache_path(paths)).open()
     if reader is None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sys
 import threading
+import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -23,6 +24,7 @@ from ..paths import EnginePaths
 if TYPE_CHECKING:
     from ..facts.indexed_read import StoreReader
     from ..facts.memory import Memory, MemorySnapshot
+    from ..facts.stat_listing import Listing
     from .engine import Recaller, RecallResult
     from .quiet import QuietFacts
     from .trace import TraceLog
@@ -76,12 +78,24 @@ class RecallService:
                 self._facts, self._diagnostics = snapshot.facts, snapshot.diagnostics
             return snapshot.facts
         with self._facts_lock:  # tool calls and relayed hooks arrive on worker threads
-            quiet = self._quiet_facts()
+            scanned = self._first_scan()
+            quiet = self._quiet_facts(scanned)
             if quiet is not None:
                 return quiet
-            return self._read_stores()
+            return self._read_stores(scanned)
 
-    def _quiet_facts(self) -> QuietFacts | None:
+    def _first_scan(self) -> tuple[tuple[Listing, Listing], int] | None:
+        """A process's first read: the listings, scanned once for the quiet check and the read."""
+        if not (self.quiet and self._reader is None and self._quiet is None):
+            return None
+        from ..facts.stat_listing import scan_listings
+
+        started = time.time_ns()  # before the scan: every lstat and read comes after it
+        return scan_listings(self.paths), started
+
+    def _quiet_facts(
+        self, scanned: tuple[tuple[Listing, Listing], int] | None = None
+    ) -> QuietFacts | None:
         """The saved state's facts while the stores still list what it was saved under."""
         if self._quiet is not None:
             if self._quiet.unchanged(self.paths):
@@ -93,7 +107,9 @@ class RecallService:
         self.quiet = False  # one try per process: after that, the stores are read
         from .quiet import open_quiet
 
-        self._quiet = open_quiet(self.paths, self._materialize, may_write=self.keep_index)
+        self._quiet = open_quiet(
+            self.paths, self._materialize, may_write=self.keep_index, scanned=scanned
+        )
         return self._quiet
 
     def _materialize(self) -> Sequence[Fact]:
@@ -101,13 +117,15 @@ class RecallService:
         with self._facts_lock:
             return self._read_stores()
 
-    def _read_stores(self) -> Sequence[Fact]:
+    def _read_stores(
+        self, scanned: tuple[tuple[Listing, Listing], int] | None = None
+    ) -> Sequence[Fact]:
         """Both stores through their derived indexes (lock held)."""
         from ..facts.indexed_read import StoreReader
 
         if self._reader is None:
             self._reader = StoreReader(self.paths, keep_index=self.keep_index)
-        facts, diagnostics, loaded_ns = self._reader.read()
+        facts, diagnostics, loaded_ns = self._reader.read(scanned)
         self._facts, self._diagnostics, self._loaded_ns = facts, diagnostics, loaded_ns
         return facts
 
