@@ -16,6 +16,7 @@ from context_engine.recall import Recaller, supersede
 from context_engine.recall.block import BlockHit, escape, fit_entry, render_entry
 from context_engine.recall.gate import strong_terms
 from context_engine.recall.query import parse_query
+from context_engine.recall.snippet import compact
 from context_engine.recall.stopwords import (
     GATE_STOPWORDS,
     GENERIC_TERMS,
@@ -194,3 +195,16 @@ def test_recall_keeps_subject_words_across_turns_and_follows_a_change(
     fresh = Recaller([store[0], moved, *store[2:]]).recall("what is the staging url", now=NOW)
     assert after == fresh
     assert len(calls) > computed
+
+
+_WS = re.compile(r"\s+")
+WHITESPACE = st.sampled_from(
+    [" ", "\t", "\n", "\r", "\x0b", "\x0c", "\x1c", "\x1f", "\x85", "\xa0", "\u1680", "\u2000",
+     "\u2028", "\u2029", "\u200b", "\u202f", "\u3000", "\ufeff", "x", "缓存", "é"]
+)
+
+
+@pytest.mark.slow
+@given(st.one_of(TEXT, st.lists(WHITESPACE, max_size=30).map("".join)))
+def test_compact_matches_the_whitespace_regex(text: str) -> None:
+    assert compact(text) == _WS.sub(" ", text).strip()
