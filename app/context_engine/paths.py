@@ -208,10 +208,15 @@ _HOME_PATTERNS = (
     re.compile(r"[A-Za-z]:\\Documents and Settings\\[^\\\s\"'<>]+"),
     re.compile(r"[A-Za-z]:\\Users\\[^\\\s\"'<>]+"),
 )
+_HOME_MARKS = ("/home/", "/Users/", ":\\Documents and Settings\\", ":\\Users\\")
 
 
 def redact_home(text: str) -> str:
     """Replace home-directory prefixes with ``<local-home>`` (S7.4)."""
+    # Every pattern starts with one of these literals: text holding none is returned as is
+    # (most snippets), without running the four regexes over it.
+    if not any(mark in text for mark in _HOME_MARKS):
+        return text
     for pattern in _HOME_PATTERNS:
         text = pattern.sub("<local-home>", text)
     return text

@@ -21,12 +21,18 @@ MAX_LIMIT = RECALL_MAX_LIMIT
 DEFAULT_BUDGET = RECALL_BUDGET
 MIN_BUDGET = RECALL_MIN_BUDGET
 
-_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "'": "&#39;", '"': "&#34;"})
-
-
 def escape(text: str) -> str:
     """HTML-escape ``<>&'"`` (the same entities as Go's html.EscapeString)."""
-    return text.translate(_ESCAPES)
+    # Chained replaces, ``&`` first (no later entity holds a character replaced after it):
+    # the same text as one translate table, ~10x faster on CJK snippets (translate with a
+    # mapping visits every character in Python's slow path).
+    return (
+        text.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace("'", "&#39;")
+        .replace('"', "&#34;")
+    )
 
 
 def clamp_limit(limit: int | None) -> int:
@@ -68,15 +74,19 @@ class BlockResult:
     omitted: int = 0
 
 
-def render_entry(hit: BlockHit, snippet: str) -> str:
-    """One ``- id=…`` entry, three lines, escaped."""
+def _entry_head(hit: BlockHit) -> str:
+    """An entry's first two lines (``- id=…`` and ``title:``), escaped."""
     return (
         f"- id={escape(hit.id)} revision={hit.revision} scope={escape(hit.scope)} "
         f"type={escape(hit.type)} freshness={escape(hit.freshness)} score={hit.score:.3f} "
         f'reason="{escape(hit.reason)}"\n'
         f"  title: {escape(hit.title)}\n"
-        f"  fact: {escape(snippet)}\n"
     )
+
+
+def render_entry(hit: BlockHit, snippet: str) -> str:
+    """One ``- id=…`` entry, three lines, escaped."""
+    return _entry_head(hit) + f"  fact: {escape(snippet)}\n"
 
 
 def omitted_line(count: int) -> str:
@@ -89,16 +99,17 @@ def omitted_line(count: int) -> str:
 
 def fit_entry(hit: BlockHit, room: int) -> tuple[str, str] | None:
     """The entry shortened a quarter of its snippet at a time until it fits ``room``."""
-    entry = render_entry(hit, hit.snippet)
+    head = _entry_head(hit)  # escaped once: only the snippet changes while shortening
+    entry = head + f"  fact: {escape(hit.snippet)}\n"
     if len(entry) <= room:
         return entry, hit.snippet
-    if len(render_entry(hit, "")) > room:
+    if len(head) + len("  fact: \n") > room:
         return None  # not even the header and title fit
     text = hit.snippet
     while text:
         text = text[: len(text) - max(len(text) // 4, 1)]
         snippet = text + "..." if text else ""
-        entry = render_entry(hit, snippet)
+        entry = head + f"  fact: {escape(snippet)}\n"
         if len(entry) <= room:
             return entry, snippet
     return None

@@ -18,7 +18,7 @@ from .pool import POOL, PREFIX, SHADOWED, Membership, PoolTracker
 from .query import EMPTY_POOL, NO_MATCH, NO_TERMS, OVER_BUDGET, Query, parse_query, suppression
 from .scoring import Ranked, boosted, doc_meta, micros, rank
 from .snippet import SNIPPET_SEPARATOR, make_snippet
-from .supersede import superseded
+from .supersede import SubjectCache, superseded
 from .tokenize import term_counts, tokens
 from .trace import (
     DROPPED_DETAIL,
@@ -170,6 +170,7 @@ class Recaller:
         }
         self._skipped: tuple[TraceSkip, ...] = ()
         self._failed: dict[str, TraceSkip] = {}
+        self._subjects = SubjectCache()
         self.stats = RecallerStats()
         self.sync(facts, diagnostics)
 
@@ -430,9 +431,10 @@ class Recaller:
         counts[LOST_LIMIT] = kept_total - len(chosen)
         drops[LOST_LIMIT] = [self._drop(r, LOST_LIMIT) for r in rest[:DROPPED_DETAIL]]
         if clean is None:
-            from ..session.privacy import default_clean
+            from ..session.privacy import Scrubber
 
-            clean = default_clean
+            # default_clean's scrubber, looked up once for the turn's titles and snippets.
+            clean = Scrubber.for_os_home()
         hits = [self._block_hit(r, query, now, clean) for r in chosen]
         block = build_block([h for h, _ in hits], budget, omitted=kept_total - len(chosen))
         by_id = {id(h): fact for h, fact in hits}
@@ -478,7 +480,7 @@ class Recaller:
         and hits after the first must stay on the request's subject."""
         fact_of = self._tracker.facts.__getitem__
         ranked, loose = _named_single(ranked, query, fact_of)
-        stale = superseded(ranked, fact_of, _counting_bits(query), _newer)
+        stale = superseded(ranked, fact_of, _counting_bits(query), _newer, self._subjects)
         old = [r for r in ranked if r.reference in stale]
         ranked = [r for r in ranked if r.reference not in stale]
         ranked, unfocused = focused(ranked, _subject_terms(query), query.terms, weights, MASK_TERMS)

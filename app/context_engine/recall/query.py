@@ -52,27 +52,44 @@ class Query:
     # Distinctive only for being typed in capitals (CI, PR, API, TTL): the recall engine keeps
     # them distinctive only when they are rare in the pool.
     acronyms: frozenset[str] = frozenset()
+    # The term classes below, each worked out on first use: a turn asks for them many times.
+    _classes: dict[str, frozenset[str]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     @property
     def ignored(self) -> frozenset[str]:
         """Terms that score but do not count toward the gate (stopwords)."""
-        return gate_ignored(self.terms, self.distinctive)
+        found = self._classes.get("ignored")
+        if found is None:
+            found = self._classes["ignored"] = gate_ignored(self.terms, self.distinctive)
+        return found
 
     @property
     def weak(self) -> frozenset[str]:
         """Terms that count toward the gate only beside a subject term (generic, numbers)."""
-        return gate_weak(self.terms, self.distinctive)
+        found = self._classes.get("weak")
+        if found is None:
+            found = self._classes["weak"] = gate_weak(self.terms, self.distinctive)
+        return found
 
     @property
     def strong(self) -> frozenset[str]:
         """Terms that pass the gate on their own (S8.5)."""
-        lengths = {t: len(w) for t, w in self.typed.items()}
-        return strong_terms(self.terms, self.distinctive, self.ignored, self.weak, lengths)
+        found = self._classes.get("strong")
+        if found is None:
+            lengths = {t: len(w) for t, w in self.typed.items()}
+            found = strong_terms(self.terms, self.distinctive, self.ignored, self.weak, lengths)
+            self._classes["strong"] = found
+        return found
 
     @property
     def counting(self) -> frozenset[str]:
         """Terms that count toward the gate at all (what a ``reason`` lists)."""
-        return frozenset(self.terms) - self.ignored
+        found = self._classes.get("counting")
+        if found is None:
+            found = self._classes["counting"] = frozenset(self.terms) - self.ignored
+        return found
 
     def shown(self, term: str) -> str:
         """The term as the person typed it (lowercased)."""

@@ -103,11 +103,14 @@ def rank(
         below_idx = [i for i, value in enumerate(adjusted) if value < floor]
         head_idx = _best_head(kept, adjusted, updated, want)
         below_idx = _best_below(below_idx, adjusted, detail)
+        kept_total = len(kept)
     else:
-        head_idx, kept, below_idx, updated = _numpy_head(index, scored, adjusted, want, detail)
+        head_idx, kept_total, below_idx, updated = _numpy_head(
+            index, scored, adjusted, want, detail
+        )
 
     def key(i: int) -> tuple[float, int, str]:
-        return (-adjusted[i], -updated[i], fact_id(index.key(int(slots[i]))))
+        return (-adjusted[i], -int(updated[i]), fact_id(index.key(int(slots[i]))))
 
     def record(i: int) -> Ranked:
         reference = index.key(int(slots[i]))
@@ -118,7 +121,7 @@ def rank(
     # decide what the trace lists.
     head = [record(i) for i in sorted(head_idx, key=key)]
     below = [record(i) for i in sorted(below_idx, key=key)[:detail]]
-    return Ranking(head=head, below=below, kept=len(kept), below_total=len(adjusted) - len(kept))
+    return Ranking(head=head, below=below, kept=kept_total, below_total=len(adjusted) - kept_total)
 
 
 def _best_head(kept: list[int], adjusted: list[float], updated: list[int], want: int) -> list[int]:
@@ -145,8 +148,9 @@ def _best_below(below: list[int], adjusted: list[float], detail: int) -> list[in
 
 def _numpy_head(
     index: SparseIndex, scored: Scored, adjusted: Any, want: int, detail: int
-) -> tuple[list[int], list[int], list[int], list[int]]:
-    """``rank``'s selection with NumPy: head candidates, kept, listed below-floor, updated."""
+) -> tuple[list[int], int, list[int], Any]:
+    """``rank``'s selection with NumPy: head candidates, how many kept, listed below-floor,
+    and the candidates' update times (an array: only the few ranked ones are ever read)."""
     import numpy as np
 
     keep = adjusted >= RELATIVE_FLOOR * float(adjusted.max())
@@ -168,4 +172,4 @@ def _numpy_head(
     if len(below_idx) > detail > 0:
         cut = -np.partition(-adjusted[below_idx], detail - 1)[detail - 1]
         below_idx = below_idx[adjusted[below_idx] >= cut]
-    return order[:need].tolist(), kept.tolist(), below_idx.tolist(), updated.tolist()
+    return order[:need].tolist(), len(kept), below_idx.tolist(), updated

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 
 SNIPPET_CHARS = 520
-_WS = re.compile(r"\s+")
 ELLIPSIS = "..."
 SNIPPET_SEPARATOR = " — "  # between a fact's description and its body on the ``fact:`` line
 
 
 def compact(text: str) -> str:
     """Collapse whitespace runs to one space and trim (a snippet is one line)."""
-    return _WS.sub(" ", text).strip()
+    # str.split() splits on exactly the characters ``\s`` matches (str.isspace) and drops
+    # the ends: the same text as ``re.sub(r"\s+", " ", text).strip()`` (tested), ~4x faster.
+    return " ".join(text.split())
 
 
 def anchor(text: str, query: str, terms: Sequence[str]) -> int:

@@ -21,9 +21,10 @@ SAME_SUBJECT = 0.5
 
 def subject_words(fact: Fact) -> frozenset[str]:
     """The words of a fact that say what it is about (filler left out)."""
+    # Each distinct token is judged once: a long body repeats most of its words.
     return frozenset(
         t
-        for t in tokens(document_text(fact))
+        for t in set(tokens(document_text(fact)))
         if t not in GATE_STOPWORDS and t not in GENERIC_TERMS and not is_bare_number(t)
     )
 
@@ -43,8 +44,13 @@ def superseded(
     fact_of: Callable[[str], Fact],
     counting_bits: int,
     newer: Callable[[Fact, Fact], bool],
+    subject: Callable[[Fact], frozenset[str]] = subject_words,
 ) -> dict[str, str]:
-    """Stale candidates to leave out, each mapped to the reference of the fresher fact."""
+    """Stale candidates to leave out, each mapped to the reference of the fresher fact.
+
+    ``subject`` gives a fact's subject words (the recaller hands in a cache of
+    :func:`subject_words` kept across turns).
+    """
     out: dict[str, str] = {}
     fresh = [r for r in ranked if not r.stale]
     if not fresh or len(fresh) == len(ranked):
@@ -54,7 +60,7 @@ def superseded(
     def words(fact: Fact) -> frozenset[str]:
         key = fact.reference
         if key not in seen:
-            seen[key] = subject_words(fact)
+            seen[key] = subject(fact)
         return seen[key]
 
     for candidate in ranked:
@@ -70,3 +76,31 @@ def superseded(
                 out[candidate.reference] = winner.reference
                 break
     return out
+
+
+SUBJECT_CACHE = 512
+
+
+class SubjectCache:
+    """:func:`subject_words` per fact, kept across turns while the fact object stays the same.
+
+    Tokenizing the candidates' whole documents was the largest part of a turn; a changed
+    fact is a new object (facts are frozen), so identity is the version check. Bounded: a
+    full cache starts over rather than grow with the store.
+    """
+
+    def __init__(self, size: int = SUBJECT_CACHE) -> None:
+        self._size = size
+        self._words: dict[str, tuple[Fact, frozenset[str]]] = {}
+
+    def __call__(self, fact: Fact) -> frozenset[str]:
+        """The subject words of ``fact`` (computed once per fact object)."""
+        key = fact.reference
+        cached = self._words.get(key)
+        if cached is not None and cached[0] is fact:
+            return cached[1]
+        words = subject_words(fact)
+        if len(self._words) >= self._size:
+            self._words.clear()
+        self._words[key] = (fact, words)
+        return words
