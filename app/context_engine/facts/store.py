@@ -377,6 +377,16 @@ class Store:
             return _diagnostic(exc, path)
 
 
+def load_fact_file(root: Path, scope: Scope, name: str) -> Fact | None:
+    """One fact file of a store read and parsed now (``None``: gone); raises
+    ``FactFormatError`` when it cannot be read or parsed. For a reader checking one file
+    against what it saved (``recall/quiet.py``), without a ``Memory``."""
+    from .fs import FS
+
+    loaded = Store(root, scope, FS()).load(root / name)
+    return None if loaded is None else loaded.fact
+
+
 # lstat identity: (dev, ino, size, mtime_ns, ctime_ns, mode), as the derived index keeps it.
 _Key = tuple[int, int, int, int, int, int]
 Identity = _Key

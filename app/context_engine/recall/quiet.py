@@ -91,23 +91,21 @@ def _still_saved(
     if not unsettled:
         return True
     from ..errors import FactFormatError
-    from ..facts.fs import FS
-    from ..facts.store import Store
+    from ..facts.store import load_fact_file
 
     for scope, name, reference in unsettled:
         root = paths.project_store if scope == "project" else paths.global_store
-        store = Store(root, "project" if scope == "project" else "global", FS())
         try:
-            loaded = store.load(root / name)
+            fact = load_fact_file(root, "project" if scope == "project" else "global", name)
         except FactFormatError:
-            loaded = None
+            fact = None
             if reference is None:
                 continue  # still unreadable, as saved (its diagnostic was saved too)
-        if loaded is None or loaded.fact.reference != reference:
+        if fact is None or fact.reference != reference:
             return False
         saved = reader.record(reference)
         # Values, not bytes: marshal writes back-references by reference count.
-        if saved is None or marshal.loads(saved) != marshal.loads(fact_record(loaded.fact)):
+        if saved is None or marshal.loads(saved) != marshal.loads(fact_record(fact)):
             return False
     return True
 
