@@ -3,7 +3,7 @@
 A small SQLite file in our state root (beside the derived index, never inside the store) holds a
 row per fact file — its name, inode, id, frontmatter name, whether it still needs the S5.1
 upgrade, and its MEMORY.md managed line — and a checkpoint: the store directory's identity and
-the sha256 of MEMORY.md as the last write left them, and where the managed block sits in it.
+the identity of MEMORY.md as the last write left them, and where the managed block sits in it.
 
 Only a writer holding the store lock changes this file, in one transaction that commits after
 MEMORY.md is written (a crash rolls it back: the next writer finds the directory changed). At
@@ -21,8 +21,9 @@ the start of a write (``begin``):
 A file edited in place by another program (same inode, directory untouched) is not seen by the
 first two cases: its row, and so its MEMORY.md line, catch up with the next rebuild.
 
-MEMORY.md is then written from the rows: when the file still has the recorded digest, the
-managed lines of the facts that changed are spliced into the recorded block; otherwise (edited
+MEMORY.md is then written from the rows: when the file is the one the last write left, the
+managed lines of the facts that changed are spliced into the recorded block at byte offsets
+the rows give (the file is not split into lines, nor hashed); otherwise (edited
 by hand, by Reasonix, deleted) it is rendered as ``index_file.render_index`` does, from every
 row's line instead of every parsed fact. Either way the bytes are those of a full regeneration.
 """
@@ -43,30 +44,32 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ContextEngineError
 from . import derived_index
-from .fs import sweep_temps
-from .index_file import is_managed, managed_line, read_index, render_parts, write_index
+from .fs import read_file, sweep_temps
+from .index_file import is_managed, managed_line, render_parts, write_index
 from .model import Diagnostic, ParsedFact
-from .store import is_fact_file_name
+from .store import INDEX_NAME, is_fact_file_name
 
 if TYPE_CHECKING:
     from ..paths import EnginePaths
     from .model import Scope
     from .store import Store
 
-SCHEMA = 1
+SCHEMA = 2
 _FACT, _UNREADABLE, _OTHER = 0, 1, 2
 _DDL = (
     "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     "CREATE TABLE files (name TEXT PRIMARY KEY, ino INTEGER NOT NULL, kind INTEGER NOT NULL,"
     " fact_id TEXT, fact_name TEXT, line TEXT, legacy INTEGER NOT NULL,"
-    " spliceable INTEGER NOT NULL) WITHOUT ROWID",
+    " spliceable INTEGER NOT NULL, size INTEGER NOT NULL) WITHOUT ROWID",
     "CREATE INDEX files_by_id ON files (fact_id)",
-    "CREATE INDEX files_in_order ON files (kind, fact_name, fact_id, name)",
+    "CREATE INDEX files_in_order ON files (kind, fact_name, fact_id, name, size)",
     "CREATE INDEX files_legacy ON files (legacy) WHERE legacy = 1",
     "CREATE INDEX files_unspliceable ON files (spliceable) WHERE kind = 0 AND spliceable = 0",
 )
 _DROP = ("DROP TABLE IF EXISTS meta", "DROP TABLE IF EXISTS files")
-_SAVED = ("dir", "checked_ns", "memory_sha", "block_start", "block_end", "count", "synced")
+_SAVED = (
+    "dir", "checked_ns", "memory", "memory_checked", "block_start", "block_end", "count", "synced"
+)
 
 
 @functools.cache
@@ -97,6 +100,11 @@ class _Row:
     line: str | None = None
     legacy: bool = False
     spliceable: bool = True
+
+    @property
+    def size(self) -> int:
+        """The bytes of its MEMORY.md line, newline included (0: no line)."""
+        return len(f"{self.line}\n".encode("utf-8", errors="surrogateescape")) if self.line else 0
 
     def key(self) -> tuple[str, str, str]:
         """MEMORY.md order: (name, id) as ``render_index`` sorts, then the file name."""
@@ -134,8 +142,27 @@ def _dir_identity(root: Path) -> str:
     )
 
 
-# An edit of MEMORY.md: remove the line at a position, or insert one.
-_Op = tuple[str, int, str]
+def _line_bytes(row: _Row) -> bytes:
+    return f"{row.line}\n".encode("utf-8", errors="surrogateescape")
+
+
+def _memory_identity(store: Store) -> str:
+    """MEMORY.md's identity (dev, ino, size, mtime, ctime, mode); "" when it is missing."""
+    try:
+        return _identity(os.lstat(store.root / INDEX_NAME))
+    except OSError:
+        return ""
+
+
+def _identity(st: os.stat_result) -> str:
+    return ",".join(
+        str(v) for v in (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns,
+                         st.st_mode)
+    )
+
+
+# An edit of MEMORY.md's managed block: at a byte offset, remove or insert one line's bytes.
+_Op = tuple[str, int, bytes]
 
 
 class WriteState:
@@ -226,9 +253,13 @@ class WriteState:
         if db is None or not self.ready:
             return False
         fs, root = self.store.fs, self.store.root
-        raw = read_index(fs, root)
         try:
-            data, start, end, count = self._spliced(db, raw) or self._rendered(db, raw)
+            raw, st = read_file(fs, root / INDEX_NAME)
+            identity = _identity(st)
+        except OSError:
+            raw, identity = b"", ""  # missing, unreadable or a symlink: never read through
+        try:
+            data, start, end, count = self._spliced(db, raw, identity) or self._rendered(db, raw)
         except sqlite3.Error:
             self._drop()
             return False
@@ -240,9 +271,10 @@ class WriteState:
                 self._commit(db, observe=True)
             self._drop()
             raise
+        checked = time.time_ns()
         self._meta.update(
-            memory_sha=hashlib.sha256(data).hexdigest(), block_start=str(start),
-            block_end=str(end), count=str(count), synced="1",
+            memory=_memory_identity(self.store), memory_checked=str(checked),
+            block_start=str(start), block_end=str(end), count=str(count), synced="1",
         )
         try:
             self._commit(db, observe=True)
@@ -294,14 +326,14 @@ class WriteState:
         rows = [_row(name, key[1], item) for name, key, item in self.store.entries()]
         db.execute("DELETE FROM files")
         db.execute("DELETE FROM meta")
-        db.executemany("INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [
+        db.executemany("INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", [
             (r.name, r.ino, r.kind, r.fact_id, r.fact_name, r.line, int(r.legacy),
-             int(r.spliceable)) for r in rows
+             int(r.spliceable), r.size) for r in rows
         ])
         self._meta = {"code": code_tag(), "root": str(self.store.root), "dir": current,
                       "checked_ns": str(checked),
-                      "memory_sha": "", "block_start": "0", "block_end": "0", "count": "0",
-                      "synced": "0"}
+                      "memory": "", "memory_checked": "0", "block_start": "0", "block_end": "0",
+                      "count": "0", "synced": "0"}
         self._changed = True
 
     def _diff(self, db: sqlite3.Connection) -> None:
@@ -373,50 +405,66 @@ class WriteState:
         )
         if old is not None and old.kind == _FACT and not same_line:
             self._splice &= old.spliceable
-            self._ops.append(("del", self._position(db, old), ""))
+            self._ops.append(("del", self._offset(db, old), _line_bytes(old)))
         db.execute("DELETE FROM files WHERE name = ?", (name,))
         if new is not None:
-            db.execute("INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (
+            db.execute("INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", (
                 new.name, new.ino, new.kind, new.fact_id, new.fact_name, new.line,
-                int(new.legacy), int(new.spliceable),
+                int(new.legacy), int(new.spliceable), new.size,
             ))
             if new.kind == _FACT and not same_line:
                 self._splice &= new.spliceable
-                self._ops.append(("ins", self._position(db, new), f"{new.line}\n"))
+                self._ops.append(("ins", self._offset(db, new), _line_bytes(new)))
 
     @staticmethod
-    def _position(db: sqlite3.Connection, row: _Row) -> int:
-        """How many managed lines come before ``row``'s (the rows are MEMORY.md's lines)."""
+    def _offset(db: sqlite3.Connection, row: _Row) -> int:
+        """Where ``row``'s line starts in the managed block: the bytes of the lines before it
+        (the rows are MEMORY.md's lines, in its order)."""
         query = (
-            "SELECT count(*) FROM files WHERE kind = 0 AND (fact_name, fact_id, name) < (?, ?, ?)"
+            "SELECT total(size) FROM files"
+            " WHERE kind = 0 AND (fact_name, fact_id, name) < (?, ?, ?)"
         )
         return int(db.execute(query, row.key()).fetchone()[0])
 
     # -- MEMORY.md ---------------------------------------------------------------------------
 
-    def _spliced(self, db: sqlite3.Connection, raw: bytes) -> tuple[bytes, int, int, int] | None:
-        """The recorded MEMORY.md with this session's edits, when that is a full render's bytes."""
+    def _spliced(
+        self, db: sqlite3.Connection, raw: bytes, identity: str
+    ) -> tuple[bytes, int, int, int] | None:
+        """The recorded MEMORY.md with this session's edits, when that is a full render's bytes.
+
+        The file must be the one the last write left (same identity, trusted as the
+        directory's is) and every line one a render finds again as managed; each removed
+        line must be found, byte for byte, where the rows say it is.
+        """
         meta = self._meta
         if not self._splice or meta.get("synced") != "1":
             return None
         start, end, count = int(meta["block_start"]), int(meta["block_end"]), int(meta["count"])
-        if count == 0 or hashlib.sha256(raw).hexdigest() != meta["memory_sha"]:
+        if count == 0 or not identity or meta["memory"] != identity:
+            return None
+        if not self._settled({"dir": identity, "checked_ns": meta["memory_checked"]}):
             return None
         if db.execute("SELECT 1 FROM files WHERE kind = 0 AND spliceable = 0 LIMIT 1").fetchone():
             return None  # a line a render would not find again as managed: render in full
-        lines = raw[start:end].split(b"\n")
-        if len(lines) != count + 1 or lines[-1]:
+        if len(raw) < end or raw[end - 1 : end] != b"\n":
             return None
-        lines.pop()
-        for kind, position, text in self._ops:
+        data = raw
+        for kind, offset, line in self._ops:
+            at = start + offset
             if kind == "del":
-                del lines[position]
+                if data[at : at + len(line)] != line:
+                    return None
+                data = data[:at] + data[at + len(line) :]
+                end, count = end - len(line), count - 1
             else:
-                lines.insert(position, text[:-1].encode("utf-8"))
-        if not lines:
+                if at > end:
+                    return None
+                data = data[:at] + line + data[at:]
+                end, count = end + len(line), count + 1
+        if count <= 0:
             return None  # no block any more: the render decides what is left
-        block = b"\n".join(lines) + b"\n"
-        return raw[:start] + block + raw[end:], start, start + len(block), len(lines)
+        return data, start, end, count
 
     def _rendered(self, db: sqlite3.Connection, raw: bytes) -> tuple[bytes, int, int, int]:
         """``render_index`` over the rows' lines: hand-written lines kept, managed regenerated."""
