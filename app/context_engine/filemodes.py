@@ -50,6 +50,17 @@ def fix_new_file_mode(fd: int, mode: int = PRIVATE_FILE) -> None:
     os.fchmod(fd, mode)
 
 
+def create_private_file(path: Path) -> None:
+    """Create ``path`` (if missing) 0600 in 0700 directories, whatever the umask (S2.6);
+    never through a symlink."""
+    make_private_dirs(path.parent)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, PRIVATE_FILE)
+    try:
+        fix_new_file_mode(fd)
+    finally:
+        os.close(fd)
+
+
 def kept_mode(path: str | Path, default: int = PRIVATE_FILE) -> int:
     """The permission bits of an existing regular file, else ``default`` (rewrites keep modes)."""
     try:

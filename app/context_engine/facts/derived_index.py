@@ -236,7 +236,9 @@ class FactIndex:
     def _connect(self, new: bool) -> sqlite3.Connection | None:
         """Open read-write (creating when ``new``), else read-only, else immutable."""
         if new:
-            _make_private_file(self.path)
+            from ..filemodes import create_private_file
+
+            create_private_file(self.path)
         db: sqlite3.Connection | None = None
         # Even a read-only connection creates the -wal and -shm files beside a WAL database:
         # a file, directory or medium that is not writable is read as an immutable file.
@@ -529,14 +531,3 @@ def _uri_path(path: Path) -> str:
 
     return quote(str(path), safe="/")
 
-
-def _make_private_file(path: Path) -> None:
-    """Create the index file 0600 in 0700 directories, whatever the umask (S2.6)."""
-    from ..filemodes import PRIVATE_FILE, fix_new_file_mode, make_private_dirs
-
-    make_private_dirs(path.parent)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, PRIVATE_FILE)
-    try:
-        fix_new_file_mode(fd)
-    finally:
-        os.close(fd)

@@ -516,7 +516,9 @@ class WriteState:
                     return None
                 new = not self.path.exists()
                 if new:
-                    _make_private_file(self.path)
+                    from ..filemodes import create_private_file
+
+                    create_private_file(self.path)
                 db = sqlite3.connect(
                     self.path, timeout=5.0, isolation_level=None, check_same_thread=False
                 )
@@ -562,14 +564,3 @@ class WriteState:
                 return False
         return True
 
-
-def _make_private_file(path: Path) -> None:
-    """Create the file 0600 in 0700 directories, whatever the umask (S2.6)."""
-    from ..filemodes import PRIVATE_FILE, fix_new_file_mode, make_private_dirs
-
-    make_private_dirs(path.parent)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, PRIVATE_FILE)
-    try:
-        fix_new_file_mode(fd)
-    finally:
-        os.close(fd)

@@ -27,6 +27,8 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from ..filemodes import open_private_temp
+
 SCHEMA = 2
 _DDL = (
     "CREATE TABLE meta (key TEXT PRIMARY KEY, value BLOB) WITHOUT ROWID",
@@ -48,15 +50,6 @@ def _usable(path: Path) -> bool:
     if not stat.S_ISREG(st.st_mode) or st.st_mode & 0o022:
         return False
     return not (hasattr(os, "getuid") and st.st_uid != os.getuid())
-
-
-def create_private(path: Path) -> None:
-    """Create an empty 0600 file, whatever the umask (S2.6); never through a symlink."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-    try:
-        os.fchmod(fd, 0o600)
-    finally:
-        os.close(fd)
 
 
 def _file_identity(st: os.stat_result) -> tuple[int, int, int, int]:
@@ -219,18 +212,17 @@ class StateFile:
         has the identity ``copy_of`` (``()``: any) — run ``edit`` in one transaction, rename."""
         import shutil
 
-        tmp = self.path.with_name(f".tmp-recall-{os.getpid()}-{self.path.name}")
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)  # left by a crashed process that had our pid: ours to remove
+        tmp = ""
         try:
             if copy_of is None:
-                create_private(tmp)
+                fd, tmp = open_private_temp(self.path)
+                os.close(fd)
             else:
                 with open(self.path, "rb") as source:
                     if copy_of and _file_identity(os.fstat(source.fileno())) != copy_of:
                         return False
-                    create_private(tmp)
-                    with open(tmp, "wb") as target:
+                    fd, tmp = open_private_temp(self.path)
+                    with os.fdopen(fd, "wb") as target:
                         shutil.copyfileobj(source, target, 1 << 20)
             db = sqlite3.connect(tmp, isolation_level=None)
             try:
@@ -244,8 +236,9 @@ class StateFile:
             os.replace(tmp, self.path)
             return True
         except (OSError, sqlite3.Error, ValueError, TypeError):
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
+            if tmp:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
             return False
 
     def update_meta(

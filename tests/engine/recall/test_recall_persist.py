@@ -244,7 +244,7 @@ def test_unwritable_cache_dir_still_answers(
 
     from context_engine.recall import state
 
-    monkeypatch.setattr(state, "create_private", refuse)
+    monkeypatch.setattr(state, "open_private_temp", refuse)
     recaller = cold(paths)
     assert not persist.recall_cache_path(paths).exists()
     assert answers(recaller) == fresh(paths)
