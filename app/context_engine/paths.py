@@ -78,8 +78,12 @@ def slugify(name: str) -> str:
     slug = _NON_ALNUM.sub("-", lowered).strip("-")
     if not slug:
         raise InvalidName("memory name needs at least one letter or digit")
-    bounded = bound_slug(slug, NAME_SLUG_MAX_BYTES)
-    return bounded
+    if len(slug.encode("utf-8")) <= NAME_SLUG_MAX_BYTES:
+        return slug
+    # Bounded as in S2.1, except that a cut ending in ``-`` loses it, as Reasonix trims it:
+    # ``aaa-`` + ``-<hash>`` would read back as another name (a slug has no ``--``).
+    keep = _cut_to_bytes(slug, NAME_SLUG_MAX_BYTES - 17).rstrip("-")
+    return f"{keep}-{fnv1a_64(slug.encode('utf-8')):016x}"
 
 
 def reasonix_home(env: dict[str, str] | None = None) -> Path:
