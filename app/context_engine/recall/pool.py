@@ -10,28 +10,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from ..errors import InvalidName
-from ..facts.model import Fact, normalize_key
-from ..paths import slugify
+from ..facts.equivalence import equivalence_keys
+from ..facts.model import Fact
 
 Membership = Literal["pool", "shadowed", "prefix"]
 
 POOL: Membership = "pool"
 SHADOWED: Membership = "shadowed"
 PREFIX: Membership = "prefix"
-
-
-def equivalence_keys(fact: Fact) -> tuple[str, ...]:
-    """The keys that make a global fact equivalent to a project fact (S7.2)."""
-    try:
-        name = slugify(fact.name)
-    except InvalidName:
-        name = fact.name.strip().lower()
-    keys = [f"id:{fact.id.strip()}", f"name:{name}"]
-    title = normalize_key(fact.title)
-    if title:
-        keys.append(f"title:{title}")
-    return tuple(k for k in keys if not k.endswith(":"))
 
 
 Holders = dict[str, "str | set[str]"]

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Iterable, Sequence
 
-from ..errors import InvalidName
-from ..facts.model import Fact, normalize_key, one_line
-from ..paths import slugify
+from ..facts.equivalence import equivalence_keys
+from ..facts.model import Fact, one_line
 
 MEMORY_HEADING = "# Memory"
 GLOBAL_HEADING = "## Global preferences and feedback"
@@ -20,41 +18,6 @@ INDEX_PREAMBLE = (
 )
 EMPTY_INDEX = "(no saved facts yet)"
 GUIDANCE_TYPES = ("user", "feedback")
-_ASCII_SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
-
-
-def _name_slug(name: str) -> str:
-    """The slug of a fact name; a name that slugs to nothing keeps its raw text as key."""
-    if _ASCII_SLUG.fullmatch(name):
-        return name  # already a slug (the common case): slugify would return it unchanged
-    try:
-        return slugify(name)
-    except InvalidName:
-        return name
-
-
-def _compute_keys(fact: Fact) -> tuple[str, ...]:
-    keys = [f"id:{fact.id}", f"name:{_name_slug(fact.name)}"]
-    title_key = normalize_key(fact.display_title)
-    if title_key:
-        keys.append(f"title:{title_key}")
-    return tuple(keys)
-
-
-# Keys depend only on id, name and title; a long session asks for the same facts every turn.
-_KEY_CACHE: dict[tuple[str, str, str], tuple[str, ...]] = {}
-_KEY_CACHE_LIMIT = 200_000
-
-
-def equivalence_keys(fact: Fact) -> tuple[str, ...]:
-    """The S7.2 keys: id, name slug, normalized title (prefixed so kinds never collide)."""
-    memo = (fact.id, fact.name, fact.title)
-    keys = _KEY_CACHE.get(memo)
-    if keys is None:
-        if len(_KEY_CACHE) >= _KEY_CACHE_LIMIT:
-            _KEY_CACHE.clear()
-        keys = _KEY_CACHE[memo] = _compute_keys(fact)
-    return keys
 
 
 def masked_global_ids(facts: Iterable[Fact]) -> frozenset[str]:

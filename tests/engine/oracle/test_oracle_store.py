@@ -224,3 +224,25 @@ def test_order_of_index_lines_in_the_prefix(pair: tuple[Oracle, EnginePaths]) ->
     assert scopes == sorted(scopes, key=lambda s: s != "project")  # project first, then global
     shown = {"prefix_index_order"} if ours != theirs else set()
     check_case("index line order", shown, {"prefix_index_order"})
+
+
+def test_guidance_masking_compares_titles_as_written(pair: tuple[Oracle, EnginePaths]) -> None:
+    from click.testing import CliRunner
+    from context_engine.cli.main import cli
+
+    oracle, paths = pair
+    oracle.remember(name="foo-bar", description="global pref", type="user", scope="global",
+                    body="Widgets are blue.")
+    oracle.remember(name="foobar", description="project note", type="project", body="Red.")
+    oracle.remember(name="g-one", title="Widgets Pref", description="g", type="feedback",
+                    scope="global", body="Small diffs.")
+    oracle.remember(name="p-two", title="widgets-pref", description="p", type="project",
+                    body="Big.")
+    out = CliRunner().invoke(
+        cli, ["--home", str(paths.home), "--workspace", str(paths.workspace), "prefix"]
+    )
+    assert out.exit_code == 0, out.output
+    theirs = oracle.run("prefix")["block"]
+    for block in (out.output, theirs):
+        assert "### foo bar (global/user)\n\nWidgets are blue." in block  # display title only
+        assert "### Widgets Pref" not in block  # the same title as written: masked

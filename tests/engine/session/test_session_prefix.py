@@ -94,3 +94,22 @@ def test_notes_report_each_change_once_with_body() -> None:
 def test_baseline_json_round_trip() -> None:
     base = Baseline.capture([fact("a"), fact("b", "global", "user")], {"user/AGENTS.md": "x"})
     assert Baseline.from_json(base.to_json()) == base
+
+
+def test_prefix_and_pool_mask_the_same_globals_by_title_as_written() -> None:
+    # ``foo-bar`` without a title displays as "foo bar", which normalizes like the project
+    # fact ``foobar``; S7.2 compares titles as written (Reasonix keeps both), and the prefix
+    # and the recall pool must agree on which globals are masked.
+    from context_engine.recall.pool import POOL, SHADOWED, PoolTracker
+
+    g_display = fact("foo-bar", "global", "user", "Widgets are blue.")
+    g_untitled = fact("bar-baz", "global", "project", "Gadgets.")
+    g_titled = fact("release", "global", "project", "Ship it.", title="Release Target!")
+    project = [fact("foobar"), fact("barbaz"), fact("rt", title="release target")]
+    facts = [g_display, g_untitled, g_titled, *project]
+    assert masked_global_ids(facts) == {g_titled.id}
+    assert "### foo bar (global/user)\n\nWidgets are blue." in build_memory_block(facts)
+    tracker = PoolTracker()
+    tracker.load(facts)
+    assert tracker.membership[g_untitled.reference] == POOL
+    assert tracker.membership[g_titled.reference] == SHADOWED

@@ -30,7 +30,7 @@ class NeedsFullRead(Exception):
 
 def fact_keys(fact: Fact) -> tuple[str, ...]:
     """Every key that relates two facts in the table's notes."""
-    from context_engine.recall.pool import equivalence_keys
+    from context_engine.facts.equivalence import equivalence_keys
 
     return (*equivalence_keys(fact), *_duplicate_keys(fact), f"ref:{fact.scope}/{fact.name}")
 

@@ -154,7 +154,7 @@ def _build_rows(
     texts: Mapping[int, str] | None,
 ) -> tuple[FactRow, ...]:
     # The recall package pulls in its index; import it here, on the worker, not at start-up.
-    from context_engine.recall.pool import equivalence_keys
+    from context_engine.facts.equivalence import equivalence_keys
 
     facts = list(facts)
     eq_keys = [equivalence_keys(fact) for fact in facts]
