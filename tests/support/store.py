@@ -129,6 +129,8 @@ def reader_worker(tmp: str, size: int, stop_file: str) -> tuple[int, int]:
             whole = False
         reads += 1
         torn += 0 if whole else 1
+        if reads == 1:  # the writer starts once every reader is reading
+            Path(f"{stop_file}.ready-{os.getpid()}").touch()
     return reads, torn
 
 

@@ -24,7 +24,11 @@ def _run(tmp_path: Path, write: object) -> tuple[int, int]:
     stop = tmp_path / "stop"
     with SPAWN.Pool(2) as pool:
         pending = pool.starmap_async(reader_worker, [(str(tmp_path), SIZE, str(stop))] * 2)
-        time.sleep(1.0)  # let the readers start
+        # Spawned readers import the engine first (seconds on a loaded machine): a fixed
+        # sleep let the control's writes finish before anyone read, and it saw nothing torn.
+        deadline = time.monotonic() + 60
+        while len(list(tmp_path.glob("stop.ready-*"))) < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
         for i in range(UPDATES):
             write(memory, fact.id, "bcdefghijklmnopqrstuvwxyz"[i % 25])  # type: ignore[operator]
         stop.touch()
