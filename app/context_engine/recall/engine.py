@@ -266,6 +266,35 @@ class Recaller:
                 self.stats.full_builds += 1
             return changes
 
+    def apply(
+        self,
+        upserts: Iterable[Fact],
+        removals: Iterable[str],
+        diagnostics: Iterable[Diagnostic] = (),
+    ) -> int:
+        """``sync`` when the caller knows what changed (a watched host, ``recall/live.py``):
+        only those facts are looked at, so the cost is that of the changed facts alone.
+        References must be unique among the facts this leaves tracked."""
+        with self._lock:
+            changes = 0
+            for reference in removals:
+                self._failed.pop(reference, None)
+                if reference in self._tracker.facts:
+                    self.remove(reference)
+                    changes += 1
+            for fact in upserts:
+                if _is_archived(fact):
+                    continue
+                old = self._tracker.facts.get(fact.reference)
+                # By value: the file was re-read because it changed, and an in-place edit that
+                # keeps the size and puts the mtime back keeps the stamp ``_same`` trusts.
+                if old is not None and (old is fact or old == fact):
+                    continue
+                self.upsert(fact)
+                changes += 1
+            self.set_diagnostics(diagnostics)
+            return changes
+
     def _bulk_build(self, facts: list[Fact]) -> int | None:
         """First build in one pass per index; ``None`` → use the per-fact path instead.
 
