@@ -61,6 +61,49 @@ class Drained:
     rescan: str | None = None  # the queue overflowed or could not be read
 
 
+# Filesystems whose every change is made through this kernel, so inotify sees them all. On a
+# network or FUSE filesystem another machine's (or daemon's) writes raise no event: there the
+# caller keeps its scan per turn.
+LOCAL_FILESYSTEMS = frozenset(
+    {"ext2", "ext3", "ext4", "xfs", "btrfs", "tmpfs", "ramfs", "f2fs", "jfs", "reiserfs",
+     "bcachefs", "zfs", "overlay", "hfsplus", "vfat", "exfat", "ntfs3"}
+)
+
+
+def filesystem_of(path: str | os.PathLike[str]) -> str | None:
+    """The type of the filesystem ``path`` is on (``/proc/self/mountinfo``), ``None`` unknown."""
+    try:
+        target = os.path.realpath(path)
+        with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as handle:
+            lines = handle.read().splitlines()
+    except OSError:
+        return None
+    best, kind = -1, None
+    for line in lines:
+        fields = line.split(" ")
+        try:
+            mount = _unescape(fields[4])
+            fstype = fields[fields.index("-", 6) + 1]
+        except (IndexError, ValueError):
+            continue
+        inside = target == mount or target.startswith(mount.rstrip("/") + "/")
+        if inside and len(mount) >= best:  # the last of equal mount points is the visible one
+            best, kind = len(mount), fstype
+    return kind
+
+
+def _unescape(field: str) -> str:
+    """A mountinfo path: the kernel writes space, tab, newline and backslash as octal."""
+    for code, char in ((r"\040", " "), (r"\011", "\t"), (r"\012", "\n"), (r"\134", "\\")):
+        field = field.replace(code, char)
+    return field
+
+
+def sees_every_change(path: str | os.PathLike[str]) -> bool:
+    """Whether inotify reports every change under ``path`` (a local filesystem)."""
+    return filesystem_of(path) in LOCAL_FILESYSTEMS
+
+
 class DirWatch:
     """One inotify descriptor (non-blocking, close-on-exec) watching a few directories."""
 

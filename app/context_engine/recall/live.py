@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, overload
 
-from ..facts.dir_watch import DirWatch
+from ..facts.dir_watch import DirWatch, sees_every_change
 from ..facts.model import Diagnostic, Fact, Scope
+from ..facts.stat_listing import is_fact_file_name
 from ..session.notes import FactMark
 from ..session.prefix import equivalence_keys
 
@@ -195,6 +196,7 @@ class LiveStores:
         self._problems: dict[tuple[Scope, str], Diagnostic] = {}
         self._diagnostics: tuple[Diagnostic, ...] = ()
         self.broken = False  # a watch could not be set: the caller stops using this
+        self._pid = os.getpid()
 
     @classmethod
     def start(cls, paths: EnginePaths, stores: Callable[[], Iterable[Store]]) -> LiveStores | None:
@@ -232,6 +234,8 @@ class LiveStores:
             self._dirs[scope] = identity
             if identity is None:
                 continue  # missing: watched once it exists (one stat per turn until then)
+            if not sees_every_change(self._roots[scope]):
+                return False  # a network or FUSE store: other machines' writes raise no event
             added = self._watch.add(self._roots[scope])
             if added is None or added in self._wds:
                 return False
@@ -246,10 +250,14 @@ class LiveStores:
         drained = self._watch.drain()
         reason = drained.rescan
         changed: set[tuple[Scope, str]] = set()
+        if os.getpid() != self._pid:  # a forked child shares the queue: not ours to drain
+            self.broken = True
+            return "forked"
         for wd, names in drained.names.items():
             scope = self._wds.get(wd)
             if scope is not None:
-                changed.update((scope, name) for name in names)
+                # Temp, lock and dot files, MEMORY.md, .archive/: nothing a read would list.
+                changed.update((scope, name) for name in names if is_fact_file_name(name))
         for wd in drained.selves:
             scope = self._wds.get(wd)
             if scope is not None:  # watched again even if the path still names that inode

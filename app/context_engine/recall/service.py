@@ -156,11 +156,14 @@ class RecallService:
         applied = live.apply(changed)
         if not applied.exact:
             return None
-        with self.lock:
-            recaller = self._recaller
-            if recaller is not None and self._indexed is previous and previous is not None:
-                recaller.apply(applied.upserts, applied.removals, applied.diagnostics)
-                self._indexed = applied.facts
+        # ``self.lock`` only once the index exists: its first build takes the locks the other
+        # way round (``recaller`` → ``_first_recaller``); a turn then diffs in full, once.
+        if self._recaller is not None:
+            with self.lock:
+                recaller = self._recaller
+                if self._indexed is previous and previous is not None:
+                    recaller.apply(applied.upserts, applied.removals, applied.diagnostics)
+                    self._indexed = applied.facts
         self._current, self._current_read = applied.facts, None
         self._current_diagnostics = applied.diagnostics
         return applied.facts

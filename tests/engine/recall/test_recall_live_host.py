@@ -135,6 +135,7 @@ elif kind == "touch":
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "kind", ["replace", "in-place", "create", "delete", "rename", "garbage", "touch"]
 )
@@ -233,6 +234,7 @@ def test_the_notes_tell_a_change_once_as_an_unwatched_host_does(paths: EnginePat
     _same_as_fresh(watched)
 
 
+@pytest.mark.slow
 def test_a_random_run_of_edits_always_equals_a_fresh_read(paths: EnginePaths) -> None:
     engine = _host(paths)
     rng = random.Random(3)
@@ -258,6 +260,7 @@ def test_a_random_run_of_edits_always_equals_a_fresh_read(paths: EnginePaths) ->
         _same_as_fresh(engine)
 
 
+@pytest.mark.slow
 def test_a_burst_larger_than_the_kernel_queue_rescans(paths: EnginePaths) -> None:
     engine = _host(paths)
     limit = int(Path("/proc/sys/fs/inotify/max_queued_events").read_text())
@@ -355,3 +358,38 @@ def test_masks_kept_one_fact_at_a_time_equal_a_full_computation() -> None:
                 live.append(added)
                 tracker.add(added)  # type: ignore[arg-type]
         assert tracker.masked == set(masked_global_ids(live))  # type: ignore[arg-type]
+
+
+def test_temp_files_and_memory_md_leave_a_turn_quiet(
+    paths: EnginePaths, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    engine = _host(paths)
+    service = engine.catalog.index
+    quiet = service.watch_stats["quiet"]
+    store = paths.project_store
+    (store / ".tmp-writer").write_bytes(b"half")
+    os.replace(store / ".tmp-writer", store / "MEMORY.md")
+    (store / ".archive").mkdir()
+    calls = _FileCalls(monkeypatch, paths)
+    run_turn(engine, None, "docker")
+    assert calls.on_files() == []
+    assert service.watch_stats["quiet"] == quiet + 1
+
+
+def test_a_store_on_a_network_filesystem_is_scanned_per_turn(
+    paths: EnginePaths, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from context_engine.recall import live
+
+    monkeypatch.setattr(live, "sees_every_change", lambda path: False)  # e.g. NFS, FUSE
+    engine = _host(paths)
+    assert engine.catalog.index._live is None
+    calls = _FileCalls(monkeypatch, paths)
+    replace_raw(paths.project_store / "fact-2.md", raw_fact("fact-2", "zebra quokka"))
+    _same_as_fresh(engine)
+    assert any(n == "scandir" for n, _ in calls.calls)
+
+
+def test_the_filesystem_of_a_path_comes_from_mountinfo(tmp_path: Path) -> None:
+    assert dir_watch.filesystem_of(tmp_path) is not None
+    assert dir_watch._unescape(r"/mnt/a\040b\134c") == "/mnt/a b\\c"
