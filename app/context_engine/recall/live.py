@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, overload
 
 from ..facts.dir_watch import DirWatch, sees_every_change
+from ..facts.equivalence import equivalence_keys
 from ..facts.model import Diagnostic, Fact, Scope
 from ..facts.stat_listing import is_fact_file_name
 from ..session.notes import FactMark
-from ..session.prefix import equivalence_keys
 
 if TYPE_CHECKING:
     from ..facts.store import Store
