@@ -116,12 +116,14 @@ def _newer(new: Fact, old: Fact) -> bool:
 
 
 def _same(old: Fact, new: Fact) -> bool:
-    """Whether a re-read fact is the one already indexed (id, revision and file stamp)."""
-    if old is new:
-        return True
-    if old.stamp is not None and old.stamp == new.stamp and old.revision == new.revision:
-        return old.id == new.id
-    return old == new
+    """Whether a re-read fact is the one already indexed: the same object, else equal values.
+
+    Not by file stamp (dev, inode, size, mtime): an editor writing in place keeps all four
+    when the size does not change and the mtime is put back; only the ctime tells, and a fact
+    re-read for that reason must be indexed again. Unchanged files give the same objects from
+    the stores' caches, so the comparison runs for re-read facts only.
+    """
+    return old is new or old == new
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,9 +288,7 @@ class Recaller:
                 if _is_archived(fact):
                     continue
                 old = self._tracker.facts.get(fact.reference)
-                # By value: the file was re-read because it changed, and an in-place edit that
-                # keeps the size and puts the mtime back keeps the stamp ``_same`` trusts.
-                if old is not None and (old is fact or old == fact):
+                if old is not None and _same(old, fact):  # touched, not changed
                     continue
                 self.upsert(fact)
                 changes += 1

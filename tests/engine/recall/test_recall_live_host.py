@@ -393,3 +393,15 @@ def test_a_store_on_a_network_filesystem_is_scanned_per_turn(
 def test_the_filesystem_of_a_path_comes_from_mountinfo(tmp_path: Path) -> None:
     assert dir_watch.filesystem_of(tmp_path) is not None
     assert dir_watch._unescape(r"/mnt/a\040b\134c") == "/mnt/a b\\c"
+
+
+def test_an_unwatched_host_reindexes_an_in_place_edit_that_keeps_the_stamp(
+    paths: EnginePaths,
+) -> None:
+    engine = ContextEngine(paths)  # the listing check per turn (and a watched host's rescan)
+    run_turn(engine, None, "docker release")
+    target = paths.project_store / "fact-2.md"
+    # Same inode, same size, the mtime put back: only the ctime tells; Recaller.sync used to
+    # take the re-read fact for the indexed one by its stamp (dev, inode, size, mtime).
+    assert edit_in_place_same_size(target, b"every Monday", b"zebra quokka")
+    _same_as_fresh(engine)
