@@ -299,7 +299,12 @@ def rss():
 home, ws, prompt, prompt_zh = sys.argv[1:5]
 repeats = int(sys.argv[5])
 paths = EnginePaths.resolve(home=home, workspace=ws)
-engine = ContextEngine(paths)
+# As ``context-engine mcp`` and ``ContextEngine.open`` open it: store changes come from the
+# kernel (recall/live.py); ``watch`` is ignored where it cannot be used.
+try:
+    engine = ContextEngine(paths, watch=True)
+except TypeError:  # code from before watched hosts: the same bench runs on it
+    engine = ContextEngine(paths)
 facts = engine.active_facts()
 before = rss()
 recaller = Recaller(facts)

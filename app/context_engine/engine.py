@@ -45,16 +45,26 @@ class ContextEngine:
     """Instructions, memory and recall for one workspace and home, over one local catalog."""
 
     def __init__(
-        self, paths: EnginePaths, *, memory: Memory | None = None, keep_index: bool = True
+        self,
+        paths: EnginePaths,
+        *,
+        memory: Memory | None = None,
+        keep_index: bool = True,
+        watch: bool = False,
     ) -> None:
         """``keep_index``: create our derived files (fact index, persisted recall index) when
-        missing, as a host that records traces does; ``False`` for a read-only command."""
+        missing, as a host that records traces does; ``False`` for a read-only command.
+        ``watch``: a long-lived host (MCP server, an agent embedding the engine) learns of
+        store changes from the kernel instead of checking every file each turn
+        (``recall/live.py``); a one-shot process leaves it off."""
         from .catalog.local import LocalCatalog
 
         self.paths = paths
         self.catalog = LocalCatalog(paths, memory=memory)
         if keep_index:
             self.catalog.index.keep_index = True
+        if watch:
+            self.catalog.index.watch_changes = True
         self._scrub = Scrubber.for_paths(paths)
         self._lock = threading.Lock()
         self.upgrade_notices: list[str] = []  # one-time S5.4 notices, for the host to show
@@ -67,8 +77,9 @@ class ContextEngine:
         *,
         root: str | Path | None = None,
     ) -> ContextEngine:
-        """Open the engine for ``workspace`` (default: cwd) and ``home`` (default: S1 rules)."""
-        return cls(EnginePaths.resolve(home=home, workspace=workspace, root=root))
+        """Open the engine for ``workspace`` (default: cwd) and ``home`` (default: S1 rules),
+        as a long-lived host: store changes are watched."""
+        return cls(EnginePaths.resolve(home=home, workspace=workspace, root=root), watch=True)
 
     # -- sources (SessionSources protocol) ----------------------------------------------------
 

@@ -20,7 +20,7 @@ def mcp(ctx: CliContext) -> None:
     from ..engine import ContextEngine
     from ..tools.mcp_server import EngineToolHost, run_stdio
 
-    run_stdio(EngineToolHost(ContextEngine(ctx.paths())))
+    run_stdio(EngineToolHost(ContextEngine(ctx.paths(), watch=True)))
 
 
 @click.command("hook")

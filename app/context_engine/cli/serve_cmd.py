@@ -55,6 +55,7 @@ def serve_cmd(
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr
     catalog = LocalCatalog(paths, without=without)
+    catalog.index.watch_changes = True  # a long-lived host: store changes come from the kernel
     serve_stdio(catalog, stdin, stdout, confirm_timeout=confirm_timeout, watch=not no_watch)
 
 

@@ -75,6 +75,11 @@ class StoreReader:
         with self._lock:
             return {} if self._memory is None else self._memory.file_identities()
 
+    def memory(self) -> Memory:
+        """The stores this reader reads (one ``Memory``, made on first use)."""
+        with self._lock:
+            return self._reader()
+
     def _reader(self) -> Memory:
         from .memory import Memory
 

@@ -360,6 +360,27 @@ class Store:
         """Read and parse one listed file (lstat ``st``); ``None`` when it is gone."""
         return self._read_entry(path, st)
 
+    def entry_now(self, name: str) -> Fact | Diagnostic | None:
+        """One directory entry as ``snapshot()`` would see it now: its fact, its diagnostic,
+        or ``None`` (gone, not a fact file, not a regular file). For a host told by the
+        kernel which entries changed (``recall/live.py``); it lstats and reads that file only.
+        """
+        if not is_fact_file_name(name):
+            return None
+        path = self._child(name)
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            return _diagnostic(_unreadable(path, exc), path)
+        if not stat.S_ISREG(st.st_mode):
+            if stat.S_ISLNK(st.st_mode):
+                return Diagnostic("symlink", path, f"{name}: symlinks are not read")
+            return None
+        result = self._read_entry(path, st)
+        return result.fact if isinstance(result, ParsedFact) else result
+
     def _read_entry(self, path: Path, st: os.stat_result) -> ParsedFact | Diagnostic | None:
         if st.st_size > MAX_FACT_BYTES:
             # Never pull a huge file into memory just to have the codec refuse it.

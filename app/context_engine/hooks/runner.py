@@ -47,8 +47,12 @@ def handle(
     workspace: str | None = None,
     with_instructions: bool = False,
     sources: SourcesFactory = default_sources,
+    keep_baselines: bool = False,
 ) -> str:
-    """The stdout JSON for one hook call (raises on bad input; see :func:`run`)."""
+    """The stdout JSON for one hook call (raises on bad input; see :func:`run`).
+
+    ``keep_baselines``: a long-lived process (the relay) keeps the session baselines it read or
+    wrote in memory, re-read only when their file changed (``hooks/state.py``)."""
     payload = HookPayload.parse(stdin_text)
     resolved = event_kind(agent, event or payload.event or "")
     if resolved is None:
@@ -56,7 +60,7 @@ def handle(
     name, kind = resolved
     paths = hook_paths(payload, home, workspace)
     engine = sources(paths)
-    states = BaselineStore(paths.workspace_data / "agent-sessions")
+    states = BaselineStore(paths.workspace_data / "agent-sessions", keep=keep_baselines)
     if kind == "start":
         prefix, baseline = open_prefix(engine, with_instructions=with_instructions)
         states.save(agent, payload.session_id, baseline)
@@ -149,4 +153,5 @@ def answer_relayed(request: Mapping[str, Any], engine: SessionSources) -> str:
         workspace=request.get("workspace"),
         with_instructions=bool(request.get("with_instructions")),
         sources=lambda _paths: engine,
+        keep_baselines=True,
     )

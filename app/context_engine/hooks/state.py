@@ -13,12 +13,48 @@ import hashlib
 import json
 import marshal
 import os
+import time
 from pathlib import Path
 
 from ..filemodes import make_private_dirs
 from ..session.notes import Baseline
 
 KEEP_SESSIONS = 200
+# A long-lived process answering hooks (the MCP server's relay) keeps the baselines it loaded
+# or saved, each with the identity of its file then: a hook whose file still has that identity
+# and had settled (git's racy rule: a change within this window of the check may keep size,
+# inode and coarse timestamps) is answered without decoding 10^4 marks again.
+_RACY_NS = 2_000_000_000
+_KEPT = 32
+_kept: dict[Path, tuple[tuple[int, int, int, int, int], int, Baseline]] = {}
+
+
+def _identity(path: Path) -> tuple[int, int, int, int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def _keep(path: Path, baseline: Baseline) -> None:
+    identity = _identity(path)
+    if identity is None:
+        _kept.pop(path, None)
+        return
+    if len(_kept) >= _KEPT and path not in _kept:
+        _kept.pop(next(iter(_kept)))
+    _kept[path] = (identity, time.time_ns(), baseline)
+
+
+def _kept_baseline(path: Path) -> Baseline | None:
+    held = _kept.get(path)
+    if held is None:
+        return None
+    identity, checked_ns, baseline = held
+    if identity != _identity(path) or max(identity[3], identity[4]) >= checked_ns - _RACY_NS:
+        return None
+    return baseline
 
 
 def _file(directory: Path, agent: str, session_id: str, suffix: str = ".marshal") -> Path:
@@ -45,16 +81,25 @@ def _document(directory: Path, agent: str, session_id: str) -> object:
 class BaselineStore:
     """Load and save the baseline of one agent session."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, *, keep: bool = False) -> None:
+        """``keep``: a long-lived process remembers what it loaded and saved (see ``_kept``)."""
         self.directory = directory
+        self.keep = keep
 
     def load(self, agent: str, session_id: str) -> Baseline | None:
         """The saved baseline, or ``None`` when missing or unreadable (start afresh)."""
+        current = _file(self.directory, agent, session_id)
+        kept = _kept_baseline(current)
+        if kept is not None and not _file(self.directory, agent, session_id, ".json").exists():
+            return kept
         try:
             data = _document(self.directory, agent, session_id)
-            return Baseline.from_json(data) if isinstance(data, dict) else None
+            baseline = Baseline.from_json(data) if isinstance(data, dict) else None
         except (OSError, ValueError, EOFError, TypeError):
             return None
+        if baseline is not None and self.keep:
+            _keep(current, baseline)
+        return baseline
 
     def save(self, agent: str, session_id: str, baseline: Baseline) -> None:
         """Atomically replace the session's baseline; keep only the newest sessions' files."""
@@ -71,6 +116,8 @@ class BaselineStore:
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
+        if self.keep:
+            _keep(target, baseline)
         _file(self.directory, agent, session_id, ".json").unlink(missing_ok=True)  # superseded
         self._prune()
 

@@ -116,12 +116,14 @@ def _newer(new: Fact, old: Fact) -> bool:
 
 
 def _same(old: Fact, new: Fact) -> bool:
-    """Whether a re-read fact is the one already indexed (id, revision and file stamp)."""
-    if old is new:
-        return True
-    if old.stamp is not None and old.stamp == new.stamp and old.revision == new.revision:
-        return old.id == new.id
-    return old == new
+    """Whether a re-read fact is the one already indexed: the same object, else equal values.
+
+    Not by file stamp (dev, inode, size, mtime): an editor writing in place keeps all four
+    when the size does not change and the mtime is put back; only the ctime tells, and a fact
+    re-read for that reason must be indexed again. Unchanged files give the same objects from
+    the stores' caches, so the comparison runs for re-read facts only.
+    """
+    return old is new or old == new
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,6 +266,33 @@ class Recaller:
             )
             if first and changes:
                 self.stats.full_builds += 1
+            return changes
+
+    def apply(
+        self,
+        upserts: Iterable[Fact],
+        removals: Iterable[str],
+        diagnostics: Iterable[Diagnostic] = (),
+    ) -> int:
+        """``sync`` when the caller knows what changed (a watched host, ``recall/live.py``):
+        only those facts are looked at, so the cost is that of the changed facts alone.
+        References must be unique among the facts this leaves tracked."""
+        with self._lock:
+            changes = 0
+            for reference in removals:
+                self._failed.pop(reference, None)
+                if reference in self._tracker.facts:
+                    self.remove(reference)
+                    changes += 1
+            for fact in upserts:
+                if _is_archived(fact):
+                    continue
+                old = self._tracker.facts.get(fact.reference)
+                if old is not None and _same(old, fact):  # touched, not changed
+                    continue
+                self.upsert(fact)
+                changes += 1
+            self.set_diagnostics(diagnostics)
             return changes
 
     def _bulk_build(self, facts: list[Fact]) -> int | None:

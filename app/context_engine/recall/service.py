@@ -18,14 +18,16 @@ from typing import TYPE_CHECKING
 
 from ..defaults import RECALL_BUDGET as DEFAULT_BUDGET
 from ..defaults import RECALL_LIMIT as DEFAULT_LIMIT
-from ..facts.model import Diagnostic, Fact
+from ..facts.model import Diagnostic, Fact, Scope
 from ..paths import EnginePaths
 
 if TYPE_CHECKING:
     from ..facts.indexed_read import StoreReader
     from ..facts.memory import Memory, MemorySnapshot
     from ..facts.stat_listing import Listing
+    from ..facts.store import Store
     from .engine import Recaller, RecallResult
+    from .live import LiveStores
     from .quiet import QuietFacts
     from .trace import TraceLog
 
@@ -60,6 +62,19 @@ class RecallService:
         self.quiet = True
         self._quiet: QuietFacts | None = None
         self.lock = threading.Lock()  # held around every use of the live index
+        # A long-lived host (MCP server, ``serve``, an engine embedded in an agent) sets this
+        # before its first read: the stores are then watched (recall/live.py) and a turn
+        # re-reads only what the kernel says changed; elsewhere, or if watching fails, every
+        # read checks the listings as before.
+        self.watch_changes = False
+        self._live: LiveStores | None = None
+        self._watch_failed = False
+        self._current: Sequence[Fact] | None = None  # what the last watched read handed out
+        self._current_diagnostics: tuple[Diagnostic, ...] = ()
+        self._current_read: tuple[Fact, ...] | None = None  # the full read ``_current`` wraps
+        self._trace_log: TraceLog | None = None
+        self.watch_stats: dict[str, int] = {"quiet": 0, "applied": 0, "rescans": 0}
+        self.last_rescan: str | None = None
         self.trace_error: str | None = None  # last trace write that failed (turn went on, S8.11)
 
     # -- facts ---------------------------------------------------------------------------------
@@ -78,11 +93,99 @@ class RecallService:
                 self._facts, self._diagnostics = snapshot.facts, snapshot.diagnostics
             return snapshot.facts
         with self._facts_lock:  # tool calls and relayed hooks arrive on worker threads
-            scanned = self._first_scan()
-            quiet = self._quiet_facts(scanned)
-            if quiet is not None:
-                return quiet
-            return self._read_stores(scanned)
+            if self.watch_changes and not self._watch_failed:
+                return self._watched_facts()
+            return self._unwatched_facts()
+
+    def _unwatched_facts(self) -> Sequence[Fact]:
+        """Today's read: the saved state while the listings vouch for it, else the stores."""
+        scanned = self._first_scan()
+        quiet = self._quiet_facts(scanned)
+        if quiet is not None:
+            return quiet
+        return self._read_stores(scanned)
+
+    def _watched_facts(self) -> Sequence[Fact]:
+        """The facts of a watched host: the last ones while the kernel reports nothing."""
+        live = self._live
+        if live is None:
+            from .live import LiveStores
+
+            # Armed before the first scan: whatever changes after it is queued.
+            live = self._live = LiveStores.start(self.paths, self._stores)
+            if live is None:
+                self._watch_failed = True
+                return self._unwatched_facts()
+        elif self._current is not None:
+            changed = live.poll()
+            if live.broken:
+                self._stop_watching()
+                return self._unwatched_facts()
+            if changed is None:
+                self.watch_stats["quiet"] += 1
+                return self._current
+            if isinstance(changed, str):
+                self.watch_stats["rescans"] += 1
+                self.last_rescan = changed
+                sys.stderr.write(f"context-engine: reading the stores again ({changed})\n")
+            elif live.based:
+                applied = self._apply_changes(live, changed)
+                if applied is not None:
+                    self.watch_stats["applied"] += 1
+                    return applied
+            self._quiet = None  # something changed: the saved state no longer vouches
+        facts = self._unwatched_facts()
+        self._current, self._current_diagnostics, self._current_read = facts, (), None
+        if facts is self._facts and self._facts is not None:  # a full read: the entries now
+            self._current_diagnostics = tuple(self._diagnostics)
+            if live.rebase(facts, self._diagnostics):
+                view = live.view(self._facts)
+                if view is not None:
+                    self._current, self._current_read = view, self._facts
+        return self._current
+
+    def _apply_changes(
+        self, live: LiveStores, changed: set[tuple[Scope, str]]
+    ) -> Sequence[Fact] | None:
+        """Only the changed entries read again; the live index updated per changed fact.
+
+        ``None`` while two files hold one id or reference: their order (and so which one
+        recall keeps) is the directory's, which only a full read knows.
+        """
+        previous = self._current
+        applied = live.apply(changed)
+        if not applied.exact:
+            return None
+        # ``self.lock`` only once the index exists: its first build takes the locks the other
+        # way round (``recaller`` → ``_first_recaller``); a turn then diffs in full, once.
+        if self._recaller is not None:
+            with self.lock:
+                recaller = self._recaller
+                if self._indexed is previous and previous is not None:
+                    recaller.apply(applied.upserts, applied.removals, applied.diagnostics)
+                    self._indexed = applied.facts
+        self._current, self._current_read = applied.facts, None
+        self._current_diagnostics = applied.diagnostics
+        return applied.facts
+
+    def _stores(self) -> tuple[Store, ...]:
+        """Both stores of the reader (for reading one entry again)."""
+        from ..facts.indexed_read import StoreReader
+
+        if self._reader is None:
+            self._reader = StoreReader(self.paths, keep_index=self.keep_index)
+        return tuple(self._reader.memory().stores.all())
+
+    def _stop_watching(self) -> None:
+        """Back to a listing check per read (a watch could not be set again)."""
+        if self._live is not None:
+            self._live.close()
+        self._live, self._current, self._watch_failed = None, None, True
+
+    def close(self) -> None:
+        """Release the watch (a host shutting down; reads after this check listings)."""
+        with self._facts_lock:
+            self._stop_watching()
 
     def _first_scan(self) -> tuple[tuple[Listing, Listing], int] | None:
         """A process's first read: the listings, scanned once for the quiet check and the read."""
@@ -149,9 +252,15 @@ class RecallService:
             return quiet.recaller  # the saved index, as the stores still vouch for it
         # Unreadable files of that snapshot are reported in the trace (S8.11).
         diagnostics = self._diagnostics if current is self._facts else ()
+        if current is self._current and current is not self._facts:
+            diagnostics = self._current_diagnostics  # the watched facts' own
         with self.lock:
             if self._recaller is None:
-                self._recaller = self._first_recaller(current, diagnostics)
+                read = self._current_read if current is self._current else None
+                # A watched view of a full read opens the persisted index as that read would.
+                self._recaller = self._first_recaller(
+                    read if read is not None else current, diagnostics
+                )
             elif current is not self._indexed:  # the very same snapshot needs no diff
                 self._recaller.sync(current, diagnostics)
             self._indexed = current
@@ -214,7 +323,9 @@ class RecallService:
 
     def trace_log(self) -> TraceLog:
         """The workspace's recall traces, where ``recall`` and ``/memory recall`` keep them."""
-        from .trace import TraceLog
+        if self._trace_log is None:  # checked once: its paths are resolved on creation
+            from .trace import TraceLog
 
-        stores = (self.paths.project_store, self.paths.global_store)
-        return TraceLog(self.paths.workspace_data / "recall", stores=stores)
+            stores = (self.paths.project_store, self.paths.global_store)
+            self._trace_log = TraceLog(self.paths.workspace_data / "recall", stores=stores)
+        return self._trace_log

@@ -197,11 +197,28 @@ def diff_notes(
         and _documents_same(baseline, instructions)
     ):
         return [], baseline  # the very marks the provider was told: nothing moved
-    if saved is not None:
+    affected = _affected(facts, baseline.digest)
+    gone: list[FactMark] | None = None
+    if saved is not None and affected is not None:
+        # A watched host's facts (recall/live.py) name the ids changed since the baseline's
+        # generation: only those are compared.
+        view = cast(_LiveView, facts)
+        current = _Marks(view)
+        changed = []
+        gone = []
+        for fact_id in affected:
+            now, old = view.mark(fact_id), known.get(fact_id)
+            if now is None:
+                if old is not None:
+                    gone.append(old)
+            elif now != old:
+                changed.append(view.fact(fact_id))
+        masked_now: Callable[[], frozenset[str]] = saved.masked
+    elif saved is not None:
         # Marks against marks; only the changed facts are built from the saved records.
         current = saved.marks()
         changed = [saved.fact(i) for i, mark in current.items() if known.get(i) != mark]
-        masked_now: Callable[[], frozenset[str]] = saved.masked
+        masked_now = saved.masked
     else:
         current = {fact.id: fact for fact in facts}
         # Only the few changed facts are sorted (project first, then by name): cheap turns.
@@ -223,7 +240,8 @@ def diff_notes(
         else:
             renamed = f" (was {old.reference})" if old.reference != fact.reference else ""
             lines.append(_fact_line("updated", fact, renamed, clean))
-    gone = [mark for fact_id, mark in known.items() if fact_id not in current]
+    if gone is None:
+        gone = [mark for fact_id, mark in known.items() if fact_id not in current]
     documents_same = _documents_same(baseline, instructions)
     if not changed and not gone and documents_same:
         # Nothing moved, so nothing can have become masked either: the baseline stands as is
@@ -265,6 +283,46 @@ def diff_notes(
         del marks[mark.id]
     documents = {label: digest(body) for label, body in instructions.items()}
     return lines, Baseline(marks, documents, masked, saved.digest() if saved else None)
+
+
+class _LiveView(SavedFacts, Protocol):
+    """Saved marks that also know which ids changed since an earlier digest."""
+
+    def since(self, digest: str | None) -> frozenset[str] | None:
+        """Ids whose mark may differ from the one under ``digest``; ``None``: unknown."""
+        ...
+
+    def mark(self, fact_id: str) -> FactMark | None:
+        """The mark of one id, ``None`` when no fact holds it."""
+        ...
+
+
+def _affected(facts: object, digest: str | None) -> frozenset[str] | None:
+    """The ids a live view says may have changed since ``digest`` (``None``: compare all)."""
+    since = getattr(facts, "since", None)
+    if digest is None or not callable(since):
+        return None
+    found = since(digest)
+    return found if isinstance(found, frozenset) else None
+
+
+class _Marks(Mapping[str, FactMark]):
+    """A live view's marks looked up one id at a time (membership and ``get`` only)."""
+
+    def __init__(self, view: _LiveView) -> None:
+        self._view = view
+
+    def __getitem__(self, key: str) -> FactMark:
+        mark = self._view.mark(key)
+        if mark is None:
+            raise KeyError(key)
+        return mark
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._view.marks())
+
+    def __len__(self) -> int:
+        return len(self._view.marks())
 
 
 def _documents_same(baseline: Baseline, instructions: Mapping[str, str]) -> bool:

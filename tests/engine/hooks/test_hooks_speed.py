@@ -172,3 +172,31 @@ def test_a_restored_index_thaws_postings_lazily_and_answers_as_the_original() ->
     state[3][0] = b"\x00\x01\x02"  # not a whole number of items: refused at restore, as before
     with pytest.raises(ValueError):
         SparseIndex.restore(state)
+
+
+def test_a_long_lived_relay_keeps_settled_baselines_until_their_file_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    from context_engine.hooks import state
+    from context_engine.hooks.state import BaselineStore, _file
+    from context_engine.session.notes import Baseline, FactMark
+
+    first = Baseline({"a": FactMark("a", 2, "project/a.md")}, {}, frozenset())
+    second = Baseline({"b": FactMark("b", 1, "global/b.md")}, {}, frozenset())
+    kept = BaselineStore(tmp_path, keep=True)
+    kept.save("codex", "s", first)
+    path = _file(tmp_path, "codex", "s")
+    loads = []
+    real = state.marshal.loads
+    monkeypatch.setattr(state.marshal, "loads", lambda b: loads.append(1) or real(b))
+    assert kept.load("codex", "s") == first and loads == [1]  # written just now: racy, read
+    monkeypatch.setattr(state, "_RACY_NS", 0)
+    state._keep(path, first)
+    assert kept.load("codex", "s") is kept.load("codex", "s") and loads == [1]  # settled: kept
+    BaselineStore(tmp_path).save("codex", "s", second)  # a cold hook process writes it
+    assert kept.load("codex", "s") == second and loads == [1, 1]
+    os.unlink(path)
+    assert kept.load("codex", "s") is None
+    assert BaselineStore(tmp_path).load("codex", "s") is None  # one-shot stores keep nothing
