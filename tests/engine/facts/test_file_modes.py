@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import stat
@@ -60,6 +61,9 @@ def _every_kind(tmp_path: Path) -> tuple[Path, EnginePaths]:
 def test_every_file_we_create_is_private_under_umask_022(tmp_path: Path, umask_022: None) -> None:
     """Facts, revisions, archive, MEMORY.md, traces, caches, locks, notes, indexes: 0600/0700."""
     home, _paths = _every_kind(tmp_path)
+    # The host engine's SQLite connections close when it is collected, and their ``-shm``
+    # files go with them: collect now, not in the middle of the walk.
+    gc.collect()
     files = [p for p in home.rglob("*") if p.is_file() and not p.is_symlink()]
     names = {p.name for p in files}
     # Every kind is really there (a kind that is never created would pass vacuously).
