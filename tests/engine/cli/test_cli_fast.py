@@ -24,7 +24,7 @@ RUN = "from {module} import main; main()"
         (["list"], "list", [], False),
         (["--json", "list"], "list", [], True),
         (["list", "--json"], "list", [], True),
-        (["--home", "/h", "--workspace=/w", "read", "project/x.md"], "read", ["project/x.md"], False),
+        (["--home", "/h", "--workspace=/w", "read", "x.md"], "read", ["x.md"], False),
         (["recall", "why", "does", "it", "fail"], "recall", ["why", "does", "it", "fail"], False),
         (["recall", "why", "--json", "now"], "recall", ["why", "now"], True),
         (["--json", "memory"], "memory", [], True),
