@@ -7,9 +7,12 @@ a hook, the paths — does not pull in the whole engine (recall, numpy, policy).
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
 
+# Not ``typing.TYPE_CHECKING``: importing ``typing`` costs a hook relay process ~10 ms (issue 14).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from .engine import ContextEngine, Session
     from .errors import ContextEngineError
     from .facts.model import Diagnostic, Fact

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+
+TYPE_CHECKING = False  # not ``typing``'s: a hook relay process does without importing typing
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_DEPTH = 64  # no frame, hook payload or transcript line of ours nests deeper than ~10
 MAX_FRAME_BYTES = 64 * 1024 * 1024

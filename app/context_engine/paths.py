@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import re
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import InvalidName, PathEscape
@@ -117,14 +116,53 @@ def find_workspace_root(workspace: Path) -> Path:
     return start
 
 
-@dataclass(frozen=True, slots=True)
 class EnginePaths:
-    """Every directory the engine uses for one workspace and home."""
+    """Every directory the engine uses for one workspace and home (immutable, by value).
+
+    Written out rather than a frozen dataclass: ``dataclasses`` (and ``inspect``, ``ast`` …)
+    cost a hook relay process, which needs nothing else of them, ~20 ms here (issue 14).
+    """
+
+    __slots__ = ("home", "root", "state", "workspace")
+    __match_args__ = ("home", "state", "workspace", "root")
 
     home: Path
     state: Path
     workspace: Path
     root: Path
+
+    def __init__(self, home: Path, state: Path, workspace: Path, root: Path) -> None:
+        set_field = object.__setattr__
+        set_field(self, "home", home)
+        set_field(self, "state", state)
+        set_field(self, "workspace", workspace)
+        set_field(self, "root", root)
+
+    def _fields(self) -> tuple[Path, Path, Path, Path]:
+        return (self.home, self.state, self.workspace, self.root)
+
+    def __repr__(self) -> str:
+        return (
+            f"EnginePaths(home={self.home!r}, state={self.state!r}, "
+            f"workspace={self.workspace!r}, root={self.root!r})"
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, EnginePaths):
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r}")
+
+    def __reduce__(self) -> tuple[type[EnginePaths], tuple[Path, Path, Path, Path]]:
+        return (EnginePaths, self._fields())
 
     @classmethod
     def resolve(

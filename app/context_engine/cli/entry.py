@@ -1,5 +1,7 @@
 """The ``context-engine`` console script: ``hook`` answers before click or any command loads.
 
+So do the plain read commands (``list``, ``memory``, ``read``, ``recall``: ``cli/fast.py``).
+
 Agents run ``context-engine hook <agent> [event]`` once per prompt (docs/agents.md), so that
 form goes straight to the hook runner — the same one the ``hook`` command calls — without
 importing click and the command-line machinery (~100+ ms a prompt). Every other form, and any
@@ -67,6 +69,23 @@ def main() -> None:
             sys.stdout.flush()
             sys.stderr.flush()
             os._exit(code)
+    from .fast import plain_command
+
+    plain = plain_command(sys.argv[1:])
+    if plain is not None:
+        import gc
+        import os
+
+        from .fast import run as run_plain
+
+        gc.disable()  # one short process, as a hook
+        code = run_plain(plain)
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except OSError:
+            code = code or 1
+        os._exit(code)  # the catalog is closed and the output flushed: skip the teardown
     from .main import main as full_main
 
     full_main()

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,46 +19,16 @@ import click
 
 from ..catalog.ops import Forget, Person, Recover, Restore, Save, WriteOutcome
 from ..facts.archive import ArchivedEntry
-from ..facts.freshness import freshness
 from ..facts.model import FACT_TYPES, SCOPES, Fact
 from ..facts.timestamps import format_timestamp
 from ..upgrade.config_key import remove_retired_config_keys
 from .output import CliContext, engine_errors, fail, pass_cli
+from .reads import _stamp, fact_json, fact_line, list_facts, read_fact
 
 if TYPE_CHECKING:
-    from ..catalog.base import Catalog
-    from ..facts.listing import Listing
+    pass
 
 PERSON = Person("cli")
-
-
-def _stamp(value: datetime | None) -> str | None:
-    return format_timestamp(value) if value is not None else None
-
-
-def fact_json(fact: Fact) -> dict[str, Any]:
-    """The S12 *fact* object (shared by every command that prints a fact)."""
-    return {
-        "id": fact.id,
-        "revision": fact.revision,
-        "name": fact.name,
-        "title": fact.title,
-        "description": fact.description,
-        "type": fact.type,
-        "scope": fact.scope,
-        "reference": fact.reference,
-        "created_at": _stamp(fact.created_at),
-        "updated_at": _stamp(fact.updated_at),
-        "freshness": freshness(fact),
-    }
-
-
-def fact_line(fact: Fact) -> str:
-    """One text line per fact: reference, id, revision, type, freshness, description."""
-    return (
-        f"{fact.reference}  {fact.id}  r{fact.revision}  {fact.type}  {freshness(fact)}"
-        f"  — {fact.description}"
-    )
 
 
 def revisions_json(active: Fact, history: Iterable[Fact]) -> dict[str, Any]:
@@ -136,37 +105,7 @@ def _read_body(body: str | None, body_file: str | None) -> str | None:
 @engine_errors
 def list_cmd(ctx: CliContext, fact_type: str | None, scope: str | None) -> None:
     """List active facts of both stores, sorted by name, scope and id."""
-    from .listed import Clock, encoded_facts, listed_lines
-
-    snapshot = catalog_listing(ctx.catalog())
-    facts = [
-        f
-        for f in snapshot.facts
-        if (fact_type is None or f.type == fact_type) and (scope is None or f.scope == scope)
-    ]
-    clock = Clock()
-    if ctx.json:
-        ctx.emit({"facts": encoded_facts(facts, clock)})
-        return
-    for diag in snapshot.diagnostics:
-        click.echo(f"warning: {diag.path}: {diag.message}", err=True)
-    from ..facts.copies import find_copies
-
-    for copies in find_copies(snapshot.facts):  # never a fact listed twice silently
-        click.echo(f"warning: {copies.message}", err=True)
-    text = "\n".join(listed_lines(facts, clock)) if facts else "no memories"
-    ctx.emit({}, text)
-
-
-def catalog_listing(catalog: Catalog) -> Listing:
-    """Both stores' list fields: from the derived index locally, from the facts remotely."""
-    from ..catalog.local import LocalCatalog
-    from ..facts.listing import listing_of
-
-    if isinstance(catalog, LocalCatalog):
-        return catalog.listing()
-    snapshot = catalog.list_facts()
-    return listing_of(snapshot.facts, snapshot.diagnostics)
+    list_facts(ctx, fact_type, scope)
 
 
 @click.command("read")
@@ -175,10 +114,7 @@ def catalog_listing(catalog: Catalog) -> Listing:
 @engine_errors
 def read_cmd(ctx: CliContext, ref: str) -> None:
     """Print one fact (REF: id, reference like project/x.md, or bare name)."""
-    fact = ctx.catalog().read(ref).fact
-    header = fact_line(fact)
-    title = f"\n{fact.display_title}" if fact.title else ""
-    ctx.emit({"fact": fact_json(fact), "body": fact.body}, f"{header}{title}\n\n{fact.body}\n")
+    read_fact(ctx, ref)
 
 
 @click.command("remember")

@@ -9,9 +9,9 @@ from ..defaults import RECALL_LIMIT as DEFAULT_LIMIT
 from ..facts.model import FACT_TYPES, SCOPES
 from ..tools.memory import DEFAULT_LIMIT as SEARCH_LIMIT
 from ..tools.memory import search_text
-from .facts_cmds import fact_json  # the one S12 fact shape
 from .memory_group import memory
 from .output import CliContext, engine_errors, pass_cli
+from .reads import fact_json, recall_message  # fact_json: the one S12 fact shape
 
 
 @click.command("recall")
@@ -26,9 +26,7 @@ from .output import CliContext, engine_errors, pass_cli
 @engine_errors
 def recall_cmd(ctx: CliContext, message: tuple[str, ...], limit: int, budget: int) -> None:
     """Run auto-recall on MESSAGE: print the block and the trace, and record the trace."""
-    run = ctx.catalog().recall(" ".join(message), limit=limit, budget=budget)
-    text = (run.block + "\n\n" if run.block else "") + run.trace.to_text()
-    ctx.emit({"block": run.block, "trace": run.trace.to_dict()}, text)
+    recall_message(ctx, " ".join(message), limit, budget)
 
 
 @click.command("search")

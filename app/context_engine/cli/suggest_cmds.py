@@ -17,8 +17,8 @@ from ..facts.model import FACT_TYPES, SCOPES, FactType, Scope
 from ..suggestions.accept import Edits
 from ..suggestions.model import Suggestions
 from ..suggestions.payload import suggestions_json
-from .facts_cmds import fact_json  # the one S12 fact shape
 from .output import CliContext, engine_errors, pass_cli
+from .reads import fact_json  # the one S12 fact shape
 
 
 def suggestions_text(result: Suggestions) -> str:

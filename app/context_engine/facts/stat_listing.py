@@ -19,6 +19,7 @@ RACY_NS = 2_000_000_000  # git's racy-timestamp rule: a change this close to a r
 Identity = tuple[int, int, int, int, int, int]
 Listing = dict[str, Identity]
 UNREADABLE: Identity = (-1, -1, -1, -1, -1, -1)  # never equal to a real identity
+_DIRECTORY_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
 
 
 def is_fact_file_name(name: str) -> bool:
@@ -32,25 +33,31 @@ def identity_of(st: os.stat_result) -> Identity:
 
 
 def scan_listing(root: Path) -> Listing:
-    """lstat identity of every candidate fact file directly in ``root`` (missing → empty)."""
+    """lstat identity of every candidate fact file directly in ``root`` (missing → empty).
+
+    ``listdir`` and an ``lstat`` relative to the open directory: no ``DirEntry`` and no
+    joined path per file (about a sixth of the listing's cost at 10^4 files).
+    """
     found: Listing = {}
     try:
-        entries = os.scandir(root)
+        fd = os.open(root, _DIRECTORY_FLAGS)
     except (FileNotFoundError, NotADirectoryError):
         return found
-    with entries:
-        for entry in entries:
-            name = entry.name
+    try:
+        lstat = os.lstat
+        for name in os.listdir(fd):
             if name[-3:] != ".md" or name[0] == "." or name == INDEX_NAME:
                 continue
             try:
-                st = entry.stat(follow_symlinks=False)
+                st = lstat(name, dir_fd=fd)
             except OSError:
                 found[name] = UNREADABLE
                 continue
             found[name] = (
                 st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_mode
             )
+    finally:
+        os.close(fd)
     return found
 
 

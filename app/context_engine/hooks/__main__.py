@@ -15,20 +15,42 @@ if __name__ == "__main__":
 
 import os
 import sys
-from typing import NamedTuple
 
 from .protocol import AGENTS, Agent
-from .runner import run
 
 
-class Options(NamedTuple):
-    """The parsed command line."""
+class Options:
+    """The parsed command line (a plain class: a relayed hook imports no ``typing``)."""
 
-    home: str | None
-    workspace: str | None
-    with_instructions: bool
-    agent: Agent
-    event: str | None
+    __slots__ = ("agent", "event", "home", "with_instructions", "workspace")
+
+    def __init__(
+        self,
+        home: str | None,
+        workspace: str | None,
+        with_instructions: bool,
+        agent: Agent,
+        event: str | None,
+    ) -> None:
+        self.home = home
+        self.workspace = workspace
+        self.with_instructions = with_instructions
+        self.agent = agent
+        self.event = event
+
+    def _fields(self) -> tuple[str | None, str | None, bool, str, str | None]:
+        return (self.home, self.workspace, self.with_instructions, self.agent, self.event)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Options):
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        return f"Options{self._fields()!r}"
 
 
 def quick_parse(argv: list[str]) -> Options | None:
@@ -96,6 +118,8 @@ def full_parse(argv: list[str]) -> Options:
 
 def main(argv: list[str] | None = None) -> int:
     """Parse the few options a hook needs and answer one hook call."""
+    from .runner import run
+
     options = parse(sys.argv[1:] if argv is None else argv)
     return run(
         options.agent,

@@ -14,17 +14,34 @@ when that path is too long for a Unix socket, in a private per-user directory in
 
 from __future__ import annotations
 
-import hashlib
+import _socket  # the C module: ``socket`` builds its enums at import, ~4 ms a hook here
 import json
 import os
-import socket
 import stat
-from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
 
 from .. import bounded_json
-from ..paths import EnginePaths
+
+# The client side runs in every hook process while a server is up: it imports no ``typing``,
+# ``dataclasses`` or OpenSSL-backed ``hashlib`` (about a third of such a process, issue 14).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from typing import Any
+
+    from ..paths import EnginePaths
+
+    Answer = Callable[[Mapping[str, Any]], str | None]
+
+# CPython's built-in SHA-256 (``_sha256``; ``_sha2`` from 3.12): the same digest as
+# ``hashlib.sha256`` without loading OpenSSL; ``hashlib`` where a build has neither.
+try:
+    from _sha256 import sha256 as _sha256  # type: ignore[import-not-found]  # reason: no stub
+except ImportError:  # pragma: no cover - depends on the Python build
+    try:
+        from _sha2 import sha256 as _sha256  # type: ignore[import-not-found]  # reason: no stub
+    except ImportError:
+        from hashlib import sha256 as _sha256
 
 PROTOCOL = 1
 MAX_MESSAGE = 64 * 1024 * 1024
@@ -36,9 +53,9 @@ _UNIX_PATH_LIMIT = 100  # sun_path is 104 bytes on macOS, 108 on Linux
 
 def socket_path(paths: EnginePaths) -> Path | None:
     """Where the server for this state root and workspace root listens; None if unusable."""
-    if not hasattr(socket, "AF_UNIX"):
+    if not hasattr(_socket, "AF_UNIX"):
         return None
-    key = hashlib.sha256(f"{paths.state}\0{paths.root}".encode()).hexdigest()[:20]
+    key = _sha256(f"{paths.state}\0{paths.root}".encode()).hexdigest()[:20]
     # Our data directory first; a deep state root falls back to a per-user private directory
     # in the system temp dir (``private_dir`` refuses one that someone else created).
     path = paths.global_data / "run" / f"{key}.sock"
@@ -81,12 +98,15 @@ def ask(paths: EnginePaths, request: Mapping[str, Any]) -> str | None:
         return None
     message = {"v": PROTOCOL, "who": identity(paths), **request}
     try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+        conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+        try:
             conn.settimeout(CONNECT_TIMEOUT)
             conn.connect(os.fspath(path))
             conn.settimeout(REPLY_TIMEOUT)
             conn.sendall(json.dumps(message).encode("utf-8") + b"\n")
             reply = _read_line(conn)
+        finally:
+            conn.close()
     except OSError:
         return None
     try:
@@ -97,7 +117,7 @@ def ask(paths: EnginePaths, request: Mapping[str, Any]) -> str | None:
     return out if isinstance(out, str) else None
 
 
-def _read_line(conn: socket.socket) -> bytes:
+def _read_line(conn: _socket.socket) -> bytes:
     chunks: list[bytes] = []
     size = 0
     while True:
@@ -109,9 +129,6 @@ def _read_line(conn: socket.socket) -> bytes:
         if chunk.endswith(b"\n") or size > MAX_MESSAGE:
             break
     return b"".join(chunks)
-
-
-Answer = Callable[[Mapping[str, Any]], str | None]
 
 
 async def serve(paths: EnginePaths, answer: Answer) -> None:
@@ -168,6 +185,8 @@ async def _receive_line(stream: Any) -> bytes:
 
 
 def _alive(path: Path) -> bool:
+    import socket
+
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
             conn.settimeout(CONNECT_TIMEOUT)

@@ -12,17 +12,21 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Mapping
-from pathlib import Path
-from typing import Any
 
 from ..bounded_json import FrameError
-from ..paths import EnginePaths
-from ..session.core import SessionSources, open_prefix, run_turn
-from .protocol import AGENTS, Agent, HookPayload, event_kind, render_output
-from .state import BaselineStore
+from .protocol import AGENTS, Agent, HookPayload
 
-SourcesFactory = Callable[[EnginePaths], SessionSources]
+# A hook the running server answers (``relay.py``) loads none of the session machinery, nor
+# ``typing``: the heavy imports are inside the functions that answer here (issue 14).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from typing import Any
+
+    from ..paths import EnginePaths
+    from ..session.core import SessionSources
+
+    SourcesFactory = Callable[[EnginePaths], SessionSources]
 
 
 def default_sources(paths: EnginePaths) -> SessionSources:
@@ -34,6 +38,10 @@ def default_sources(paths: EnginePaths) -> SessionSources:
 
 def hook_paths(payload: HookPayload, home: str | None, workspace: str | None) -> EnginePaths:
     """``--workspace`` wins, then the payload's ``cwd``, then the process's cwd."""
+    from pathlib import Path
+
+    from ..paths import EnginePaths
+
     chosen = workspace or payload.cwd or None
     return EnginePaths.resolve(home=home, workspace=Path(chosen) if chosen else None)
 
@@ -53,6 +61,10 @@ def handle(
 
     ``keep_baselines``: a long-lived process (the relay) keeps the session baselines it read or
     wrote in memory, re-read only when their file changed (``hooks/state.py``)."""
+    from ..session.core import open_prefix, run_turn
+    from .protocol import event_kind, render_output
+    from .state import BaselineStore
+
     payload = HookPayload.parse(stdin_text)
     resolved = event_kind(agent, event or payload.event or "")
     if resolved is None:

@@ -8,12 +8,9 @@ implements the same protocol in ``ui/``.
 
 from __future__ import annotations
 
-import difflib
 import sys
 from dataclasses import dataclass
 from typing import Protocol
-
-import click
 
 from ..facts.model import Fact
 
@@ -70,6 +67,8 @@ def render_existing(fact: Fact) -> str:
 
 def unified_diff(old: str, new: str, label: str, revision_from: int, revision_to: int) -> str:
     """A unified diff of two renderings, labelled by reference and revision."""
+    import difflib  # writes only
+
     return "".join(
         difflib.unified_diff(
             old.splitlines(keepends=True),
@@ -93,6 +92,8 @@ class TerminalConfirmation:
 
     def confirm(self, request: ConfirmationRequest) -> bool:
         """Show tool, reason, target and the content or diff; ask y/N."""
+        import click  # only when a person is asked: a read command never loads it
+
         click.echo("", err=True)
         click.echo(f"The agent's `{request.tool}` call needs your confirmation.", err=True)
         click.echo(f"Reason: {request.reason}", err=True)

@@ -1,0 +1,156 @@
+"""The read commands' work and output — ``list``, ``read``, ``recall``, the ``memory`` summary.
+
+Click-free, so the click commands (``facts_cmds``, ``recall_cmds``, ``memory_cmds``) and the
+plain command lines of ``cli/fast.py`` run the same code and print the same bytes (issue 14).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from ..facts.freshness import freshness
+from ..facts.timestamps import format_timestamp
+from .context import CliContext, echo
+
+if TYPE_CHECKING:
+    from ..catalog.base import Catalog
+    from ..facts.listing import Listing
+    from ..facts.model import Fact
+    from ..instructions import Resolution
+    from .listed import Clock
+
+
+def _stamp(value: datetime | None) -> str | None:
+    return format_timestamp(value) if value is not None else None
+
+
+def fact_json(fact: Fact) -> dict[str, Any]:
+    """The S12 *fact* object (shared by every command that prints a fact)."""
+    return {
+        "id": fact.id,
+        "revision": fact.revision,
+        "name": fact.name,
+        "title": fact.title,
+        "description": fact.description,
+        "type": fact.type,
+        "scope": fact.scope,
+        "reference": fact.reference,
+        "created_at": _stamp(fact.created_at),
+        "updated_at": _stamp(fact.updated_at),
+        "freshness": freshness(fact),
+    }
+
+
+def fact_line(fact: Fact) -> str:
+    """One text line per fact: reference, id, revision, type, freshness, description."""
+    return (
+        f"{fact.reference}  {fact.id}  r{fact.revision}  {fact.type}  {freshness(fact)}"
+        f"  — {fact.description}"
+    )
+
+
+def catalog_listing(catalog: Catalog) -> Listing:
+    """Both stores' list fields: from the derived index locally, from the facts remotely."""
+    from ..catalog.local import LocalCatalog
+    from ..facts.listing import listing_of
+
+    if isinstance(catalog, LocalCatalog):
+        return catalog.listing()
+    snapshot = catalog.list_facts()
+    return listing_of(snapshot.facts, snapshot.diagnostics)
+
+
+def list_facts(ctx: CliContext, fact_type: str | None, scope: str | None) -> None:
+    """``list``: active facts of both stores, sorted by name, scope and id."""
+    from .listed import Clock, encoded_facts, listed_lines
+
+    snapshot = catalog_listing(ctx.catalog())
+    facts = [
+        f
+        for f in snapshot.facts
+        if (fact_type is None or f.type == fact_type) and (scope is None or f.scope == scope)
+    ]
+    clock = Clock()
+    if ctx.json:
+        ctx.emit({"facts": encoded_facts(facts, clock)})
+        return
+    for diag in snapshot.diagnostics:
+        echo(f"warning: {diag.path}: {diag.message}", err=True)
+    from ..facts.copies import find_copies
+
+    for copies in find_copies(snapshot.facts):  # never a fact listed twice silently
+        echo(f"warning: {copies.message}", err=True)
+    text = "\n".join(listed_lines(facts, clock)) if facts else "no memories"
+    ctx.emit({}, text)
+
+
+def read_fact(ctx: CliContext, ref: str) -> None:
+    """``read``: one fact (an id, a reference like project/x.md, or a bare name)."""
+    fact = ctx.catalog().read(ref).fact
+    header = fact_line(fact)
+    title = f"\n{fact.display_title}" if fact.title else ""
+    ctx.emit({"fact": fact_json(fact), "body": fact.body}, f"{header}{title}\n\n{fact.body}\n")
+
+
+def recall_message(ctx: CliContext, message: str, limit: int, budget: int) -> None:
+    """``recall``: auto-recall on ``message``; the block and the trace (which it records)."""
+    run = ctx.catalog().recall(message, limit=limit, budget=budget)
+    text = (run.block + "\n\n" if run.block else "") + run.trace.to_text()
+    ctx.emit({"block": run.block, "trace": run.trace.to_dict()}, text)
+
+
+def summary(catalog: Catalog) -> tuple[dict[str, Any], str]:
+    """The summary as the ``--json`` object and as text, for a local or a remote catalog.
+
+    Instructions in effect, active facts, archive count, store locations (a remote catalog
+    names its workspace instead of paths) and diagnostics.
+    """
+    from ..catalog.local import LocalCatalog
+    from .listed import Clock, listed_lines
+
+    view = catalog.instructions()
+    resolution = view.resolution
+    lines = ["Instructions:"]
+    lines += [f"  {doc.order}. [{doc.scope}] {doc.path}" for doc in view.resolution.documents]
+    if not view.resolution.documents:
+        lines.append("  (none)")
+    lines += [f"  ! {d.path}: {d.message}" for d in view.resolution.diagnostics]
+    snapshot = catalog_listing(catalog)
+    clock = Clock()
+    lines.append(f"Facts ({len(snapshot.facts)}):")
+    lines += [f"  {line}" for line in listed_lines(snapshot.facts, clock)]
+    if not snapshot.facts:
+        lines.append("  (none)")
+    lines += [f"  ! {d.path}: {d.message}" for d in snapshot.diagnostics]
+    local = catalog if isinstance(catalog, LocalCatalog) else None
+    archived = local.archive_count() if local else len(catalog.archived())  # local: no parse
+    lines.append(f"Archive: {archived} forgotten (context-engine memory archived)")
+    if local is None:
+        lines.append(f"Stores: on the remote workspace {catalog.name}")
+        remote = {"remote": catalog.name}
+        return _payload(resolution, snapshot, clock, archived, remote), "\n".join(lines)
+    lines.append("Stores:")
+    stores = {"project": str(local.paths.project_store), "global": str(local.paths.global_store)}
+    lines.append(f"  project {stores['project']}")
+    lines.append(f"  global  {stores['global']}")
+    return _payload(resolution, snapshot, clock, archived, stores), "\n".join(lines)
+
+
+def _payload(
+    resolution: Resolution,
+    snapshot: Listing,
+    clock: Clock,
+    archived: int,
+    stores: dict[str, str],
+) -> dict[str, Any]:
+    from ..instructions.report import resolution_payload
+    from .listed import encoded_facts
+
+    return {
+        "instructions": resolution_payload(resolution),
+        "facts": encoded_facts(snapshot.facts, clock),
+        "diagnostics": [{"path": str(d.path), "message": d.message} for d in snapshot.diagnostics],
+        "archived": archived,
+        "stores": stores,
+    }
