@@ -81,6 +81,16 @@ class ContextEngine:
         as a long-lived host: store changes are watched."""
         return cls(EnginePaths.resolve(home=home, workspace=workspace, root=root), watch=True)
 
+    def close(self) -> None:
+        """Release the store watch and the open index files (a host shutting down)."""
+        self.catalog.close()
+
+    def __enter__(self) -> ContextEngine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     # -- sources (SessionSources protocol) ----------------------------------------------------
 
     @property

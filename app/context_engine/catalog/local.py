@@ -275,4 +275,10 @@ class LocalCatalog:
         return outcome
 
     def close(self) -> None:
-        """Nothing to release in process."""
+        """Close the index service's watch and files and the stores' index files (a host
+        shutting down; the catalog still works after, reopening what it needs)."""
+        shared = self._shared
+        if shared.service is not None:
+            shared.service.close()
+        if shared.store is not None:
+            shared.store.close()

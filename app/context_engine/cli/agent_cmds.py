@@ -20,7 +20,8 @@ def mcp(ctx: CliContext) -> None:
     from ..engine import ContextEngine
     from ..tools.mcp_server import EngineToolHost, run_stdio
 
-    run_stdio(EngineToolHost(ContextEngine(ctx.paths(), watch=True)))
+    with ContextEngine(ctx.paths(), watch=True) as engine:
+        run_stdio(EngineToolHost(engine))
 
 
 @click.command("hook")

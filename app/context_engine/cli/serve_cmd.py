@@ -56,7 +56,10 @@ def serve_cmd(
     sys.stdout = sys.stderr
     catalog = LocalCatalog(paths, without=without)
     catalog.index.watch_changes = True  # a long-lived host: store changes come from the kernel
-    serve_stdio(catalog, stdin, stdout, confirm_timeout=confirm_timeout, watch=not no_watch)
+    try:
+        serve_stdio(catalog, stdin, stdout, confirm_timeout=confirm_timeout, watch=not no_watch)
+    finally:
+        catalog.close()
 
 
 def register(group: click.Group) -> None:

@@ -75,6 +75,12 @@ class StoreReader:
         with self._lock:
             return {} if self._memory is None else self._memory.file_identities()
 
+    def close(self) -> None:
+        """Close the stores' derived index files (they reopen on next use)."""
+        with self._lock:
+            if self._memory is not None:
+                self._memory.close()
+
     def memory(self) -> Memory:
         """The stores this reader reads (one ``Memory``, made on first use)."""
         with self._lock:

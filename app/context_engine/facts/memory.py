@@ -209,6 +209,14 @@ class Memory:
 
             return recover(self.stores, archive_path, self.clock())
 
+    def close(self) -> None:
+        """Close both stores' derived index and writer state (they reopen on next use)."""
+        for store in self.stores.all():
+            if store.index is not None:
+                store.index.close()
+            if store.writes is not None:
+                store.writes.close()
+
     def migrate(self) -> int:
         """Upgrade legacy files of both stores (S5.1); returns how many were rewritten.
 

@@ -498,6 +498,10 @@ class WriteState:
         self._ops, self._changed, self._splice = [], False, True
         db.execute("BEGIN IMMEDIATE")  # the rest of this operation is one transaction again
 
+    def close(self) -> None:
+        """Release the connection (a host shutting down; the next write opens it again)."""
+        self._drop()
+
     def _drop(self) -> None:
         db, self._db = self._db, None
         self.ready = False

@@ -219,7 +219,7 @@ class LiveStores:
     def _identity(self, scope: Scope) -> tuple[int, int] | None:
         try:
             st = os.stat(self._roots[scope])
-        except (FileNotFoundError, NotADirectoryError):
+        except OSError:  # missing, or no longer reachable: read (and watched) as it comes back
             return None
         return (st.st_dev, st.st_ino)
 
@@ -247,12 +247,12 @@ class LiveStores:
     def poll(self) -> set[tuple[Scope, str]] | str | None:
         """What changed since the last poll: ``None`` (nothing), the entries named by the
         kernel, or the reason only a full read will do (the watches are re-armed first)."""
-        drained = self._watch.drain()
-        reason = drained.rescan
-        changed: set[tuple[Scope, str]] = set()
         if os.getpid() != self._pid:  # a forked child shares the queue: not ours to drain
             self.broken = True
             return "forked"
+        drained = self._watch.drain()
+        reason = drained.rescan
+        changed: set[tuple[Scope, str]] = set()
         for wd, names in drained.names.items():
             scope = self._wds.get(wd)
             if scope is not None:

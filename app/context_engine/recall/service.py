@@ -183,9 +183,17 @@ class RecallService:
         self._live, self._current, self._watch_failed = None, None, True
 
     def close(self) -> None:
-        """Release the watch (a host shutting down; reads after this check listings)."""
+        """Release the watch and every file this service holds open (a host shutting down).
+
+        Reads after this still work: they check the listings and reopen what they need.
+        """
         with self._facts_lock:
             self._stop_watching()
+            quiet, self._quiet = self._quiet, None
+            if quiet is not None:
+                quiet.reader.close()
+            if self._reader is not None:
+                self._reader.close()
 
     def _first_scan(self) -> tuple[tuple[Listing, Listing], int] | None:
         """A process's first read: the listings, scanned once for the quiet check and the read."""

@@ -8,6 +8,7 @@ never inside a store; every write is atomic (temp file + rename) or a single app
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -166,6 +167,13 @@ def redact_trace(data: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _size_of(path: Path) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return -1
+
+
 class TraceLog:
     """Last trace and bounded history of one workspace, under its own data directory."""
 
@@ -179,6 +187,11 @@ class TraceLog:
                 raise ValueError("recall traces must not live inside a store")
         self.directory = directory
         self.limit = limit
+        # Lines in the history and its size when this log last looked: a long-lived host's
+        # record then re-reads the file only when another process wrote it in between, or to
+        # compact it, instead of on every turn.
+        self._count: int | None = None
+        self._size = -1
 
     @property
     def last_path(self) -> Path:
@@ -194,19 +207,27 @@ class TraceLog:
         """Persist ``trace`` as the last one and append it to the history."""
         data = redact_trace(trace.to_dict())
         text = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
-        write_private(self.last_path, text)
-        append_private(
-            self.history_path, json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
-        )
-        self._compact_if_needed()
+        # Not fsync'd: a local explanation of the last turn, replaced atomically every turn;
+        # a crash may lose it, never tear it.
+        write_private(self.last_path, text, durable=False)
+        line = json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
+        append_private(self.history_path, line)
+        self._compact_if_needed(len(line.encode("utf-8")))
 
-    def _compact_if_needed(self) -> None:
+    def _compact_if_needed(self, appended: int) -> None:
         """Keep the newest ``limit`` lines; rewrite atomically once the file holds twice that."""
-        lines = self._lines()
+        size = _size_of(self.history_path)
+        if self._count is not None and size == self._size + appended:
+            self._count += 1  # only our line was added since we last looked
+        else:
+            self._count = len(self._lines())
+        self._size = size
         # Rewriting on every turn would cost the whole history per turn; twice the limit
         # bounds the file while amortising the rewrite.
-        if len(lines) > 2 * self.limit:
+        if self._count > 2 * self.limit:
+            lines = self._lines()
             write_private(self.history_path, "".join(line + "\n" for line in lines[-self.limit :]))
+            self._count, self._size = None, -1
 
     def _lines(self) -> list[str]:
         """Complete history lines (a torn last line is ignored)."""

@@ -275,12 +275,12 @@ def diff_notes(
         lines.append(
             f"- standing instructions {label} removed: disregard them for the rest of the session."
         )
-    # The next baseline is this one with the few changes applied (a C-speed dict copy).
-    marks = dict(known)
-    for fact in changed:
-        marks[fact.id] = FactMark(fact.id, fact.revision, fact.reference)
-    for mark in gone:
-        del marks[mark.id]
+    # The next baseline is this one with the few changes applied.
+    marks = _moved(
+        known,
+        {fact.id: FactMark(fact.id, fact.revision, fact.reference) for fact in changed},
+        [mark.id for mark in gone],
+    )
     documents = {label: digest(body) for label, body in instructions.items()}
     return lines, Baseline(marks, documents, masked, saved.digest() if saved else None)
 
@@ -323,6 +323,80 @@ class _Marks(Mapping[str, FactMark]):
 
     def __len__(self) -> int:
         return len(self._view.marks())
+
+
+# Below this many marks a copy is as cheap as an overlay; past this many changes an overlay
+# is flattened (each turn's overlay costs its changes, so this bounds that cost).
+_COPY_BELOW = 4096
+_FLATTEN_PAST = 1024
+
+
+class _Overlay(Mapping[str, FactMark]):
+    """Marks as a base table plus the changes made since: a turn after one change copies no
+    10^5 marks (a host's baseline moves every turn something changed)."""
+
+    __slots__ = ("_base", "_gone", "_len", "_set")
+
+    def __init__(
+        self, base: dict[str, FactMark], changed: dict[str, FactMark], gone: frozenset[str]
+    ) -> None:
+        self._base, self._set, self._gone = base, changed, gone
+        added = sum(1 for key in changed if key not in base)
+        self._len = len(base) + added - len(gone)
+
+    def __getitem__(self, key: str) -> FactMark:
+        mark = self._set.get(key)
+        if mark is not None:
+            return mark
+        if key in self._gone:
+            raise KeyError(key)
+        return self._base[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """The mark of ``key``, else ``default`` (without raising inside)."""
+        mark = self._set.get(key)
+        if mark is not None:
+            return mark
+        if key in self._gone:
+            return default
+        return self._base.get(key, default)
+
+    def __iter__(self) -> Iterator[str]:
+        changed, gone = self._set, self._gone
+        yield from (key for key in self._base if key not in changed and key not in gone)
+        yield from changed
+
+    def __len__(self) -> int:
+        return self._len
+
+
+def _moved(
+    known: Mapping[str, FactMark], changed: dict[str, FactMark], gone: list[str]
+) -> Mapping[str, FactMark]:
+    """``known`` with ``changed`` set and ``gone`` removed, as a new mapping."""
+    if isinstance(known, _Overlay):
+        base, now, removed = known._base, dict(known._set), set(known._gone)
+    elif isinstance(known, dict) and len(known) >= _COPY_BELOW:
+        base, now, removed = known, {}, set()
+    else:
+        marks = dict(known)  # small, or decoded from a hook's file: a C-speed copy
+        marks.update(changed)
+        for key in gone:
+            del marks[key]
+        return marks
+    now.update(changed)
+    removed.difference_update(changed)
+    for key in gone:
+        now.pop(key, None)
+        if key in base:
+            removed.add(key)
+    if len(now) + len(removed) > _FLATTEN_PAST:
+        flat = dict(base)
+        flat.update(now)
+        for key in removed:
+            del flat[key]
+        return flat
+    return _Overlay(base, now, frozenset(removed))
 
 
 def _documents_same(baseline: Baseline, instructions: Mapping[str, str]) -> bool:

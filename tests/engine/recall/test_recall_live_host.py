@@ -405,3 +405,40 @@ def test_an_unwatched_host_reindexes_an_in_place_edit_that_keeps_the_stamp(
     # take the re-read fact for the indexed one by its stamp (dev, inode, size, mtime).
     assert edit_in_place_same_size(target, b"every Monday", b"zebra quokka")
     _same_as_fresh(engine)
+
+
+def test_a_forked_child_leaves_the_parents_queue_alone(paths: EnginePaths) -> None:
+    engine = _host(paths)
+    target = paths.project_store / "fact-2.md"
+    replace_raw(target, raw_fact("fact-2", "zebra quokka before the fork"))
+    pid = os.fork()
+    if pid == 0:  # the child: its read must not drain the parent's events
+        try:
+            engine.active_facts()
+        finally:
+            os._exit(0 if engine.catalog.index._live is None else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    _same_as_fresh(engine)
+    assert engine.catalog.index.watch_stats["applied"] == 1
+
+
+def _open_fds() -> set[str]:
+    return {os.readlink(f"/proc/self/fd/{fd}") for fd in os.listdir("/proc/self/fd")
+            if os.path.exists(f"/proc/self/fd/{fd}")}
+
+
+@pytest.mark.slow
+def test_closing_a_host_releases_its_watch_and_index_files(paths: EnginePaths) -> None:
+    before = _open_fds()
+    with ContextEngine(paths, watch=True) as engine:
+        run_turn(engine, None, "docker release")
+        engine.run_tool("remember", {"name": "closing", "description": "d", "body": "zebra"},
+                        controller="headless", mode="yolo")
+        replace_raw(paths.project_store / "fact-2.md", raw_fact("fact-2", "zebra quokka"))
+        run_turn(engine, None, "zebra quokka")
+        held = _open_fds() - before
+        assert any("inotify" in fd for fd in held)
+        assert any(fd.endswith(".sqlite") for fd in held)
+    assert _open_fds() - before == set()
+    _same_as_fresh(engine)  # still usable: reads check the listings and reopen what they need

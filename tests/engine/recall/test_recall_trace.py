@@ -64,3 +64,26 @@ def test_text_trace_lists_drops_and_reasons() -> None:
     ]
     text = Recaller(store).recall("kubectl rollout", now=NOW).trace.to_text()
     assert "project override" in text and "overridden by project/deploy-steps.md" in text
+
+
+def test_a_long_lived_log_reads_the_history_only_when_another_writer_touched_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    host = TraceLog(tmp_path / "recall", limit=4)
+    other = TraceLog(tmp_path / "recall", limit=4)  # e.g. a cold hook process
+    reads = []
+    real = TraceLog._lines
+    monkeypatch.setattr(TraceLog, "_lines", lambda self: reads.append(self) or real(self))
+    host.record(RecallTrace(query="q0"))
+    first = len(reads)
+    for i in range(1, 4):
+        host.record(RecallTrace(query=f"q{i}"))
+    assert len(reads) == first  # its own appends: counted, not re-read
+    other.record(RecallTrace(query="other"))
+    host.record(RecallTrace(query="q4"))
+    assert len(reads) > first  # someone else appended: read again
+    for i in range(5, 30):
+        (host if i % 3 else other).record(RecallTrace(query=f"q{i}"))
+        lines = (tmp_path / "recall" / "recall-history.jsonl").read_text().splitlines()
+        assert len(lines) <= 2 * 4 + 1
+    assert [t.query for t in host.history()][-1] == "q29"
