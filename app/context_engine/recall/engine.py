@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -13,7 +12,7 @@ from ..facts.model import Diagnostic, Fact
 from .block import DEFAULT_BUDGET, DEFAULT_LIMIT, BlockHit, build_block, clamp_budget, clamp_limit
 from .focus import focused
 from .gate import rare_enough
-from .index import MASK_TERMS, OLDEST, DocMeta, SparseIndex, weights_for
+from .index import MASK_TERMS, OLDEST, SparseIndex, weights_for
 from .pool import POOL, PREFIX, SHADOWED, Membership, PoolTracker
 from .query import EMPTY_POOL, NO_MATCH, NO_TERMS, OVER_BUDGET, Query, parse_query, suppression
 from .scoring import Ranked, boosted, doc_meta, micros, rank
@@ -302,11 +301,8 @@ class Recaller:
         per-fact path keeps its exact handling of duplicate references and unusable facts.
         """
         active = [fact for fact in facts if not _is_archived(fact)]
-        try:
-            prepared = [(fact.reference, term_counts(fact), doc_meta(fact)) for fact in active]
-        except Exception:  # an unusable fact: let the per-fact path skip and report it
-            return None
-        if len({reference for reference, _, _ in prepared}) != len(prepared):
+        references = [fact.reference for fact in active]
+        if len(set(references)) != len(references):
             return None
         try:
             self._tracker.load(active)
@@ -314,18 +310,23 @@ class Recaller:
             self._tracker = PoolTracker()
             return None
         membership = self._tracker.membership
-        groups: dict[Membership, list[tuple[str, Counter[str], DocMeta]]] = {
-            POOL: [],
-            SHADOWED: [],
-            PREFIX: [],
-        }
-        for item in prepared:
-            groups[membership[item[0]]].append(item)
-        for name, docs in groups.items():
-            self._indexes[name].add_many(docs)
-        self.stats.tokenized += len(prepared)
-        self.stats.fact_updates += len(prepared)
-        return len(prepared)
+        groups: dict[Membership, list[tuple[str, Fact]]] = {POOL: [], SHADOWED: [], PREFIX: []}
+        for reference, fact in zip(references, active, strict=True):
+            groups[membership[reference]].append((reference, fact))
+        try:
+            for name, members in groups.items():
+                # One fact's term counts alive at a time: holding every fact's counts at once
+                # made the build's peak (and so the host's RSS) ~7× the finished index.
+                self._indexes[name].add_many(
+                    (reference, term_counts(fact), doc_meta(fact)) for reference, fact in members
+                )
+        except Exception:  # an unusable fact: let the per-fact path skip and report it
+            self._tracker = PoolTracker()
+            self._indexes = {POOL: SparseIndex(), SHADOWED: SparseIndex(), PREFIX: SparseIndex()}
+            return None
+        self.stats.tokenized += len(active)
+        self.stats.fact_updates += len(active)
+        return len(active)
 
     def upsert(self, fact: Fact) -> None:
         """Index a new or changed fact (and re-decide the globals it may shadow)."""
