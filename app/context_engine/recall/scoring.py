@@ -97,7 +97,7 @@ def rank(
     adjusted, stale = boosted(index, scored, now_us)
     slots = scored.slots
     if scored.plain:
-        updated = index.updated_of(slots)
+        updated: Any = index.updated_of(slots)
         floor = RELATIVE_FLOOR * max(adjusted)
         kept = [i for i, value in enumerate(adjusted) if value >= floor]
         below_idx = [i for i, value in enumerate(adjusted) if value < floor]
