@@ -508,7 +508,12 @@ class SparseIndex:
         # Same operation order as the S8.6 reference formula, and bincount adds each
         # document's contributions in query-term order starting from 0.0, so the floats
         # agree exactly with a term-by-term sum.
-        contrib = w * (tf * (K1 + 1)) / (tf + self._length_norm_np(avgdl)[slots])
+        # In place where the result is the same float: w·x is x·w in IEEE arithmetic.
+        contrib = tf * (K1 + 1)
+        contrib *= w
+        norm = self._length_norm_np(avgdl)[slots]
+        norm += tf
+        contrib /= norm
         acc = cast(FloatArray, np.bincount(slots, weights=contrib, minlength=cap))
         powers = np.repeat([float(1 << j) if j < MASK_TERMS else 0.0 for j, _, _ in used], sizes)
         bits = np.bincount(slots, weights=powers, minlength=cap).astype(np.int64)
