@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -13,7 +12,7 @@ from ..facts.model import Diagnostic, Fact
 from .block import DEFAULT_BUDGET, DEFAULT_LIMIT, BlockHit, build_block, clamp_budget, clamp_limit
 from .focus import focused
 from .gate import rare_enough
-from .index import MASK_TERMS, OLDEST, DocMeta, SparseIndex, weights_for
+from .index import MASK_TERMS, OLDEST, SparseIndex, weights_for
 from .pool import POOL, PREFIX, SHADOWED, Membership, PoolTracker
 from .query import EMPTY_POOL, NO_MATCH, NO_TERMS, OVER_BUDGET, Query, parse_query, suppression
 from .scoring import Ranked, boosted, doc_meta, micros, rank
@@ -126,12 +125,54 @@ def _same(old: Fact, new: Fact) -> bool:
     return old is new or old == new
 
 
-@dataclass(frozen=True, slots=True)
-class RecallResult:
-    """The provider-visible block (possibly empty) and the local trace explaining it."""
+# A candidate that lost, as recall found it: the fact (immutable) at the time, its score, the
+# reason and the detail. Its ``TraceDrop`` is made only when the trace is read.
+PendingDrop = tuple[Fact, float, str, str]
+# A shown hit: the fact, its block entry and the snippet the block kept.
+PendingHit = tuple[Fact, BlockHit, str]
 
-    block: str
-    trace: RecallTrace
+
+class RecallResult:
+    """The provider-visible block (possibly empty) and the local trace explaining it.
+
+    A turn needs the block at once; the trace may be assembled on its first read, from values
+    fixed when recall ran (facts are immutable), so it is the same whenever it is read.
+    """
+
+    __slots__ = ("_build", "_trace", "block")
+
+    def __init__(
+        self,
+        block: str,
+        trace: RecallTrace | None = None,
+        *,
+        build: Callable[[], RecallTrace] | None = None,
+    ) -> None:
+        if (trace is None) == (build is None):
+            raise TypeError("RecallResult needs a trace or a way to build it, not both")
+        self.block = block
+        self._trace = trace
+        self._build = build
+
+    @property
+    def trace(self) -> RecallTrace:
+        """The trace (S8.10), assembled on first read."""
+        if self._trace is None:
+            build = self._build
+            assert build is not None
+            self._trace = build()
+            self._build = None
+        return self._trace
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, RecallResult):
+            return NotImplemented
+        return self.block == other.block and self.trace == other.trace
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"RecallResult(block={self.block!r}, trace={self.trace!r})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -302,11 +343,8 @@ class Recaller:
         per-fact path keeps its exact handling of duplicate references and unusable facts.
         """
         active = [fact for fact in facts if not _is_archived(fact)]
-        try:
-            prepared = [(fact.reference, term_counts(fact), doc_meta(fact)) for fact in active]
-        except Exception:  # an unusable fact: let the per-fact path skip and report it
-            return None
-        if len({reference for reference, _, _ in prepared}) != len(prepared):
+        references = [fact.reference for fact in active]
+        if len(set(references)) != len(references):
             return None
         try:
             self._tracker.load(active)
@@ -314,18 +352,23 @@ class Recaller:
             self._tracker = PoolTracker()
             return None
         membership = self._tracker.membership
-        groups: dict[Membership, list[tuple[str, Counter[str], DocMeta]]] = {
-            POOL: [],
-            SHADOWED: [],
-            PREFIX: [],
-        }
-        for item in prepared:
-            groups[membership[item[0]]].append(item)
-        for name, docs in groups.items():
-            self._indexes[name].add_many(docs)
-        self.stats.tokenized += len(prepared)
-        self.stats.fact_updates += len(prepared)
-        return len(prepared)
+        groups: dict[Membership, list[tuple[str, Fact]]] = {POOL: [], SHADOWED: [], PREFIX: []}
+        for reference, fact in zip(references, active, strict=True):
+            groups[membership[reference]].append((reference, fact))
+        try:
+            for name, members in groups.items():
+                # One fact's term counts alive at a time: holding every fact's counts at once
+                # made the build's peak (and so the host's RSS) ~7× the finished index.
+                self._indexes[name].add_many(
+                    (reference, term_counts(fact), doc_meta(fact)) for reference, fact in members
+                )
+        except Exception:  # an unusable fact: let the per-fact path skip and report it
+            self._tracker = PoolTracker()
+            self._indexes = {POOL: SparseIndex(), SHADOWED: SparseIndex(), PREFIX: SparseIndex()}
+            return None
+        self.stats.tokenized += len(active)
+        self.stats.fact_updates += len(active)
+        return len(active)
 
     def upsert(self, fact: Fact) -> None:
         """Index a new or changed fact (and re-decide the globals it may shadow)."""
@@ -446,7 +489,7 @@ class Recaller:
         weights, avgdl, _ = weights_for(query.terms, [pool])
         strong = _strong(query, pool)
         scored = pool.score(query.terms, weights, avgdl, strong, query.ignored, query.weak)
-        drops: dict[str, list[TraceDrop]] = {}
+        drops: dict[str, list[PendingDrop]] = {}
         counts: dict[str, int] = {}
         self._override_drops(query, strong, weights, avgdl, now_us, drops, counts)
         if len(scored.slots) == 0:
@@ -472,14 +515,7 @@ class Recaller:
         if lost:
             counts[LOST_BUDGET] = len(lost)
             drops[LOST_BUDGET] = lost
-        trace_hits = []
-        for hit, snippet in block.shown:
-            fact = by_id[id(hit)]
-            trace_hits.append(
-                TraceHit(id=fact.id, revision=fact.revision, name=fact.name, scope=fact.scope,
-                         type=fact.type, score=hit.score, freshness=hit.freshness,
-                         reason=hit.reason, snippet=snippet)
-            )
+        trace_hits = [(by_id[id(hit)], hit, snippet) for hit, snippet in block.shown]
         suppressed = None if block.shown else OVER_BUDGET
         return self._finish(
             text,
@@ -501,7 +537,7 @@ class Recaller:
         kept_total: int,
         query: Query,
         weights: dict[str, float],
-        drops: dict[str, list[TraceDrop]],
+        drops: dict[str, list[PendingDrop]],
         counts: dict[str, int],
     ) -> tuple[list[Ranked], int]:
         """The precision steps after BM25 ranking, each recorded in the trace: one-word hits
@@ -531,52 +567,67 @@ class Recaller:
         self,
         query: str,
         block: str,
-        hits: list[TraceHit],
+        hits: list[PendingHit],
         omitted: int,
         limit: int,
         budget: int,
         suppressed: str | None,
-        drops: dict[str, list[TraceDrop]],
+        drops: dict[str, list[PendingDrop]],
         counts: dict[str, int],
         candidates: int,
         now: datetime,
     ) -> RecallResult:
-        """Assemble the trace; ``used_chars`` is exactly the block length."""
-        order = (
-            LOST_OVERRIDE,
-            LOST_UNNAMED,
-            LOST_SUPERSEDED,
-            LOST_FOCUS,
-            LOST_BUDGET,
-            LOST_LIMIT,
-            LOST_RELATIVE,
-        )
-        trace = RecallTrace(
-            query=query,
-            hits=tuple(hits),
-            omitted=omitted,
-            char_budget=budget,
-            used_chars=len(block),
-            suppressed=suppressed,
-            limit=limit,
-            dropped=tuple(d for reason in order for d in drops.get(reason, [])),
-            dropped_counts={k: v for k, v in counts.items() if v},
-            skipped=self._all_skipped(),
-            candidates=candidates,
-            pool_size=len(self.pool),
-            at=now.isoformat(),
-        )
-        return RecallResult(block=block, trace=trace)
+        """The result; its trace (``used_chars`` exactly the block length) is assembled when
+        first read, from the values fixed here."""
+        skipped = self._all_skipped()
+        pool_size = len(self.pool)
+
+        def build() -> RecallTrace:
+            order = (
+                LOST_OVERRIDE,
+                LOST_UNNAMED,
+                LOST_SUPERSEDED,
+                LOST_FOCUS,
+                LOST_BUDGET,
+                LOST_LIMIT,
+                LOST_RELATIVE,
+            )
+            return RecallTrace(
+                query=query,
+                hits=tuple(
+                    TraceHit(id=fact.id, revision=fact.revision, name=fact.name,
+                             scope=fact.scope, type=fact.type, score=hit.score,
+                             freshness=hit.freshness, reason=hit.reason, snippet=snippet)
+                    for fact, hit, snippet in hits
+                ),
+                omitted=omitted,
+                char_budget=budget,
+                used_chars=len(block),
+                suppressed=suppressed,
+                limit=limit,
+                dropped=tuple(
+                    TraceDrop(id=fact.id, revision=fact.revision, name=fact.name,
+                              scope=fact.scope, type=fact.type, score=score, reason=reason,
+                              detail=detail)
+                    for lost in order
+                    for fact, score, reason, detail in drops.get(lost, ())
+                ),
+                dropped_counts={k: v for k, v in counts.items() if v},
+                skipped=skipped,
+                candidates=candidates,
+                pool_size=pool_size,
+                at=now.isoformat(),
+            )
+
+        return RecallResult(block=block, build=build)
 
     def _fact_id(self, reference: str) -> str:
         """The id of a tracked fact (the last tie-break)."""
         return self._tracker.facts[reference].id
 
-    def _drop(self, ranked: Ranked, reason: str, detail: str = "") -> TraceDrop:
-        """A trace record for a candidate that lost."""
-        fact = self._tracker.facts[ranked.reference]
-        return TraceDrop(id=fact.id, revision=fact.revision, name=fact.name, scope=fact.scope,
-                         type=fact.type, score=ranked.score, reason=reason, detail=detail)
+    def _drop(self, ranked: Ranked, reason: str, detail: str = "") -> PendingDrop:
+        """What the trace will record for a candidate that lost (the fact as it is now)."""
+        return (self._tracker.facts[ranked.reference], ranked.score, reason, detail)
 
     def _override_drops(
         self,
@@ -585,7 +636,7 @@ class Recaller:
         weights: dict[str, float],
         avgdl: float,
         now_us: int,
-        drops: dict[str, list[TraceDrop]],
+        drops: dict[str, list[PendingDrop]],
         counts: dict[str, int],
     ) -> None:
         """Shadowed globals that would have matched: reported with the project fact that won."""
@@ -602,7 +653,7 @@ class Recaller:
             range(len(adjusted)),
             key=lambda i: (-adjusted[i], self._fact_id(shadow.key(int(scored.slots[i])))),
         )
-        out: list[TraceDrop] = []
+        out: list[PendingDrop] = []
         for i in order[:DROPPED_DETAIL]:
             reference = shadow.key(int(scored.slots[i]))
             winner = self._tracker.overrider(reference)

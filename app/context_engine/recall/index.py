@@ -231,9 +231,11 @@ class SparseIndex:
     def add_many(self, docs: Iterable[tuple[str, Mapping[str, int], DocMeta]]) -> None:
         """Index many documents as :meth:`add` would one by one, in one pass when empty.
 
-        An empty index gets its postings built as plain lists and turned into arrays once, and
-        its per-slot arrays filled in one go: same slots, postings and totals as ``add`` in
-        order (a test compares the two), a fraction of the per-posting work.
+        An empty index gets its postings appended straight to their arrays (lists of ints
+        would hold ~2.5× the bytes at the peak) and its per-slot arrays filled in one go: same
+        slots, postings and totals as ``add`` in order (a test compares the two), a fraction
+        of the per-posting work. ``docs`` is consumed once: a generator keeps only one
+        document's counts alive.
         """
         self._thaw()
         if self._keys:
@@ -244,8 +246,8 @@ class SparseIndex:
         keys: list[str | None] = []
         lengths: list[int] = []
         metas: list[DocMeta] = []
-        lists: dict[str, list[int]] = {}
-        get = lists.get
+        postings: dict[str, array[int]] = {}
+        get = postings.get
         for key, counts, meta in docs:
             if key in slot_of:
                 raise ValueError(f"already indexed: {key}")
@@ -260,13 +262,14 @@ class SparseIndex:
             for term, tf in counts.items():
                 posting = get(term)
                 if posting is None:
-                    lists[term] = [slot, tf]
+                    postings[term] = array("i", (slot, tf))
                 else:
-                    posting += (slot, tf)
+                    posting.append(slot)
+                    posting.append(tf)
         if not keys:
             return
         self._keys = keys
-        self._postings = {term: array("i", posting) for term, posting in lists.items()}
+        self._postings = postings
         self._grow(len(keys))
         n = len(keys)
         self._length[:n] = array("d", lengths)
@@ -480,7 +483,13 @@ class SparseIndex:
         ignored: frozenset[str],
         weak: frozenset[str],
     ) -> Scored:
-        """``score`` with NumPy: one ``bincount`` per accumulated quantity."""
+        """``score`` with NumPy: one ``bincount`` per accumulated quantity.
+
+        The matched-term bitmask is summed for every document (each (document, term) pair
+        occurs once, so a sum of distinct powers of two is an OR, exact below 2^53), and the
+        gate's "a specific term matched" and "a term that passes alone matched" are then
+        bit tests on it, per document rather than per posting.
+        """
         from .gate import gate_mask
 
         np = _numpy()
@@ -492,20 +501,53 @@ class SparseIndex:
         sizes = [len(v) // 2 for v in views]
         pairs = np.concatenate(views)
         views.clear()  # release the buffer exports so the postings may resize later
-        slots = pairs[0::2].astype(np.int64)
-        tf = pairs[1::2].astype(np.float64)
+        slots = pairs[0::2].astype(np.intp)
+        tf = pairs[1::2]  # int32: converted exactly to float64 by each operation below
         names = [term for _, term, _ in used]
         w = np.repeat(np.array([weights[t] for t in names], dtype=np.float64), sizes)
         # Same operation order as the S8.6 reference formula, and bincount adds each
         # document's contributions in query-term order starting from 0.0, so the floats
         # agree exactly with a term-by-term sum.
-        contrib = w * (tf * (K1 + 1)) / (tf + self._length_norm_np(avgdl)[slots])
+        # In place where the result is the same float: w·x is x·w in IEEE arithmetic.
+        contrib = tf * (K1 + 1)
+        contrib *= w
+        norm = self._length_norm_np(avgdl)[slots]
+        norm += tf
+        contrib /= norm
         acc = cast(FloatArray, np.bincount(slots, weights=contrib, minlength=cap))
+        powers = np.repeat([float(1 << j) if j < MASK_TERMS else 0.0 for j, _, _ in used], sizes)
+        bits = np.bincount(slots, weights=powers, minlength=cap).astype(np.int64)
         if ignored and any(t in ignored for t in names):
             counted = np.repeat([t not in ignored for t in names], sizes)
             count = np.bincount(slots[counted], minlength=cap)
         else:
             count = np.bincount(slots, minlength=cap)
+        if used[-1][0] < MASK_TERMS:  # every term has its bit (``used`` is in query order)
+            solid = single = 0
+            for j, term in zip((j for j, _, _ in used), names, strict=True):
+                if term not in ignored:
+                    solid |= 0 if term in weak else 1 << j
+                    single |= 1 << j if strong is None or term in strong else 0
+            gate = ((count >= 2) & ((bits & solid) != 0)) | ((count == 1) & ((bits & single) != 0))
+        else:
+            gate = gate_mask(count, *self._gate_inputs(slots, sizes, names, strong, ignored, weak))
+        hit = np.flatnonzero(gate)
+        return Scored(slots=hit, scores=acc[hit], matched=count[hit], bits=bits[hit])
+
+    def _gate_inputs(
+        self,
+        slots: IntArray,
+        sizes: list[int],
+        names: list[str],
+        strong: frozenset[str] | None,
+        ignored: frozenset[str],
+        weak: frozenset[str],
+    ) -> tuple[Any, Any]:
+        """Per document, whether a term passing alone matched, and how many specific terms
+        matched (``None``: every match is specific): per posting, for queries of more than
+        ``MASK_TERMS`` terms, whose bitmask cannot hold every term."""
+        np = _numpy()
+        cap = len(self._keys)
         specific = None
         if weak and any(t in weak for t in names):
             solid = np.repeat([t not in ignored and t not in weak for t in names], sizes)
@@ -516,14 +558,7 @@ class SparseIndex:
             single_ok[:] = True
         elif any(flags):
             single_ok[slots[np.repeat(flags, sizes)]] = True
-        gate = gate_mask(count, single_ok, specific)
-        hit = np.flatnonzero(gate)
-        # Matched-term bitmask, only for the entries of gate-passing documents: each
-        # (document, term) pair occurs once, so a sum of distinct powers of two is an OR.
-        powers = np.repeat([float(1 << j) if j < MASK_TERMS else 0.0 for j, _, _ in used], sizes)
-        keep = gate[slots]
-        bits = np.bincount(slots[keep], weights=powers[keep], minlength=cap).astype(np.int64)
-        return Scored(slots=hit, scores=acc[hit], matched=count[hit], bits=bits[hit])
+        return single_ok, specific
 
     def _length_norm(self, avgdl: float) -> list[float]:
         """Per-slot k1·(1 − b + b·dl/avgdl), computed once per index version and avgdl."""

@@ -102,3 +102,59 @@ def test_duplicate_references_take_the_per_fact_path() -> None:
     recaller = Recaller([first, second])
     assert [f.id for f in recaller.facts()] == ["other"]
     assert recaller.recall("kernels kernels second", now=NOW).trace.hits
+
+
+def test_first_build_holds_one_fact_counts_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first build's peak memory: each fact's term counts are dropped once indexed."""
+    from context_engine.recall import engine
+
+    alive = [0]
+    most = [0]
+
+    class Tracked(Counter[str]):
+        def __del__(self) -> None:
+            alive[0] -= 1
+
+    real = engine.term_counts
+
+    def counting(item):  # type: ignore[no-untyped-def]
+        counts = Tracked(real(item))
+        alive[0] += 1
+        most[0] = max(most[0], alive[0])
+        return counts
+
+    monkeypatch.setattr(engine, "term_counts", counting)
+    facts = [fact(f"note-{i}", f"docker release note {i}") for i in range(40)]
+    recaller = Recaller(facts)
+    assert recaller.stats.full_builds == 1 and len(recaller.facts()) == 40
+    assert most[0] <= 2, most[0]
+
+
+def test_a_fact_failing_in_the_first_build_takes_the_per_fact_path(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A fact whose text cannot be counted, after others were indexed, is skipped and
+    reported exactly as upserting one by one does; the rest are indexed once."""
+    from context_engine.recall import engine
+
+    facts = mixed_store()
+    broken = facts[-1].reference
+    real = engine.term_counts
+
+    def failing(item):  # type: ignore[no-untyped-def]
+        if item.reference == broken:
+            raise ValueError("bad text")
+        return real(item)
+
+    monkeypatch.setattr(engine, "term_counts", failing)
+    bulk = Recaller(facts)
+    one = Recaller()
+    for item in facts:
+        one.upsert(item)
+    assert bulk.stats.full_builds == 1
+    assert [f.reference for f in bulk.facts()] == [f.reference for f in one.facts()]
+    assert sum(map(len, bulk._indexes.values())) == sum(map(len, one._indexes.values())) > 0
+    for query in QUERIES:
+        a, b = bulk.recall(query, now=NOW), one.recall(query, now=NOW)
+        assert a.block == b.block
+        assert a.trace.to_dict() == b.trace.to_dict()

@@ -58,6 +58,33 @@ def test_random_stores_score_the_same_on_both_paths(specs, query) -> None:  # ty
         assert traces(recaller, message, True, patch) == traces(recaller, message, False, patch)
 
 
+LONG = [f"term{i}" for i in range(60)]  # more query terms than the bitmask holds
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.lists(st.sampled_from(LONG[40:] + WORDS), min_size=1, max_size=10),
+            st.sampled_from(["project", "global"]),
+        ),
+        min_size=1,
+        max_size=20,
+    ),
+    st.lists(st.sampled_from(WORDS), max_size=4),
+)
+def test_queries_longer_than_the_bitmask_score_the_same_on_both_paths(specs, extra) -> None:  # type: ignore[no-untyped-def]
+    """Terms past ``MASK_TERMS`` have no bit: NumPy's gate then counts them per posting."""
+    store = [
+        fact(f"f{i}", " ".join(words), scope=scope)  # type: ignore[arg-type]
+        for i, (words, scope) in enumerate(specs)
+    ]
+    recaller = Recaller(store)
+    message = " ".join(LONG + extra)
+    with pytest.MonkeyPatch.context() as patch:
+        assert traces(recaller, message, True, patch) == traces(recaller, message, False, patch)
+
+
 def test_the_quality_set_scores_the_same_on_both_paths(monkeypatch: pytest.MonkeyPatch) -> None:
     recaller = Recaller(load_facts())
     turns = load_turns()

@@ -208,3 +208,39 @@ WHITESPACE = st.sampled_from(
 @given(st.one_of(TEXT, st.lists(WHITESPACE, max_size=30).map("".join)))
 def test_compact_matches_the_whitespace_regex(text: str) -> None:
     assert compact(text) == _WS.sub(" ", text).strip()
+
+
+def test_the_trace_is_assembled_on_first_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A turn that needs only the block never builds trace records; reading the trace once
+    builds it once, equal to what recall saw."""
+    from context_engine.recall import engine
+
+    built: list[object] = []
+    real = engine.TraceDrop
+
+    def counting(**fields):  # type: ignore[no-untyped-def]
+        built.append(fields)
+        return real(**fields)
+
+    monkeypatch.setattr(engine, "TraceDrop", counting)
+    store = [fact(f"docker-note-{i}", f"docker release cache note {i} " * (1 + i % 5))
+             for i in range(40)]
+    recaller = Recaller(store)
+    result = recaller.recall("docker release cache", limit=2, now=NOW)
+    assert result.block and not built
+    trace = result.trace
+    assert trace.dropped and len(built) == len(trace.dropped)
+    assert result.trace is trace and len(built) == len(trace.dropped)
+
+
+def test_a_trace_read_after_a_change_shows_the_facts_recall_saw() -> None:
+    """The lazily assembled trace holds the facts as they were when recall ran."""
+    store = [fact(f"docker-note-{i}", f"docker release cache note {i} " * (1 + i % 5))
+             for i in range(40)]
+    recaller = Recaller(store)
+    unread = recaller.recall("docker release cache", limit=2, now=NOW)
+    expected = Recaller(store).recall("docker release cache", limit=2, now=NOW).trace
+    for item in store:
+        recaller.upsert(dataclasses.replace(item, revision=item.revision + 1, body="kernel"))
+    assert unread.trace == expected
+    assert {d.revision for d in unread.trace.dropped} == {1}
