@@ -65,8 +65,25 @@ class MainWindow(QMainWindow):
         self._build_status_bar()
 
     def add_tab(self, widget: QWidget, title: str) -> None:
-        """Append a tab (Ctrl+1…5 select it; Ctrl+Tab cycles)."""
-        self.tabs.addTab(widget, title)
+        """Append a tab (Ctrl+1…5 select it; Ctrl+Tab cycles).
+
+        A placeholder of the same title (the window shown before the tabs were built, see
+        ``shell.py``) is replaced in place: same position, the current tab kept.
+        """
+        index = next((i for i in range(self.tabs.count())
+                      if self.tabs.tabText(i) == title
+                      and self.tabs.widget(i).property("placeholder")), -1)  # type: ignore[union-attr]
+        old = self.tabs.widget(index) if index >= 0 else None
+        if old is not None:
+            current = self.tabs.currentIndex()
+            self.tabs.blockSignals(True)  # the same tab stays current: nothing to announce
+            self.tabs.removeTab(index)
+            self.tabs.insertTab(index, widget, title)
+            self.tabs.setCurrentIndex(current)
+            self.tabs.blockSignals(False)
+            old.deleteLater()
+        else:
+            self.tabs.addTab(widget, title)
         widget.setAccessibleName(title.replace("&&", "&") + " tab")
 
     def _action(
