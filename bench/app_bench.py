@@ -328,14 +328,18 @@ marks["bodies"] = time.perf_counter() - t0
 settle(1.0)
 marks["rss_load"] = rss_mb()
 # Tour: every tab, one recall, F5.
+steps = marks["tour"] = []  # (step, RSS MB after it)
 for index in range(root.window.tabs.count()):
     root.window.tabs.setCurrentIndex(index)
     settle(1.5)
+    steps.append((root.window.tabs.tabText(index), round(rss_mb())))
 root.recall_tab.message.setText("which release branch do we deploy from")
 root.recall_tab.run_button.click()
 settle(3.0)
+steps.append(("recall", round(rss_mb())))
 root.window.refresh_action.trigger()
 settle(3.0)
+steps.append(("F5", round(rss_mb())))
 root.window.tabs.setCurrentWidget(root.facts_tab)
 pump(lambda: model.rowCount() > 0, 600)
 settle(1.0)
@@ -372,6 +376,7 @@ root.shutdown()
 marks["filter_median"] = statistics.median(filters[:3])
 marks["write_median"] = statistics.median(latencies)
 marks["write_worst"] = max(latencies)
+marks["writes"] = [round(x, 2) for x in latencies]
 marks["cpu"] = sum(resource.getrusage(resource.RUSAGE_SELF)[:2])
 marks["child_peak"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
 print(json.dumps(marks))
@@ -418,7 +423,7 @@ def _copied_workspace(cache: Path, count: int, base: Path) -> EnginePaths:
 
 def bench_session(
     sizes: list[int], before: Path | None, writes: int, index: bool, keep: Path | None = None,
-    cache: Path | None = None,
+    cache: Path | None = None, verbose: bool = False,
 ) -> None:
     """The whole app over generated stores, for the base checkout (``before``) and this one."""
     anchor_start = time.perf_counter()
@@ -461,6 +466,8 @@ def bench_session(
                       f"{m['write_median']:.2f} s, worst {m['write_worst']:.2f} s · "
                       f"CPU {m['cpu']:.0f} s · built {m.get('built', 0):.2f} s · "
                       f"largest child process {m.get('child_peak', 0):.0f} MB")
+                if verbose:
+                    print(f"        tour RSS: {m.get('tour')} · writes: {m.get('writes')}")
 
 
 def main() -> None:
@@ -473,6 +480,8 @@ def main() -> None:
                         help="keep the generated stores under this folder and reuse them")
     parser.add_argument("--cache", type=Path,
                         help="copy the stores scale_bench generated (e.g. /tmp/ce-scale-bench)")
+    parser.add_argument("--verbose", action="store_true",
+                        help="also print RSS after each tour step and every write's latency")
     parser.add_argument("--no-index", action="store_true",
                         help="no derived index on the generated home (a fresh, never-written one)")
     parser.add_argument("--facts", type=int, default=10_000)
@@ -482,7 +491,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.session:
         bench_session([int(n) for n in args.session.split(",")], args.before, args.writes,
-                      not args.no_index, args.store, args.cache)
+                      not args.no_index, args.store, args.cache, args.verbose)
         return
     bench_first_paint(args.facts, args.runs)
     bench_filter(args.rows, max(1, args.runs // 2))

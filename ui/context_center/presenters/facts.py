@@ -124,8 +124,11 @@ class FactsPresenter(QObject):
                 snapshot = backend.facts(token)
             elif first:
                 post(snapshot)  # the whole table now; the patch index follows (~1 s at 100k)
-            # The key index for per-file patches, built with the rows (never twice).
-            return snapshot, KeyIndex(snapshot.rows) if indexed else None
+            # The key index for per-file patches, built with the rows (never twice); the rows
+            # on screen (nothing changed) keep theirs.
+            if snapshot is previous or not indexed:
+                return snapshot, None
+            return snapshot, KeyIndex(snapshot.rows)
 
         # The first read of a large store is long work: shown in the status bar, cancellable.
         self._loading = self.tasks.read(

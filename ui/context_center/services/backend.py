@@ -33,7 +33,7 @@ from context_engine.suggestions.accept import Edits
 from context_engine.suggestions.model import MemoryCandidate, SkillCandidate, Suggestions
 
 from ..dialogs.fact_editor import FactDraft
-from .fact_rows import FactsSnapshot, ListedTexts, build_rows
+from .fact_rows import FactsSnapshot, ListedTexts, build_rows, still_shown
 from .tasks import CancelToken
 
 __all__ = ["Backend", "History", "InstructionsView", "RecallRun", "TraceHistory"]
@@ -138,6 +138,9 @@ class Backend:
         listing = list_stores(self.catalog.memory.stores.all(), texts)
         if token is not None:
             token.check()
+        texts.forget_previous()  # its map of the old rows is not needed any more
+        if previous is not None and still_shown(previous, listing.facts, listing.diagnostics):
+            return previous  # nothing changed: the rows on screen stay (no second copy)
         rows = build_rows(listing.facts, lazy=True, bodies=texts.bodies, texts=texts.texts)
         return FactsSnapshot(rows, listing.diagnostics)
 

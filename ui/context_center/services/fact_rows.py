@@ -6,7 +6,7 @@ import gc
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from operator import attrgetter, countOf
 from typing import Any
 
@@ -144,6 +144,30 @@ class ListedTexts:
             return old.fact
         self.bodies[id(fact)] = body
         return None
+
+    def forget_previous(self) -> None:
+        """Drop the map of the earlier rows (the listing is done with it)."""
+        self._old = {}
+
+
+def still_shown(
+    previous: FactsSnapshot, facts: Sequence[Fact], diagnostics: Sequence[Diagnostic],
+    now: datetime | None = None,
+) -> bool:
+    """Whether ``previous`` already shows exactly ``facts`` (the very objects a relisting
+    handed back unchanged, see :class:`ListedTexts`) and ``diagnostics``, freshness included.
+
+    Then rebuilding its rows would give the same rows: F5 on an unchanged store at 100,000
+    facts keeps the rows on screen instead of holding a second copy of them while it builds.
+    """
+    rows = previous.rows
+    if len(rows) != len(facts) or tuple(previous.diagnostics) != tuple(diagnostics):
+        return False
+    held = {id(row.fact) for row in rows}
+    if not all(id(fact) in held for fact in facts):
+        return False
+    when = now or datetime.now(UTC)  # one moment for every row
+    return all(row.freshness == freshness(row.fact, when) for row in rows)
 
 
 def _build_rows(

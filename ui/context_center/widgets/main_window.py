@@ -100,6 +100,7 @@ class MainWindow(QMainWindow):
         return action
 
     def _build_menus(self) -> None:
+        # Keys by name, not Qt.Key: that enum (~470 members) would be built before first paint.
         bar = self.menuBar()
         file_menu = bar.addMenu("&File")
         self.new_action = self._action("&New fact…", QKeySequence.StandardKey.New,
@@ -132,10 +133,10 @@ class MainWindow(QMainWindow):
         self.undo_action = self._action("&Undo last write", QKeySequence.StandardKey.Undo,
                                         self.undo_requested)
         self.undo_action.setEnabled(False)
-        self.edit_action = self._action("&Edit fact…", QKeySequence(Qt.Key.Key_F2),
+        self.edit_action = self._action("&Edit fact…", QKeySequence("F2"),
                                         self.edit_requested)
         self.find_action = self._action("&Find", QKeySequence.StandardKey.Find, self.find_requested)
-        self.forget_action = self._action("&Forget fact…", QKeySequence(Qt.Key.Key_Delete),
+        self.forget_action = self._action("&Forget fact…", QKeySequence("Del"),
                                           self.forget_requested)
         edit_menu.addAction(self.undo_action)
         edit_menu.addSeparator()
@@ -143,7 +144,7 @@ class MainWindow(QMainWindow):
         edit_menu.addAction(self.find_action)
         edit_menu.addAction(self.forget_action)
         view_menu = bar.addMenu("&View")
-        self.refresh_action = self._action("&Refresh", QKeySequence(Qt.Key.Key_F5),
+        self.refresh_action = self._action("&Refresh", QKeySequence("F5"),
                                            self.refresh_requested)
         view_menu.addAction(self.refresh_action)
         view_menu.addSeparator()
