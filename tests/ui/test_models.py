@@ -32,6 +32,13 @@ def test_table_model_contract(qtmodeltester):
     assert model.find("c") == 2
     model.set_rows([])
     qtmodeltester.check(model)
+    assert model.find("c") == -1
+
+
+def test_find_answers_the_first_row_holding_a_key():
+    model = RowTableModel(COLUMNS, key=lambda r: r.name)
+    model.set_rows([Row("a", 1), Row("b", 2), Row("a", 3), Row("b", 4)])
+    assert (model.find("a"), model.find("b"), model.find("z")) == (0, 1, -1)
 
 
 def test_table_sort_is_requested_not_done(qtbot):

@@ -78,9 +78,11 @@ class RowTableModel(QAbstractTableModel):
     def find(self, key: object) -> int:
         """Row number of the row with ``key`` (-1 when absent)."""
         if self._index is None:
-            self._index = {}
-            for number, row in enumerate(self._rows):
-                self._index.setdefault(self._key(row), number)
+            # Built from the end so the first row holding a key wins; C-level loops (with a
+            # C-level key such as ``attrgetter``, ~100,000 rows in a few ms on the GUI thread).
+            rows = self._rows
+            self._index = dict(zip(map(self._key, reversed(rows)),
+                                   range(len(rows) - 1, -1, -1), strict=True))
         return self._index.get(key, -1)
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
