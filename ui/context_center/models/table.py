@@ -47,10 +47,13 @@ class RowTableModel(QAbstractTableModel):
         columns: Sequence[Column],
         key: Callable[[Any], object],
         parent: Any = None,
+        lookup: Callable[[Sequence[Any], object], int] | None = None,
     ) -> None:
         super().__init__(parent)
         self._columns = tuple(columns)
         self._key = key
+        # ``lookup(rows, key)`` finds one key without indexing every row (large tables).
+        self._lookup = lookup
         self._rows: tuple[Any, ...] = ()
         self._index: dict[object, int] | None = None  # key → row, built on first find()
 
@@ -77,6 +80,13 @@ class RowTableModel(QAbstractTableModel):
 
     def find(self, key: object) -> int:
         """Row number of the row with ``key`` (-1 when absent)."""
+        if self._lookup is not None:  # one scan per key asked for, remembered until set_rows
+            if self._index is None:
+                self._index = {}
+            found = self._index.get(key)
+            if found is None:
+                found = self._index[key] = self._lookup(self._rows, key)
+            return found
         if self._index is None:
             # Built from the end so the first row holding a key wins; C-level loops (with a
             # C-level key such as ``attrgetter``, ~100,000 rows in a few ms on the GUI thread).
