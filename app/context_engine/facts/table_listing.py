@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+import struct
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -91,6 +92,17 @@ def _nothing() -> Iterator[list[os.DirEntry[str]]]:
     yield []
 
 
+_IDENTITY = struct.Struct("<QQQqqQ")  # (dev, ino, size, mtime_ns, ctime_ns, mode)
+
+
+def _packed(identity: tuple[int, ...]) -> bytes | tuple[int, ...]:
+    """An identity as 48 bytes (a 6-tuple of ints is ~0.3 kB); as it is if a field won't fit."""
+    try:
+        return _IDENTITY.pack(*identity)
+    except struct.error:
+        return tuple(identity)
+
+
 def _child(root: Path, name: str) -> Path:
     """``root / name`` through pathlib's fast child constructor when it has one."""
     make = getattr(root, "_make_child_relpath", None)
@@ -128,7 +140,7 @@ def _list_store(
     # Only each file's identity is kept while the index is visited, not its DirEntry or
     # stat_result (~0.8 kB each: ~60 MB at 100,000 files); the few files the index cannot
     # vouch for are lstat'ed again just before they are read.
-    listing: dict[str, Identity] = {}
+    listing: dict[str, bytes | tuple[int, ...]] = {}
     present: set[str] = set()
     try:
         scan = os.scandir(root)
@@ -154,14 +166,16 @@ def _list_store(
                     msg = f"{name}: symlinks are not read"
                     diagnostics.append(Diagnostic("symlink", _child(root, name), msg))
                 continue
-            listing[name] = identity_of(st)
+            listing[name] = _packed(identity_of(st))
     indexed: list[str] = []
 
     def visit(row: tuple[Any, ...]) -> None:
         name = row[0]
         indexed.append(name)
         seen = listing.get(name)
-        if seen is None or not _trusted(row, seen):
+        # Exactly the lstat identity the row records, settled before the scan (_trusted).
+        if seen is None or seen != _packed(row[1:7]) \
+                or not max(row[4], row[5]) < row[7] - derived_index.RACY_NS:
             return
         del listing[name]
         path = _child(root, name)
