@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from context_center.models import roles
-from context_center.models.table import Column, RowTableModel, sort_rows
+from context_center.models.table import SCANS_BEFORE_INDEX, Column, RowTableModel, sort_rows
 from context_center.models.tree import Node, NodeTreeModel
 from PySide6.QtCore import Qt
 
@@ -80,6 +80,11 @@ def test_a_lookup_finds_keys_without_indexing_every_row():
     assert asked == ["b", "z"]  # remembered until the rows change
     model.set_rows([Row("b", 2)])
     assert model.find("b") == 0 and asked == ["b", "z", "b"]
+    # Many keys of one set of rows: indexed once, every later key answered without a scan.
+    model.set_rows([Row(str(i), i) for i in range(100)])
+    asked.clear()
+    assert [model.find(str(i)) for i in range(100)] == list(range(100))
+    assert len(asked) == SCANS_BEFORE_INDEX
 
 
 def test_a_fact_row_is_found_by_scope_and_id():
