@@ -68,5 +68,6 @@ def paint_now(window: QWidget, timeout_ms: int = 1000) -> None:
         handle = window.windowHandle()
         if handle is not None and handle.isExposed():
             break
-        app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 20)
+        # No input yet: nothing is wired to the menus until the app is built.
+        app.processEvents(QEventLoop.ProcessEventsFlag.ExcludeUserInputEvents, 20)
     window.repaint()  # a synchronous paint, now that the platform shows the window

@@ -70,10 +70,13 @@ class MainWindow(QMainWindow):
         A placeholder of the same title (the window shown before the tabs were built, see
         ``shell.py``) is replaced in place: same position, the current tab kept.
         """
-        index = next((i for i in range(self.tabs.count())
-                      if self.tabs.tabText(i) == title
-                      and self.tabs.widget(i).property("placeholder")), -1)  # type: ignore[union-attr]
-        old = self.tabs.widget(index) if index >= 0 else None
+        index, old = -1, None
+        for i in range(self.tabs.count()):
+            candidate = self.tabs.widget(i)
+            if candidate is not None and candidate.property("placeholder") \
+                    and self.tabs.tabText(i) == title:
+                index, old = i, candidate
+                break
         if old is not None:
             current = self.tabs.currentIndex()
             self.tabs.blockSignals(True)  # the same tab stays current: nothing to announce
