@@ -429,7 +429,11 @@ def bench_session(
     anchor_start = time.perf_counter()
     subprocess.run([sys.executable, "-c", "pass"], check=True)
     anchor = time.perf_counter() - anchor_start
-    print(f"(anchor: python -c pass = {anchor * 1000:.0f} ms; machine shared, figures loaded)")
+    qt_start = time.perf_counter()  # the floor of any first paint: PySide6 itself
+    subprocess.run([sys.executable, "-c", "import PySide6.QtWidgets"], check=True)
+    qt = time.perf_counter() - qt_start
+    print(f"(anchors: python -c pass = {anchor * 1000:.0f} ms, import PySide6.QtWidgets = "
+          f"{qt * 1000:.0f} ms; machine shared, figures loaded)")
     sys.path.insert(0, str(ROOT / "bench"))
     from _facts import make_workspace
 
