@@ -91,6 +91,7 @@ root.window.tabs.setCurrentWidget(root.facts_tab)
 def check():
     if "rows" not in marks and root.facts_tab.model.rowCount() > 0:
         marks["rows"] = time.perf_counter() - t0
+app.removeEventFilter(spy)  # painted by now (the old checkout paints in launch())
         root.facts_tab.table.viewport().repaint()
         app.quit()
 timer = QTimer(); timer.timeout.connect(check); timer.start(5)
@@ -258,13 +259,40 @@ code, home, ws, settings = sys.argv[1:5]
 writes = int(sys.argv[5])
 count = int(sys.argv[6])
 sys.path[:0] = [code + "/app", code + "/ui"]
+from PySide6.QtCore import QEvent, QObject, QSettings
+from PySide6.QtWidgets import QApplication, QMainWindow
+app = QApplication([])
+from context_center import theme
+theme.install(app)
+marks = {}
+class Painted(QObject):
+    def eventFilter(self, obj, event):
+        if event.type() == QEvent.Type.Paint and "paint" not in marks \
+                and isinstance(obj, QMainWindow):
+            marks["paint"] = time.perf_counter() - t0
+        return False
+spy = Painted()
+app.installEventFilter(spy)
+qsettings = QSettings(settings, QSettings.Format.IniFormat)
+try:  # as main() does: the window (Qt only) first, the engine and tabs after its first paint
+    from context_center.shell import open_shell, paint_now
+except ImportError:  # an older checkout (--before): everything is built, then shown
+    open_shell = None
+window = None
+if open_shell is not None:
+    window = open_shell(qsettings)
+    paint_now(window)
 from dataclasses import replace
 from pathlib import Path
-from PySide6.QtCore import QEvent, QObject, QSettings
-from PySide6.QtWidgets import QApplication
 from context_engine.facts.codec import render_fact
 from context_engine.paths import EnginePaths
-from context_center import application, theme
+from context_center import application
+paths = EnginePaths.resolve(home=home, workspace=ws)
+root = (application.build(paths, qsettings, window=window) if window is not None
+        else application.build(paths, qsettings))
+root.window.tabs.setCurrentWidget(root.facts_tab)
+root.launch()
+marks["built"] = time.perf_counter() - t0
 
 def rss_mb():
     with open("/proc/self/statm") as f:
@@ -272,21 +300,6 @@ def rss_mb():
 
 def peak_mb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-app = QApplication([])
-theme.install(app)
-root = application.build(EnginePaths.resolve(home=home, workspace=ws),
-                         QSettings(settings, QSettings.Format.IniFormat))
-marks = {}
-class Painted(QObject):
-    def eventFilter(self, obj, event):
-        if event.type() == QEvent.Type.Paint and "paint" not in marks:
-            marks["paint"] = time.perf_counter() - t0
-        return False
-spy = Painted()
-root.window.installEventFilter(spy)
-root.window.tabs.setCurrentWidget(root.facts_tab)
-root.launch()
 
 def pump(pred, timeout):
     end = time.perf_counter() + timeout
@@ -306,6 +319,7 @@ def settle(seconds):
 model = root.facts_tab.model
 pump(lambda: model.rowCount() > 0, 600)
 marks["rows"] = time.perf_counter() - t0
+app.removeEventFilter(spy)  # painted by now (the old checkout paints in launch())
 pump(lambda: model.rowCount() >= count, 600)  # every fact listed
 marks["table"] = time.perf_counter() - t0
 # The full snapshot (bodies for full-text search) replaced the indexed rows, if any.
@@ -314,14 +328,18 @@ marks["bodies"] = time.perf_counter() - t0
 settle(1.0)
 marks["rss_load"] = rss_mb()
 # Tour: every tab, one recall, F5.
+steps = marks["tour"] = []  # (step, RSS MB after it)
 for index in range(root.window.tabs.count()):
     root.window.tabs.setCurrentIndex(index)
     settle(1.5)
+    steps.append((root.window.tabs.tabText(index), round(rss_mb())))
 root.recall_tab.message.setText("which release branch do we deploy from")
 root.recall_tab.run_button.click()
 settle(3.0)
+steps.append(("recall", round(rss_mb())))
 root.window.refresh_action.trigger()
 settle(3.0)
+steps.append(("F5", round(rss_mb())))
 root.window.tabs.setCurrentWidget(root.facts_tab)
 pump(lambda: model.rowCount() > 0, 600)
 settle(1.0)
@@ -358,7 +376,9 @@ root.shutdown()
 marks["filter_median"] = statistics.median(filters[:3])
 marks["write_median"] = statistics.median(latencies)
 marks["write_worst"] = max(latencies)
+marks["writes"] = [round(x, 2) for x in latencies]
 marks["cpu"] = sum(resource.getrusage(resource.RUSAGE_SELF)[:2])
+marks["child_peak"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
 print(json.dumps(marks))
 """
 
@@ -382,14 +402,38 @@ def _kept_workspace(base: Path, count: int, index: bool) -> EnginePaths:
     return paths
 
 
+def _copied_workspace(cache: Path, count: int, base: Path) -> EnginePaths:
+    """A fresh copy under ``base`` of the store ``scale_bench`` generated and cached.
+
+    The cache is never written: each run's outside writes go to the copy.
+    """
+    import shutil
+
+    source = cache / f"v1-{count}"
+    if not (source / "done").exists():
+        raise SystemExit(f"no generated store at {source} (run bench/scale_bench.py once)")
+    print(f"(copying {count:,} facts from {source})", flush=True)
+    shutil.copytree(source, base, symlinks=True)
+    paths = EnginePaths.resolve(home=base / "home", workspace=base / "ws")
+    # The project store's folder is named after the workspace path: follow the copy.
+    generated = EnginePaths.resolve(home=source / "home", workspace=source / "ws")
+    (base / "home" / "projects" / generated.slug).rename(paths.project_dir)
+    return paths
+
+
 def bench_session(
-    sizes: list[int], before: Path | None, writes: int, index: bool, keep: Path | None = None
+    sizes: list[int], before: Path | None, writes: int, index: bool, keep: Path | None = None,
+    cache: Path | None = None, verbose: bool = False,
 ) -> None:
     """The whole app over generated stores, for the base checkout (``before``) and this one."""
     anchor_start = time.perf_counter()
     subprocess.run([sys.executable, "-c", "pass"], check=True)
     anchor = time.perf_counter() - anchor_start
-    print(f"(anchor: python -c pass = {anchor * 1000:.0f} ms; machine shared, figures loaded)")
+    qt_start = time.perf_counter()  # the floor of any first paint: PySide6 itself
+    subprocess.run([sys.executable, "-c", "import PySide6.QtWidgets"], check=True)
+    qt = time.perf_counter() - qt_start
+    print(f"(anchors: python -c pass = {anchor * 1000:.0f} ms, import PySide6.QtWidgets = "
+          f"{qt * 1000:.0f} ms; machine shared, figures loaded)")
     sys.path.insert(0, str(ROOT / "bench"))
     from _facts import make_workspace
 
@@ -399,7 +443,10 @@ def bench_session(
             if keep is not None:  # generated once, reused (its outside writes stay in it)
                 paths = _kept_workspace(keep / str(count), count, index)
             else:
-                paths = make_workspace(t, count)
+                if cache is not None:
+                    paths = _copied_workspace(cache, count, t / "store")
+                else:
+                    paths = make_workspace(t, count)
                 if index:  # as any write or hook of a home in daily use leaves it
                     time.sleep(2.1)  # past the racy window: the index vouches for every file
                     LocalCatalog(paths).rebuild_indexes()
@@ -421,7 +468,10 @@ def bench_session(
                       f"peak after tour {m['rss_peak']:.0f} MB · filter "
                       f"{m['filter_median'] * 1000:.0f} ms · write→screen median "
                       f"{m['write_median']:.2f} s, worst {m['write_worst']:.2f} s · "
-                      f"CPU {m['cpu']:.0f} s")
+                      f"CPU {m['cpu']:.0f} s · built {m.get('built', 0):.2f} s · "
+                      f"largest child process {m.get('child_peak', 0):.0f} MB")
+                if verbose:
+                    print(f"        tour RSS: {m.get('tour')} · writes: {m.get('writes')}")
 
 
 def main() -> None:
@@ -432,6 +482,10 @@ def main() -> None:
     parser.add_argument("--writes", type=int, default=10, help="outside writes per session")
     parser.add_argument("--store", type=Path,
                         help="keep the generated stores under this folder and reuse them")
+    parser.add_argument("--cache", type=Path,
+                        help="copy the stores scale_bench generated (e.g. /tmp/ce-scale-bench)")
+    parser.add_argument("--verbose", action="store_true",
+                        help="also print RSS after each tour step and every write's latency")
     parser.add_argument("--no-index", action="store_true",
                         help="no derived index on the generated home (a fresh, never-written one)")
     parser.add_argument("--facts", type=int, default=10_000)
@@ -441,7 +495,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.session:
         bench_session([int(n) for n in args.session.split(",")], args.before, args.writes,
-                      not args.no_index, args.store)
+                      not args.no_index, args.store, args.cache, args.verbose)
         return
     bench_first_paint(args.facts, args.runs)
     bench_filter(args.rows, max(1, args.runs // 2))

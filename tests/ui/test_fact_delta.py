@@ -31,3 +31,20 @@ def test_a_patch_keeps_the_search_text_of_listed_rows_it_rebuilds() -> None:
     assert twin_row.lazy and "Possible duplicate of project/changed.md" in twin_row.note
     assert [r.fact.name for r in filter_rows(patched.snapshot.rows,
                                              FactFilter(text="new body"))] == ["changed"]
+
+
+def test_counts_adjusted_by_a_patch_equal_counting_again() -> None:
+    from datetime import UTC, datetime
+
+    from context_center.services.fact_rows import adjusted_counts, build_rows, counts_of
+    from context_engine.facts.model import Fact
+
+    when = datetime(2026, 1, 1, tzinfo=UTC)
+    facts = [Fact(f"mem-{i}", 1, f"n{i}", "", f"d{i}", ("user", "project")[i % 2],
+                  ("global", "project")[i % 2], "", when, when) for i in range(6)]
+    old = build_rows(facts)
+    changed = Fact("mem-1", 2, "n1", "", "d1", "feedback", "global", "", when, when)
+    new = build_rows([*facts[:1], changed, *facts[2:]])
+    removed, added = (old[1],), (new[1],)
+    assert adjusted_counts(counts_of(old), removed, added) == counts_of(new)
+    assert adjusted_counts(counts_of(old), old, ()) == counts_of(())

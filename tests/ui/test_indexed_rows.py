@@ -171,3 +171,22 @@ def test_a_relisting_reuses_the_unchanged_facts_on_screen(
         else:
             assert row.fact is old[row.fact.name].fact
             assert row.haystack is old[row.fact.name].haystack
+
+
+def test_a_relisting_of_an_unchanged_store_keeps_the_very_snapshot(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """F5 with nothing changed builds no second set of rows (the peak memory at 100k)."""
+    settle_all(monkeypatch)
+    backend = Backend(_home(tmp_path, 5))
+    first = backend.listed_facts()
+    assert first is not None
+    assert backend.listed_facts(previous=first) is first
+    fresh = {r.fact.name: r.freshness for r in first.rows}
+    # A fact's freshness moves with time alone: the rows are then built again.
+    monkeypatch.setattr("context_center.services.fact_rows.freshness",
+                        lambda fact, now=None: "stale")
+    again = backend.listed_facts(previous=first)
+    assert again is not None and again is not first
+    assert {r.fact.name for r in again.rows} == set(fresh)
+    assert all(r.freshness == "stale" for r in again.rows)

@@ -121,6 +121,9 @@ def test_recall_tab_matches_the_engine_and_cli(qtbot, app_root, demo):
     run = blocker.args[0]
     assert "<memory-recall>" in run.block
     assert tab.block.toPlainText() == run.block
+    # Ran in a child process: the app holds no live recall index (bounded memory at 100k).
+    service = app_root.backend.catalog._shared.service
+    assert service is None or service._recaller is None
     assert tab.hits_model.rowCount() == len(run.trace.hits) >= 1
     assert tab.budget_bar.value() == run.trace.used_chars
     snap = Memory(demo.paths).snapshot()

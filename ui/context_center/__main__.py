@@ -53,16 +53,15 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace, workspace: str | None, home: str | None) -> int:
-    from context_engine.paths import EnginePaths
     from PySide6.QtWidgets import QApplication
-
-    from . import application, theme
-    from .lifecycle import QuitAfterFirstPaint, SignalQuit
 
     existing = QApplication.instance()
     app = existing if isinstance(existing, QApplication) else QApplication(sys.argv[:1])
     app.setApplicationName("Context Center")
     app.setOrganizationName("ContextCenter")
+    from . import theme
+    from .lifecycle import QuitAfterFirstPaint, SignalQuit
+
     theme.install(app)
     signals = SignalQuit(app)
     try:
@@ -76,16 +75,26 @@ def _run(args: argparse.Namespace, workspace: str | None, home: str | None) -> i
                 return app.exec()
             finally:
                 remote.shutdown()
-        paths = EnginePaths.resolve(home=home, workspace=workspace)
-        root = application.build(paths)
-        from . import remote_workspace
+        # The window first (Qt only), painted; the engine and the tabs are imported after.
+        from PySide6.QtCore import QSettings
 
+        from .shell import open_shell, paint_now
+
+        window = open_shell(QSettings("ContextCenter", "context-center"))
+        paint_now(window)
+        from context_engine.paths import EnginePaths
+
+        from . import application, remote_workspace
+
+        paths = EnginePaths.resolve(home=home, workspace=workspace)
+        root = application.build(paths, window=window)
         remote_workspace.install(root)
-        if args.smoke:
-            QuitAfterFirstPaint(app, root.window)
+        if args.smoke:  # the frame with the real tabs in place
+            QuitAfterFirstPaint(app, window)
         root.launch()
         try:
-            return app.exec()
+            # A signal while loading (no event loop yet to quit) ends the app here.
+            return 0 if signals.received is not None else app.exec()
         finally:
             root.shutdown()
     finally:

@@ -52,7 +52,7 @@ class Application(QObject):
     """Owns every long-lived object of one window; ``start()`` loads, ``shutdown()`` stops."""
 
     def __init__(self, paths: EnginePaths | None, settings: QSettings,
-                 backend: Backend | None = None) -> None:
+                 backend: Backend | None = None, window: MainWindow | None = None) -> None:
         super().__init__()
         self.paths = paths
         # A given backend (a remote workspace's) is the only data source: no local paths are
@@ -60,11 +60,13 @@ class Application(QObject):
         if backend is None:
             if paths is None:
                 raise ValueError("a window needs the workspace's paths or a backend")
-            backend = Backend(LocalCatalog(paths))
+            # A plain local catalog: a child process opens it the same way (bounded recall).
+            backend = Backend(LocalCatalog(paths), recall_in_child=True)
         self.backend = backend
         self.tasks = TaskManager(parent=self)
         self.hub = Hub(self)
-        self.window = MainWindow(settings)
+        # A window already on screen (``shell.open_shell``) gets the real tabs in its places.
+        self.window = window if window is not None else MainWindow(settings)
         self.instructions_tab = InstructionsTab()
         self.facts_tab = FactsTab()
         self.archive_tab = ArchiveTab()
@@ -148,8 +150,9 @@ class Application(QObject):
         Starting the background reads only after the first paint keeps the worker threads
         from competing with the GUI thread for the interpreter while the window first draws.
         """
-        self.window.restore_state()
-        self.window.show()
+        if not self.window.isVisible():  # else the shell restored and showed it already
+            self.window.restore_state()
+            self.window.show()
         self._first_paint = _FirstPaint(self.window, self.start)
 
     def start(self) -> None:
@@ -157,6 +160,7 @@ class Application(QObject):
         self.watcher.start()
         self.refresh()
         self._on_tab_changed(self.window.tabs.currentIndex())
+        self._on_task_progress(None)  # the shell's "Starting…" gives way to the real work
 
     def refresh(self) -> None:
         """F5: re-read everything (also what a watcher overflow does)."""
@@ -211,7 +215,7 @@ class Application(QObject):
                 op.cancel()
 
     @Slot(object)
-    def _on_task_progress(self, _op: Op) -> None:
+    def _on_task_progress(self, _op: Op | None) -> None:
         long_ops = [op for op in self.tasks.pending if op.long]
         self.window.show_progress(long_ops[0].label + "…" if long_ops else "")
 
@@ -288,8 +292,11 @@ class _FirstPaint(QObject):
 
 
 def build(paths: EnginePaths | None, settings: QSettings | None = None,
-          backend: Backend | None = None) -> Application:
-    """Build the application for ``paths`` or a given backend (after the QApplication exists)."""
+          backend: Backend | None = None, window: MainWindow | None = None) -> Application:
+    """Build the application for ``paths`` or a given backend (after the QApplication exists).
+
+    ``window``: the shell already shown (``shell.open_shell``), which gets the real tabs.
+    """
     if settings is None:
         settings = QSettings("ContextCenter", "context-center")
-    return Application(paths, settings, backend)
+    return Application(paths, settings, backend, window)

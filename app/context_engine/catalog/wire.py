@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, TypeVar, cast
 
 from ..facts.archive import ArchivedEntry
@@ -146,16 +147,21 @@ def decode_hits(data: Mapping[str, Any]) -> tuple[SearchHit, ...]:
 
 
 def encode_history(history: History) -> Json:
-    """``{"active", "revisions"}``."""
+    """``{"active", "revisions", "writers"}`` (writers: revision as a string → who wrote it)."""
     return {
         "active": encode_fact(history.active),
         "revisions": [encode_fact(f) for f in history.revisions],
+        "writers": {str(rev): who for rev, who in history.writers.items()},
     }
 
 
 def decode_history(data: Mapping[str, Any]) -> History:
-    """Inverse of :func:`encode_history`."""
-    return History(decode_fact(data["active"]), tuple(decode_fact(f) for f in data["revisions"]))
+    """Inverse of :func:`encode_history`; a server without ``writers`` knows none."""
+    raw = data.get("writers")
+    writers = {int(rev): str(who) for rev, who in raw.items()
+               if str(rev).isdigit()} if isinstance(raw, Mapping) else {}
+    return History(decode_fact(data["active"]), tuple(decode_fact(f) for f in data["revisions"]),
+                   MappingProxyType(writers))
 
 
 def encode_archived(entries: tuple[ArchivedEntry, ...]) -> Json:

@@ -48,7 +48,8 @@ class RecallPresenter(QObject):
             self.ran.emit(run)
             self.tasks.read(Op("Reading traces", self.backend.trace_history, self._on_history))
 
-        self.tasks.read(Op("Running recall", lambda t: self.backend.recall(message, limit, budget),
+        self.tasks.read(Op("Running recall",
+                           lambda t: self.backend.recall(message, limit, budget, t),
                            done, long=True))
 
     @Slot(object)

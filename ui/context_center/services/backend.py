@@ -33,7 +33,7 @@ from context_engine.suggestions.accept import Edits
 from context_engine.suggestions.model import MemoryCandidate, SkillCandidate, Suggestions
 
 from ..dialogs.fact_editor import FactDraft
-from .fact_rows import FactsSnapshot, ListedTexts, build_rows
+from .fact_rows import FactsSnapshot, ListedTexts, build_rows, still_shown
 from .tasks import CancelToken
 
 __all__ = ["Backend", "History", "InstructionsView", "RecallRun", "TraceHistory"]
@@ -62,9 +62,13 @@ def _changes(outcome: WriteOutcome) -> Changes:
 class Backend:
     """One window's reads and writes, all through ``catalog``."""
 
-    def __init__(self, catalog: Catalog, *, local: bool = True) -> None:
+    def __init__(self, catalog: Catalog, *, local: bool = True,
+                 recall_in_child: bool = False) -> None:
         self.catalog = catalog
         self.local = local  # a local window also watches this machine's folders
+        # Recall in a child process (memory bounded): only for a catalog with the engine's
+        # own files and defaults, which a fresh process opens exactly the same way.
+        self.recall_in_child = recall_in_child
 
     @property
     def name(self) -> str:
@@ -134,6 +138,9 @@ class Backend:
         listing = list_stores(self.catalog.memory.stores.all(), texts)
         if token is not None:
             token.check()
+        texts.forget_previous()  # its map of the old rows is not needed any more
+        if previous is not None and still_shown(previous, listing.facts, listing.diagnostics):
+            return previous  # nothing changed: the rows on screen stay (no second copy)
         rows = build_rows(listing.facts, lazy=True, bodies=texts.bodies, texts=texts.texts)
         return FactsSnapshot(rows, listing.diagnostics)
 
@@ -161,9 +168,19 @@ class Backend:
         return self.catalog.instructions(target or None)
 
     def recall(
-        self, message: str, limit: int = RECALL_LIMIT, budget: int = RECALL_BUDGET
+        self, message: str, limit: int = RECALL_LIMIT, budget: int = RECALL_BUDGET,
+        token: CancelToken | None = None,
     ) -> RecallRun:
-        """Run S8 recall exactly as ``context-engine recall`` does; the trace is recorded."""
+        """Run S8 recall exactly as ``context-engine recall`` does; the trace is recorded.
+
+        With ``recall_in_child`` (a window's own local catalog) it runs in a child process:
+        the live recall index never stays in the app (``services/recall_child.py``).
+        """
+        if self.recall_in_child and isinstance(self.catalog, LocalCatalog):
+            from .recall_child import recall_in_child
+
+            self.catalog.require("recall")
+            return recall_in_child(self.catalog.paths, message, limit, budget, token)
         return self.catalog.recall(message, limit=limit, budget=budget)
 
     def trace_history(self, token: CancelToken | None = None) -> TraceHistory:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable
+from operator import attrgetter
 
 from PySide6.QtCore import (
     QEvent,
@@ -34,7 +35,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..models.table import Column, RowTableModel
-from ..services.fact_rows import FactFilter, FactRow, FactsSnapshot, counts_of
+from ..services.fact_rows import FactFilter, FactRow, FactsSnapshot, counts_of, find_fact_row
 from .spread_chart import SpreadChart
 
 FRESHNESS_COLORS = {"stale": "#c0504d", "fresh": "#3fa34d"}
@@ -96,7 +97,9 @@ class FactsTab(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.model = RowTableModel(FACT_COLUMNS, key=lambda r: r.key, parent=self)
+        # (scope, id), as ``FactRow.key``; found by a scan of the ids, not a dict of 100,000.
+        self.model = RowTableModel(FACT_COLUMNS, key=attrgetter("fact.scope", "fact.id"),
+                                   parent=self, lookup=find_fact_row)
         self.diagnostics_model = RowTableModel(DIAGNOSTIC_COLUMNS, key=lambda d: str(d.path),
                                                parent=self)
         self.search = QLineEdit()

@@ -65,8 +65,28 @@ class MainWindow(QMainWindow):
         self._build_status_bar()
 
     def add_tab(self, widget: QWidget, title: str) -> None:
-        """Append a tab (Ctrl+1…5 select it; Ctrl+Tab cycles)."""
-        self.tabs.addTab(widget, title)
+        """Append a tab (Ctrl+1…5 select it; Ctrl+Tab cycles).
+
+        A placeholder of the same title (the window shown before the tabs were built, see
+        ``shell.py``) is replaced in place: same position, the current tab kept.
+        """
+        index, old = -1, None
+        for i in range(self.tabs.count()):
+            candidate = self.tabs.widget(i)
+            if candidate is not None and candidate.property("placeholder") \
+                    and self.tabs.tabText(i) == title:
+                index, old = i, candidate
+                break
+        if old is not None:
+            current = self.tabs.currentIndex()
+            self.tabs.blockSignals(True)  # the same tab stays current: nothing to announce
+            self.tabs.removeTab(index)
+            self.tabs.insertTab(index, widget, title)
+            self.tabs.setCurrentIndex(current)
+            self.tabs.blockSignals(False)
+            old.deleteLater()
+        else:
+            self.tabs.addTab(widget, title)
         widget.setAccessibleName(title.replace("&&", "&") + " tab")
 
     def _action(
@@ -83,6 +103,7 @@ class MainWindow(QMainWindow):
         return action
 
     def _build_menus(self) -> None:
+        # Keys by name, not Qt.Key: that enum (~470 members) would be built before first paint.
         bar = self.menuBar()
         file_menu = bar.addMenu("&File")
         self.new_action = self._action("&New fact…", QKeySequence.StandardKey.New,
@@ -115,10 +136,10 @@ class MainWindow(QMainWindow):
         self.undo_action = self._action("&Undo last write", QKeySequence.StandardKey.Undo,
                                         self.undo_requested)
         self.undo_action.setEnabled(False)
-        self.edit_action = self._action("&Edit fact…", QKeySequence(Qt.Key.Key_F2),
+        self.edit_action = self._action("&Edit fact…", QKeySequence("F2"),
                                         self.edit_requested)
         self.find_action = self._action("&Find", QKeySequence.StandardKey.Find, self.find_requested)
-        self.forget_action = self._action("&Forget fact…", QKeySequence(Qt.Key.Key_Delete),
+        self.forget_action = self._action("&Forget fact…", QKeySequence("Del"),
                                           self.forget_requested)
         edit_menu.addAction(self.undo_action)
         edit_menu.addSeparator()
@@ -126,7 +147,7 @@ class MainWindow(QMainWindow):
         edit_menu.addAction(self.find_action)
         edit_menu.addAction(self.forget_action)
         view_menu = bar.addMenu("&View")
-        self.refresh_action = self._action("&Refresh", QKeySequence(Qt.Key.Key_F5),
+        self.refresh_action = self._action("&Refresh", QKeySequence("F5"),
                                            self.refresh_requested)
         view_menu.addAction(self.refresh_action)
         view_menu.addSeparator()
