@@ -169,7 +169,8 @@ class RecallResult:
             return NotImplemented
         return self.block == other.block and self.trace == other.trace
 
-    __hash__ = None  # type: ignore[assignment]
+    # Unhashable, as the dataclass it replaces was (typeshed types __hash__ as a method).
+    __hash__ = None  # type: ignore[assignment]  # reason: typeshed types __hash__ as a method
 
     def __repr__(self) -> str:
         return f"RecallResult(block={self.block!r}, trace={self.trace!r})"
