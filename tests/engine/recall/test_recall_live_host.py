@@ -79,8 +79,20 @@ def paths(tmp_path: Path) -> EnginePaths:
     return paths
 
 
+_HOSTS: list[ContextEngine] = []
+
+
+@pytest.fixture(autouse=True)
+def _close_hosts() -> Iterator[None]:
+    # inotify instances are limited per user (fs.inotify.max_user_instances, often 128)
+    yield
+    while _HOSTS:
+        _HOSTS.pop().close()
+
+
 def _host(paths: EnginePaths) -> ContextEngine:
     engine = ContextEngine(paths, watch=True)
+    _HOSTS.append(engine)
     run_turn(engine, None, "docker release")  # the first read: the stores watched from here
     return engine
 
