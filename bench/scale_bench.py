@@ -15,8 +15,9 @@ processes (CPU = user + system from ``os.wait4``, medians of ``--repeats``):
   from an on-disk index (the physical reference);
 
 and, in one long-lived process: a quiet turn of a host (``ContextEngine`` + ``run_turn``), one
-change → the next turn, recall p50/p95 in process, and the RSS the recall index adds; and, in
-another, one ``remember`` through the write door (CPU, its imports done).
+change → the next turn, one change → the index current again (no recall, notes or trace),
+recall p50/p95 in process, and the RSS the recall index adds; and, in another, one
+``remember`` through the write door (CPU, its imports done).
 Every figure is printed with its ratio to ``python -c pass`` and its growth between sizes.
 
     .venv/bin/python bench/scale_bench.py                          # 1k, 10k; 3 repeats
@@ -338,8 +339,21 @@ for i in range(max(3, repeats)):
     change.append(time.process_time() - t)
     for _ in range(2):
         _, base = run_turn(engine, base, prompt)
+# The same change, timed up to a current index only (the issue's "one change -> next query":
+# what the host does before it can answer; the turn above adds recall, notes and the trace).
+update = []
+for i in range(max(3, repeats)):
+    data = victim.read_bytes()
+    fact = parse_fact(data, path=victim, store_scope="project", mtime=datetime.now(UTC)).fact
+    new = dataclasses.replace(fact, revision=fact.revision + 1, body=fact.body + f" update {i}")
+    tmp = victim.with_name(".tmp-bench"); tmp.write_bytes(render_fact(new)); os.replace(tmp, victim)
+    t = time.process_time()
+    engine.recaller(engine.active_facts())
+    update.append(time.process_time() - t)
+    _, base = run_turn(engine, base, prompt)
 print(json.dumps({"p50": p50, "p95": p95, "cpu50": cpu50, "cpu95": cpu95, "index_rss": index_rss,
-                  "quiet": statistics.median(quiet), "change": statistics.median(change)}))
+                  "quiet": statistics.median(quiet), "change": statistics.median(change),
+                  "update": statistics.median(update)}))
 """
 
 # One ``remember`` in a process whose imports are done: the door a CLI call goes through, a
@@ -487,6 +501,7 @@ def run_size(count: int, cache: Path, work: Path, repeats: int) -> dict[str, flo
     result["remember (in proc)"] = in_process["remember"]
     result["host quiet turn"] = host["quiet"]
     result["host change->turn"] = host["change"]
+    result["host change->index"] = host["update"]
     result["recall p50 (in proc)"] = host["p50"]
     result["recall p95 (in proc)"] = host["p95"]
     result["recall p50 CPU (in proc)"] = host["cpu50"]
@@ -513,6 +528,7 @@ PROCESS_KEYS = (
 HOST_KEYS = (
     "host quiet turn",
     "host change->turn",
+    "host change->index",
     "recall p50 (in proc)",
     "recall p95 (in proc)",
     "recall p50 CPU (in proc)",

@@ -79,8 +79,20 @@ def paths(tmp_path: Path) -> EnginePaths:
     return paths
 
 
+_HOSTS: list[ContextEngine] = []
+
+
+@pytest.fixture(autouse=True)
+def _close_hosts() -> Iterator[None]:
+    # inotify instances are limited per user (fs.inotify.max_user_instances, often 128)
+    yield
+    while _HOSTS:
+        _HOSTS.pop().close()
+
+
 def _host(paths: EnginePaths) -> ContextEngine:
     engine = ContextEngine(paths, watch=True)
+    _HOSTS.append(engine)
     run_turn(engine, None, "docker release")  # the first read: the stores watched from here
     return engine
 
@@ -423,9 +435,15 @@ def test_a_forked_child_leaves_the_parents_queue_alone(paths: EnginePaths) -> No
     assert engine.catalog.index.watch_stats["applied"] == 1
 
 
-def _open_fds() -> set[str]:
-    return {os.readlink(f"/proc/self/fd/{fd}") for fd in os.listdir("/proc/self/fd")
-            if os.path.exists(f"/proc/self/fd/{fd}")}
+def _open_fds() -> set[tuple[str, str]]:
+    """(descriptor, what it is) of every open descriptor (other tests' engines may hold some)."""
+    found = set()
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            found.add((fd, os.readlink(f"/proc/self/fd/{fd}")))
+        except OSError:
+            continue  # the listing's own descriptor, closed already
+    return found
 
 
 @pytest.mark.slow
@@ -438,7 +456,7 @@ def test_closing_a_host_releases_its_watch_and_index_files(paths: EnginePaths) -
         replace_raw(paths.project_store / "fact-2.md", raw_fact("fact-2", "zebra quokka"))
         run_turn(engine, None, "zebra quokka")
         held = _open_fds() - before
-        assert any("inotify" in fd for fd in held)
-        assert any(fd.endswith(".sqlite") for fd in held)
+        assert any("inotify" in what for _, what in held)
+        assert any(what.endswith(".sqlite") for _, what in held)
     assert _open_fds() - before == set()
     _same_as_fresh(engine)  # still usable: reads check the listings and reopen what they need
