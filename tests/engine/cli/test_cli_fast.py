@@ -176,3 +176,9 @@ def test_plain_remember_writes_and_prints_what_the_full_command_line_does(
     snapshots = [[(f.name, f.scope, f.type, f.title, f.description, f.body, f.revision)
                   for f in Memory(paths).snapshot().facts] for paths in homes]
     assert snapshots[0] == snapshots[1]
+
+
+def test_memory_on_a_terminal_goes_to_clicks_pager(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    assert plain_command(["memory"]) is None
+    assert plain_command(["memory", "--json"]) is not None  # JSON is never paged
