@@ -11,13 +11,10 @@ TYPE_CHECKING = False  # not ``typing``'s: the relayed hook process imports no `
 if TYPE_CHECKING:
     from hashlib import blake2b, sha256
 else:
-    try:  # CPython 3.11: ``_sha256``; from 3.12: ``_sha2``
+    try:  # CPython 3.11's module (3.12 renamed it ``_sha2``: there hashlib serves, as before)
         from _sha256 import sha256
     except ImportError:  # pragma: no cover - depends on the Python build
-        try:
-            from _sha2 import sha256
-        except ImportError:
-            from hashlib import sha256
+        from hashlib import sha256
     try:
         from _blake2 import blake2b
     except ImportError:  # pragma: no cover - depends on the Python build
