@@ -17,18 +17,18 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..catalog.ops import Forget, Person, Recover, Restore, Save, WriteOutcome
+from ..catalog.ops import Forget, Recover, Restore
 from ..facts.archive import ArchivedEntry
 from ..facts.model import FACT_TYPES, SCOPES, Fact
 from ..facts.timestamps import format_timestamp
 from ..upgrade.config_key import remove_retired_config_keys
 from .output import CliContext, engine_errors, fail, pass_cli
 from .reads import _stamp, fact_json, fact_line, list_facts, read_fact
+from .saving import PERSON, remember_fact, warn, written
 
 if TYPE_CHECKING:
     pass
 
-PERSON = Person("cli")
 
 
 def revisions_json(active: Fact, history: Iterable[Fact]) -> dict[str, Any]:
@@ -147,9 +147,9 @@ def remember_cmd(
         raise click.UsageError("--name is required unless --id is given")
     if fact_id is None and text is None:
         raise click.UsageError("--body or --body-file is required for a new fact")
-    save = Save(name=name, title=title, description=description, body=text, type=fact_type,
-                scope=scope, id=fact_id, expected_revision=expected_revision)
-    written(ctx, ctx.catalog().apply(save, PERSON), "saved")
+    remember_fact(ctx, name=name, title=title, description=description, body=text,
+                  fact_type=fact_type, scope=scope, fact_id=fact_id,
+                  expected_revision=expected_revision)
 
 
 @click.command("forget")
@@ -159,7 +159,7 @@ def remember_cmd(
 def forget_cmd(ctx: CliContext, ref: str) -> None:
     """Archive a fact (an id: that identity; a reference: that scope; a name: every store)."""
     outcome = ctx.catalog().apply(Forget(ref), PERSON)
-    _warn(outcome)
+    warn(outcome)
     if not outcome.archived:  # like ``read`` of a missing ref: a failed operation (S12)
         fail(ctx, "not_found", f"nothing to forget: {ref}")
     text = "\n".join(f"archived {p}" for p in outcome.archived)
@@ -171,27 +171,6 @@ def show_revisions(ctx: CliContext, ref: str) -> None:
     history = ctx.catalog().revisions(ref)
     active, earlier = history.active, history.revisions
     ctx.emit(revisions_json(active, earlier), revisions_text(active, earlier))
-
-
-def written(ctx: CliContext, outcome: WriteOutcome, verb: str) -> None:
-    """Print a restore or recover: ``{"fact", "archived"}``; exit 1 when it did not run."""
-    if not outcome.ran:
-        fail(ctx, "refused", outcome.result)
-    _warn(outcome)
-    payload = {
-        "fact": fact_json(outcome.fact) if outcome.fact is not None else None,
-        "archived": list(outcome.archived),
-    }
-    fact = outcome.fact
-    lines = [f"{verb} {fact.reference} ({fact.id}, revision {fact.revision})"] if fact else []
-    lines += [f"archived {path}" for path in outcome.archived]
-    ctx.emit(payload, "\n".join(lines))
-
-
-def _warn(outcome: WriteOutcome) -> None:
-    """Post-commit problems (e.g. MEMORY.md not rewritten) go to stderr; stdout stays S12."""
-    for message in outcome.warnings:
-        click.echo(f"warning: {message}", err=True)
 
 
 def do_restore(ctx: CliContext, ref: str, revision: int, expected: int | None) -> None:

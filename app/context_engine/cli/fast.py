@@ -1,12 +1,14 @@
-"""The plain read command lines, answered without click or the command modules (issue 14).
+"""The plain command lines of reads and ``remember``, run without click (issue 14).
 
-``[--home D] [--workspace D] [--json] list | memory | read REF | recall WORDS…`` (``--json``
-also after the command) runs the same code as the click command (``cli/reads.py``) and prints
-the same bytes, exit code included; click and the command modules cost such a process more
-than a third of its time. Anything else — another option, a value starting with ``-``, an
-option given twice, ``--help``, a path option naming a file (click refuses it), ``memory`` on
-a terminal (it pages) — returns ``None`` from :func:`plain_command`, and the full command line
-judges it, as it always has.
+``[--home D] [--workspace D] [--json] list | memory | read REF | recall WORDS… |
+remember --name/--title/--description/--type/--scope/--body/--id/--expected-revision V…``
+(``--json`` also after the command) runs the same code as the click command
+(``cli/reads.py``, ``cli/saving.py``) and prints the same bytes, exit code included; click and
+the command modules cost such a process more than a third of its time. Anything else — another
+option, a value empty or starting with ``-``, an option given twice, ``--help``, a path option
+naming a file (click refuses it), a choice click would refuse, a ``remember`` click would call
+a usage error, ``memory`` on a terminal (it pages) — returns ``None`` from
+:func:`plain_command`, and the full command line judges it, as it always has.
 """
 
 from __future__ import annotations
@@ -20,22 +22,41 @@ _ARITY: dict[str, tuple[int, int | None]] = {
     "memory": (0, 0),
     "read": (1, 1),
     "recall": (1, None),
+    "remember": (0, 0),
+}
+# ``remember``'s options that take a value: option → keyword of ``saving.remember_fact``.
+_REMEMBER = {
+    "--name": "name",
+    "--title": "title",
+    "--description": "description",
+    "--type": "fact_type",
+    "--scope": "scope",
+    "--body": "body",
+    "--id": "fact_id",
+    "--expected-revision": "expected_revision",
 }
 
 
 class PlainCommand:
     """A parsed plain command line: the command, its words and the global options."""
 
-    __slots__ = ("args", "as_json", "command", "home", "workspace")
+    __slots__ = ("args", "as_json", "command", "home", "options", "workspace")
 
     def __init__(
-        self, command: str, args: list[str], home: str | None, workspace: str | None, as_json: bool
+        self,
+        command: str,
+        args: list[str],
+        home: str | None,
+        workspace: str | None,
+        as_json: bool,
+        options: dict[str, str] | None = None,
     ) -> None:
         self.command = command
         self.args = args
         self.home = home
         self.workspace = workspace
         self.as_json = as_json
+        self.options = options or {}  # ``remember``'s, by keyword
 
 
 def plain_command(argv: list[str]) -> PlainCommand | None:
@@ -66,21 +87,53 @@ def plain_command(argv: list[str]) -> PlainCommand | None:
         return None
     command = argv[i]
     words: list[str] = []
-    for token in argv[i + 1 :]:
+    given: dict[str, str] = {}
+    rest = argv[i + 1 :]
+    j = 0
+    while j < len(rest):
+        token = rest[j]
+        name, eq, value = token.partition("=")
         if token == "--json":
             as_json = True
+        elif command == "remember" and name in _REMEMBER:
+            if not eq:
+                if j + 1 >= len(rest):
+                    return None
+                value = rest[j + 1]
+                j += 1
+            if _REMEMBER[name] in given or not value or value.startswith("-"):
+                return None
+            given[_REMEMBER[name]] = value
         elif token.startswith("-"):
             return None
         else:
             words.append(token)
+        j += 1
+    if command == "remember" and not _plain_remember(given):
+        return None
     fewest, most = _ARITY[command]
     if len(words) < fewest or (most is not None and len(words) > most):
         return None
     if command == "memory" and not as_json and sys.stdout is not None and sys.stdout.isatty():
         return None  # the summary goes through click's pager on a terminal
     return PlainCommand(
-        command, words, options.get("--home"), options.get("--workspace"), as_json
+        command, words, options.get("--home"), options.get("--workspace"), as_json, given
     )
+
+
+def _plain_remember(given: dict[str, str]) -> bool:
+    """Whether click would accept these ``remember`` values as they are (else it judges)."""
+    from ..facts.model import FACT_TYPES, SCOPES
+
+    if given.get("fact_type", FACT_TYPES[0]) not in FACT_TYPES:
+        return False
+    if given.get("scope", SCOPES[0]) not in SCOPES:
+        return False
+    revision = given.get("expected_revision", "1")
+    if not (revision.isascii() and revision.isdigit()):
+        return False
+    # Without --id, click's own checks ask for --name and a body (usage errors, exit 2).
+    return "fact_id" in given or ("name" in given and "body" in given)
 
 
 def run(plain: PlainCommand) -> int:
@@ -96,6 +149,22 @@ def run(plain: PlainCommand) -> int:
                 list_facts(ctx, None, None)
             elif plain.command == "read":
                 read_fact(ctx, plain.args[0])
+            elif plain.command == "remember":
+                from .saving import remember_fact
+
+                values = plain.options
+                revision = values.get("expected_revision")
+                remember_fact(
+                    ctx,
+                    name=values.get("name"),
+                    title=values.get("title"),
+                    description=values.get("description"),
+                    body=values.get("body"),
+                    fact_type=values.get("fact_type"),
+                    scope=values.get("scope"),
+                    fact_id=values.get("fact_id"),
+                    expected_revision=None if revision is None else int(revision),
+                )
             elif plain.command == "recall":
                 from ..defaults import RECALL_BUDGET, RECALL_LIMIT
 

@@ -88,69 +88,40 @@ def listed_json(facts: Iterable[ListedFact], clock: Clock) -> Iterator[dict[str,
         }
 
 
-def listed_lines(facts: Sequence[ListedFact], clock: Clock) -> list[str]:
-    """One text line per listed fact (``fact_line``), formatted column by column."""
-    if not facts:
-        return []
-    _, ids, revisions, names, _, descriptions, types, scopes, created, updated, _ = zip(
-        *facts, strict=True
-    )
-    # ``%s`` is ``str()``, as an f-string field of an ``int``/``str`` is; one C-level pass.
-    return list(
-        map(
-            "%s/%s.md  %s  r%s  %s  %s  — %s".__mod__,
-            zip(scopes, names, ids, revisions, types, _freshness(clock, types, created, updated),
-                descriptions, strict=True),
+def listed_lines(facts: Iterable[ListedFact], clock: Clock) -> Iterator[str]:
+    """One text line per listed fact (``fact_line``)."""
+    fresh = clock.freshness
+    for f in facts:
+        yield (
+            f"{f.scope}/{f.name}.md  {f.id}  r{f.revision}  {f.type}"
+            f"  {fresh(f.type, f.updated_at or f.created_at)}  — {f.description}"
         )
-    )
-
-
-def _freshness(
-    clock: Clock, types: Sequence[str], created: Sequence[str | None],
-    updated: Sequence[str | None],
-) -> list[str]:
-    stamps = [u or c for u, c in zip(updated, created, strict=True)]
-    return list(map(clock.freshness, types, stamps))
-
-
-def _quoted_or_null(iso: str | None) -> str:
-    stamp = rfc3339(iso)
-    return "null" if stamp is None else str(_quote(stamp))
 
 
 def encoded_facts(facts: Sequence[ListedFact], clock: Clock) -> Encoded:
     """The ``listed_json`` objects as an ``Encoded`` list: each fact written by one template."""
 
     def texts(indent: str) -> list[str]:
-        if not facts:
-            return []
-        _, ids, revisions, names, titles, descriptions, types, scopes, created, updated, _ = zip(
-            *facts, strict=True
-        )
-        if any(type(revision) is not int for revision in revisions):
-            raise _NotPlain
         o = f"\n{indent}  "  # a key's line
         c = f"\n{indent}}}"  # the closing brace's line
-        template = (
-            f'{{{o}"id": %s,{o}"revision": %s,{o}"name": %s,{o}"title": %s,'
-            f'{o}"description": %s,{o}"type": %s,{o}"scope": %s,{o}"reference": %s,'
-            f'{o}"created_at": %s,{o}"updated_at": %s,{o}"freshness": "%s"{c}'
-        )
         q = _quote
-        references = map("{}/{}.md".format, scopes, names)
-        # Every field of every fact quoted by the C escaper column by column, then one
-        # ``%`` per fact: a tenth of the Python-level work of formatting fact by fact.
-        return list(
-            map(
-                template.__mod__,
-                zip(
-                    map(q, ids), map(int.__repr__, revisions), map(q, names), map(q, titles),
-                    map(q, descriptions), map(q, types), map(q, scopes), map(q, references),
-                    map(_quoted_or_null, created), map(_quoted_or_null, updated),
-                    _freshness(clock, types, created, updated), strict=True,
-                ),
+        fresh = clock.freshness
+        out = []
+        for f in facts:
+            revision = f.revision
+            if type(revision) is not int:
+                raise _NotPlain
+            created, updated = rfc3339(f.created_at), rfc3339(f.updated_at)
+            out.append(
+                f'{{{o}"id": {q(f.id)},{o}"revision": {int.__repr__(revision)},'
+                f'{o}"name": {q(f.name)},{o}"title": {q(f.title)},'
+                f'{o}"description": {q(f.description)},{o}"type": {q(f.type)},'
+                f'{o}"scope": {q(f.scope)},{o}"reference": {q(f"{f.scope}/{f.name}.md")},'
+                f'{o}"created_at": {"null" if created is None else q(created)},'
+                f'{o}"updated_at": {"null" if updated is None else q(updated)},'
+                f'{o}"freshness": "{fresh(f.type, f.updated_at or f.created_at)}"{c}'
             )
-        )
+        return out
 
     return Encoded(texts, lambda: list(listed_json(facts, clock)))
 

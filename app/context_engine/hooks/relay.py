@@ -21,6 +21,7 @@ import stat
 from pathlib import Path
 
 from .. import bounded_json
+from ..digests import sha256 as _sha256
 
 # The client side runs in every hook process while a server is up: it imports no ``typing``,
 # ``dataclasses`` or OpenSSL-backed ``hashlib`` (about a third of such a process, issue 14).
@@ -33,15 +34,6 @@ if TYPE_CHECKING:
 
     Answer = Callable[[Mapping[str, Any]], str | None]
 
-# CPython's built-in SHA-256 (``_sha256``; ``_sha2`` from 3.12): the same digest as
-# ``hashlib.sha256`` without loading OpenSSL; ``hashlib`` where a build has neither.
-try:
-    from _sha256 import sha256 as _sha256  # type: ignore[import-not-found]  # reason: no stub
-except ImportError:  # pragma: no cover - depends on the Python build
-    try:
-        from _sha2 import sha256 as _sha256  # type: ignore[import-not-found]  # reason: no stub
-    except ImportError:
-        from hashlib import sha256 as _sha256
 
 PROTOCOL = 1
 MAX_MESSAGE = 64 * 1024 * 1024

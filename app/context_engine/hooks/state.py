@@ -9,13 +9,13 @@ when it is the newer of the two.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import marshal
 import os
 import time
 from pathlib import Path
 
+from ..digests import sha256
 from ..filemodes import make_private_dirs
 from ..session.notes import Baseline
 
@@ -58,7 +58,7 @@ def _kept_baseline(path: Path) -> Baseline | None:
 
 
 def _file(directory: Path, agent: str, session_id: str, suffix: str = ".marshal") -> Path:
-    key = hashlib.sha256(f"{agent}\0{session_id}".encode()).hexdigest()[:32]
+    key = sha256(f"{agent}\0{session_id}".encode()).hexdigest()[:32]
     return directory / f"{agent}-{key}{suffix}"
 
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import functools
 import gc
-import hashlib
 import marshal
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -31,6 +30,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from ..digests import blake2b
 from ..facts.model import Diagnostic, Fact
 from ..paths import EnginePaths
 from .engine import Recaller, _is_archived
@@ -55,7 +55,7 @@ def recall_cache_path(paths: EnginePaths) -> Path:
 def code_tag() -> str:
     """Digest of the code that shapes the saved state: another version never reads it."""
     here = Path(__file__).resolve().parent
-    digest = hashlib.blake2b(sys.version.encode(), digest_size=16)
+    digest = blake2b(sys.version.encode(), digest_size=16)
     # The masked ids come from the S7.2 keys (facts/equivalence.py, session/prefix.py).
     for file in (*sorted(here.glob("*.py")), here.parent / "facts" / "model.py",
                  here.parent / "facts" / "equivalence.py", here.parent / "session" / "prefix.py",

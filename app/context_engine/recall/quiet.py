@@ -13,13 +13,13 @@ caller reads the stores as it always did; that read saves a new state for the ne
 
 from __future__ import annotations
 
-import hashlib
 import marshal
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, overload
 
+from ..digests import blake2b
 from ..facts import stat_listing
 from ..facts.model import Diagnostic, Fact
 from ..facts.stat_listing import Listing, scan_listings
@@ -137,7 +137,7 @@ def listing_bytes(listings: tuple[Listing, Listing]) -> bytes:
 
 def marks_digest(blob: bytes) -> str:
     """A digest of the session marks: equal digests, nothing to tell (session/notes.py)."""
-    return hashlib.blake2b(blob, digest_size=16).hexdigest()
+    return blake2b(blob, digest_size=16).hexdigest()
 
 
 def _roots(paths: EnginePaths) -> list[str]:

@@ -9,11 +9,11 @@ other processes: the CLI, the app, an MCP server, a text editor.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple, Protocol, cast
 
+from ..digests import sha256
 from ..facts.model import Fact, one_line
 from .prefix import masked_global_ids
 
@@ -153,7 +153,7 @@ def _saved_view(facts: object) -> SavedFacts | None:
 
 def digest(text: str) -> str:
     """A short content digest of an instruction document."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+    return sha256(text.encode("utf-8")).hexdigest()[:32]
 
 
 def _same(text: str) -> str:

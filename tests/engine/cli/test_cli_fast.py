@@ -28,6 +28,9 @@ RUN = "from {module} import main; main()"
         (["recall", "why", "does", "it", "fail"], "recall", ["why", "does", "it", "fail"], False),
         (["recall", "why", "--json", "now"], "recall", ["why", "now"], True),
         (["--json", "memory"], "memory", [], True),
+        (["remember", "--name", "n", "--body=b b", "--json"], "remember", [], True),
+        (["remember", "--id", "mem-1", "--type", "user", "--expected-revision", "3"], "remember",
+         [], False),
     ],
 )
 def test_plain_read_command_lines_are_recognised(
@@ -46,6 +49,11 @@ def test_plain_read_command_lines_are_recognised(
         ["--home", "/a", "--home", "/b", "list"], ["--home"], ["--home", "--json", "list"],
         ["--remote", "ssh x", "list"], ["list", "--home", "/h"], ["memory", "recall"],
         ["--version"], ["search", "x"], ["--home=", "list"],
+        ["remember", "--body", "b"], ["remember", "--name", "n"], ["remember", "--id", "x", "y"],
+        ["remember", "--name", "n", "--body", "-b"], ["remember", "--name", "n", "--body", ""],
+        ["remember", "--id", "x", "--type", "User"], ["remember", "--id", "x", "--scope", "all"],
+        ["remember", "--id", "x", "--expected-revision", "+1"], ["remember", "--id", "x", "--id=y"],
+        ["remember", "--name", "n", "--body-file", "f"], ["remember", "--name", "n", "--body"],
     ],
 )
 def test_every_other_command_line_goes_to_click(argv: list[str]) -> None:
@@ -76,6 +84,7 @@ def home(tmp_path: Path) -> EnginePaths:
 
 
 def _run(module: str, argv: list[str], home: EnginePaths) -> subprocess.CompletedProcess[str]:
+    """One whole process: the console script's entry, or the click command line itself."""
     env = {**os.environ, "PYTHONPATH": str(APP_DIR), "PYTHONIOENCODING": "utf-8"}
     code = RUN.format(module=module)
     extra = ["-X", "importtime"] if module == "context_engine.cli.entry" else []
@@ -122,3 +131,54 @@ def test_plain_read_commands_print_what_the_full_command_line_prints(home: Engin
             assert "click" not in imported, argv
             assert "context_engine.cli.facts_cmds" not in imported, argv
     assert "\x1b" not in _run("context_engine.cli.entry", lines[9], home).stdout
+
+
+def _unrandom(text: str, paths: EnginePaths) -> str:
+    """Output with ids, write times and home paths blanked (two homes, two ids, two instants)."""
+    text = text.replace(str(paths.project_dir), "PROJECT").replace(str(paths.state), "STATE")
+    text = re.sub(r"\d{8}-\d{6}\.\d{3}-", "STAMP-", text)  # an archived copy's name
+    text = re.sub(r"mem-[0-9a-f]{32}", "mem-ID", text)
+    return re.sub(r'"(created_at|updated_at)": "[^"]*"', r'"\1": "T"', text)
+
+
+@pytest.mark.slow  # two whole processes per command line
+def test_plain_remember_writes_and_prints_what_the_full_command_line_does(
+    tmp_path: Path,
+) -> None:
+    homes = [git_paths(tmp_path / side) for side in ("fast", "full")]
+    for paths in homes:
+        Memory(paths).save(name="release-target", description="Where releases go",
+                           body="Release artifacts are published from main-v2.", type="project")
+    lines = [
+        ["remember", "--name", "kernel-retry", "--body", "Kernel socket retries use jitter."],
+        ["--json", "remember", "--name=global/style", "--title", "Style", "--body", "Small.",
+         "--type", "user", "--scope", "global"],
+        ["remember", "--id", "{id}", "--body", "Published from main-v3 now.", "--json"],
+        ["remember", "--id", "{id}", "--description", "moved", "--expected-revision", "1"],
+        ["remember", "--id", "mem-nobody", "--body", "x"],
+        ["--json", "remember", "--name", "release-target", "--body", "again", "--scope", "global"],
+    ]
+    for argv in lines:
+        results = []
+        for paths, module in zip(homes, ("context_engine.cli.entry", "context_engine.cli.main"),
+                                 strict=True):
+            fact_id = next(f.id for f in Memory(paths).snapshot().facts
+                           if f.name == "release-target")
+            done = _run(module, [a.replace("{id}", fact_id) for a in argv], paths)
+            imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()
+                        if line.startswith("import time:")}
+            err = "".join(line for line in done.stderr.splitlines(keepends=True)
+                          if not line.startswith("import time:"))
+            results.append((done.returncode, _unrandom(done.stdout, paths), _unrandom(err, paths)))
+            if module == "context_engine.cli.entry":
+                assert "click" not in imported, argv
+        assert results[0] == results[1], argv
+    snapshots = [[(f.name, f.scope, f.type, f.title, f.description, f.body, f.revision)
+                  for f in Memory(paths).snapshot().facts] for paths in homes]
+    assert snapshots[0] == snapshots[1]
+
+
+def test_memory_on_a_terminal_goes_to_clicks_pager(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    assert plain_command(["memory"]) is None
+    assert plain_command(["memory", "--json"]) is not None  # JSON is never paged

@@ -169,7 +169,8 @@ def test_a_quiet_hook_process_loads_no_codec_yaml_or_numpy(paths: EnginePaths) -
         "import json, sys\n"
         "from context_engine.hooks.runner import handle\n"
         f"out = handle('claude-code', None, {json.dumps(data)!r}, home={str(paths.home)!r})\n"
-        "heavy = ('numpy', 'yaml', 'context_engine.facts.codec')\n"
+        # OpenSSL (``_hashlib``) and click: a hook needs neither (digests: context_engine.digests)
+        "heavy = ('numpy', 'yaml', 'context_engine.facts.codec', '_hashlib', 'click')\n"
         "loaded = [m for m in heavy if m in sys.modules]\n"
         "print(json.dumps({'out': out, 'loaded': loaded}))\n"
     )
