@@ -62,3 +62,27 @@ def test_a_signal_stops_the_app_cleanly(tmp_path: Path, signum: int) -> None:
     assert code == 0, stderr
     assert "Traceback" not in stderr, stderr
     assert demo_dirs(tmp_path) == []
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_while_it_starts_stops_the_app_cleanly(tmp_path: Path, signum: int) -> None:
+    """Before the event loop's handler exists (PySide6 still importing): noted, then a clean
+    stop — exit 0, the demo removed, no traceback."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "context_center", "--demo"], env=app_env(tmp_path),
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not demo_dirs(tmp_path) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert demo_dirs(tmp_path), "the demo was never generated"
+        process.send_signal(signum)  # the demo is being generated: long before the window
+        code = process.wait(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+        _, stderr = process.communicate(timeout=10)
+    assert code == 0, stderr
+    assert "Traceback" not in stderr, stderr
+    assert demo_dirs(tmp_path) == []

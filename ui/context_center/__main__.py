@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import tempfile
 from pathlib import Path
@@ -36,6 +37,10 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 2
     demo_dir: tempfile.TemporaryDirectory[str] | None = None
+    # Until the event loop's handler is installed (after PySide6 is imported: seconds on a
+    # busy machine), a quit signal is only noted; the app then stops before it starts.
+    _NOTED.clear()
+    early = {sig: signal.signal(sig, _note_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         workspace, home = args.workspace, args.home
         if args.demo:
@@ -46,10 +51,19 @@ def main(argv: list[str] | None = None) -> int:
             demo = build_demo(Path(demo_dir.name))
             workspace, home = str(demo.workspace), str(demo.home)
             os.environ.update(demo.environment)
-        return _run(args, workspace, home)
+        return 0 if _NOTED else _run(args, workspace, home)
     finally:
+        for sig, handler in early.items():
+            signal.signal(sig, handler)
         if demo_dir is not None:
             demo_dir.cleanup()
+
+
+_NOTED: list[int] = []  # quit signals received before the event loop's handler
+
+
+def _note_signal(signum: int, frame: object) -> None:
+    _NOTED.append(signum)
 
 
 def _run(args: argparse.Namespace, workspace: str | None, home: str | None) -> int:
@@ -64,7 +78,11 @@ def _run(args: argparse.Namespace, workspace: str | None, home: str | None) -> i
 
     theme.install(app)
     signals = SignalQuit(app)
+    if _NOTED:
+        signals.received = _NOTED[0]
     try:
+        if signals.received is not None:
+            return 0
         if args.remote:  # only the remote catalog; no local window, store or sessions (S13.6)
             from .remote_workspace import open_remote
 
@@ -82,6 +100,8 @@ def _run(args: argparse.Namespace, workspace: str | None, home: str | None) -> i
 
         window = open_shell(QSettings("ContextCenter", "context-center"))
         paint_now(window)
+        if signals.received is not None:
+            return 0
         from context_engine.paths import EnginePaths
 
         from . import application, remote_workspace
