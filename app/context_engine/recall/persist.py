@@ -216,7 +216,7 @@ class RecallCache:
                 # the next cold turn reads nothing.
                 from .state import StateFile
 
-                if StateFile(self.file).update_meta(self._quiet, tuple(document["file"])):
+                if StateFile(self.file).update_meta(self._quiet, document["file"]):
                     self.written += 1
             return recaller
         # Each saved blob with the fact (or stand-in) it now stands for, before sync moves on.

@@ -58,10 +58,20 @@ def quiet_meta(
     listing: the next turn reads the stores again).
     """
     unsettled: list[tuple[str, str, str | None]] | None = None
-    if listings is not None and len({fact.id for fact in facts}) == len(facts):
+    odd: dict[tuple[str, str], str | None] = {}
+    unique = len({fact.id for fact in facts}) == len({fact.reference for fact in facts})
+    if listings is not None and unique and len({fact.id for fact in facts}) == len(facts):
         held: dict[tuple[str, str], str] = {
             (f.scope, f.path.name): f.reference for f in facts if f.path is not None
         }
+        # Which reference each listed file holds, where it is not ``<scope>/<file name>``
+        # (a name field other than the file's stem, a diagnostic, not a fact): what a later
+        # turn needs to take a changed file's old fact out (recall/delta.py).
+        for scope, files in zip(("project", "global"), listings, strict=True):
+            for name in files:
+                reference = held.get((scope, name))
+                if reference != f"{scope}/{name}":
+                    odd[(scope, name)] = reference
         before = read_ns - stat_listing.RACY_NS
         unsettled = [
             (scope, name, held.get((scope, name)))
@@ -79,7 +89,11 @@ def quiet_meta(
             listing_bytes(listings) if unsettled is not None and listings is not None else None
         ),
         "unsettled": unsettled or [],
+        "odd": odd,
         "skipped": [(d.code, d.path.name, d.message) for d in diagnostics],
+        "skipped_scopes": [
+            "global" if d.path.parent == paths.global_store else "project" for d in diagnostics
+        ],
         "count": len(facts),
     }
 
@@ -116,14 +130,32 @@ def quiet_marks(facts: Sequence[Fact]) -> dict[str, object]:
     Computed only when the whole state is written: a state whose facts are unchanged keeps its
     marks and only records its new listing.
     """
-    from ..session.prefix import masked_global_ids
+    from ..session.prefix import equivalence_keys
+    from .state import TABLES
 
     marks = [(fact.id, fact.revision, fact.reference) for fact in facts]
+    # Who holds each S7.2 key: a later turn re-decides only the globals sharing a key with
+    # a changed fact (recall/delta.py). Masked: globals holding a key some project fact holds.
+    holders: dict[str, list[str]] = {}
+    for fact in facts:
+        mark = holder_mark(fact)
+        for key in equivalence_keys(fact):
+            holders.setdefault(key, []).append(mark)
+    masked = sorted(
+        fact.id for fact in facts if fact.scope == "global"
+        and any(any(m[0] == "p" for m in holders[key]) for key in equivalence_keys(fact))
+    )
     return {
         "marks": marks,
         "marks_digest": marks_digest(marshal.dumps(marks, 2)),
-        "masked": sorted(masked_global_ids(facts)),
+        "masked": masked,
+        TABLES: {"holders": {key: marshal.dumps(sorted(ids)) for key, ids in holders.items()}},
     }
+
+
+def holder_mark(fact: Fact) -> str:
+    """How a holder of an equivalence key is saved: ``p:<id>`` (project) or ``g:<id>``."""
+    return ("p:" if fact.scope == "project" else "g:") + fact.id
 
 
 def listing_bytes(listings: tuple[Listing, Listing]) -> bytes:
@@ -155,9 +187,10 @@ class _SavedFacts(dict[str, Fact]):
         super().__init__()
         self._reader = reader
         self._complete = False
+        self._gone: set[str] = set()  # taken out since the state was read (recall/delta.py)
 
     def __missing__(self, reference: str) -> Fact:
-        if self._complete:
+        if self._complete or reference in self._gone:
             raise KeyError(reference)
         blob = self._reader.record(reference)
         if blob is None:
@@ -169,7 +202,7 @@ class _SavedFacts(dict[str, Fact]):
     def _all(self) -> None:
         if not self._complete:
             for reference, blob in self._reader.records():
-                if not dict.__contains__(self, reference):
+                if not dict.__contains__(self, reference) and reference not in self._gone:
                     self[reference] = stand_in(blob)
             self._complete = True
 
@@ -178,6 +211,23 @@ class _SavedFacts(dict[str, Fact]):
             return self[reference]
         except KeyError:
             return default
+
+    def pop(self, reference: str, *default: Any) -> Any:
+        try:
+            self[reference]  # loaded from its record first: a pop must see it
+        except KeyError:
+            if default:
+                return default[0]
+            raise
+        self._gone.add(reference)
+        return super().pop(reference)
+
+    def __setitem__(self, reference: str, fact: Fact) -> None:
+        self._gone.discard(reference)
+        super().__setitem__(reference, fact)
+
+    def __delitem__(self, reference: str) -> None:
+        self.pop(reference)
 
     def __contains__(self, reference: object) -> bool:
         return isinstance(reference, str) and self.get(reference) is not None
@@ -235,6 +285,7 @@ class QuietFacts(Sequence[Fact]):
         meta: dict[str, Any],
         listing: bytes,
         materialize: Callable[[], Sequence[Fact]],
+        marks: dict[str, FactMark] | None = None,
     ) -> None:
         self.reader = reader
         self.recaller = recaller
@@ -242,7 +293,7 @@ class QuietFacts(Sequence[Fact]):
         self._meta = meta
         self._materialize = materialize
         self._all: Sequence[Fact] | None = None
-        self._marks: dict[str, FactMark] | None = None
+        self._marks = marks
 
     def __len__(self) -> int:
         return int(self._meta["count"])
@@ -316,29 +367,41 @@ def open_quiet(
             meta.get("version") != VERSION
             or meta.get("code") != code_tag()
             or meta.get("roots") != _roots(paths)
-            or saved != listing
             or "marks_digest" not in meta
-            or not _still_saved(paths, reader, list(meta.get("unsettled", ())))
         ):
             reader.close()
             return None
+        if saved != listing or not _still_saved(paths, reader, list(meta.get("unsettled", ()))):
+            # A few files changed: the saved state brought up to them, else the full read.
+            from .delta import brought_up
+
+            view = brought_up(paths, reader, meta, scanned, materialize, may_write)
+            if view is None:
+                reader.close()
+            return view
         if meta.get("unsettled") and may_write and stat_listing.listing_settled(listings, started):
             # Verified by content, and settled before that check began: trusted from now on.
-            StateFile(recall_cache_path(paths)).update_meta({"unsettled": []}, reader.identity)
-        indexes = {}
-        for name in (POOL, SHADOWED, PREFIX):
-            keys, free, arrays, total = reader.index(name)
-            indexes[name] = SparseIndex.lazy(keys, free, reader.postings(name), arrays, total)
-        failed = {
-            str(ref): TraceSkip(code=str(code), file=str(file), message=str(message))
-            for ref, (code, file, message) in dict(meta["failed"]).items()
-        }
-        recaller = Recaller.restored(_SavedTracker(reader), indexes, failed)
-        recaller._skipped = tuple(
-            TraceSkip(code=str(c), file=str(f), message=str(m)) for c, f, m in meta["skipped"]
-        )
-        recaller.stats.restored = int(meta["count"])
+            StateFile(recall_cache_path(paths)).update_meta({"unsettled": []}, reader.seen)
+        recaller = saved_recaller(reader, meta)
     except (sqlite3.Error, EOFError, ValueError, TypeError, KeyError):
         reader.close()
         return None
     return QuietFacts(reader, recaller, meta, listing, materialize)
+
+
+def saved_recaller(reader: StateReader, meta: dict[str, Any]) -> Recaller:
+    """The saved index and pool tables, each read only as far as a turn asks."""
+    indexes = {}
+    for name in (POOL, SHADOWED, PREFIX):
+        keys, free, arrays, total = reader.index(name)
+        indexes[name] = SparseIndex.lazy(keys, free, reader.postings(name), arrays, total)
+    failed = {
+        str(ref): TraceSkip(code=str(code), file=str(file), message=str(message))
+        for ref, (code, file, message) in dict(meta["failed"]).items()
+    }
+    recaller = Recaller.restored(_SavedTracker(reader), indexes, failed)
+    recaller._skipped = tuple(
+        TraceSkip(code=str(c), file=str(f), message=str(m)) for c, f, m in meta["skipped"]
+    )
+    recaller.stats.restored = int(meta["count"])
+    return recaller
