@@ -280,6 +280,8 @@ class StateFile:
             for key in previous:
                 if key not in rows:
                     out[key] = None
+        if changes.size() > self._delta_room(seen):
+            return self.write(meta, records, indexes)  # a large share changed: whole
         written = self.write_delta(seen, changes)
         if written is None:
             return self.write(meta, records, indexes)  # replaced meanwhile, or too big: whole
@@ -289,9 +291,9 @@ class StateFile:
         """Add ``changes`` to the delta of the base ``seen`` was read from (copy + rename).
 
         ``None`` when the base or the delta is no longer the one read (another process saved
-        its state: nothing is mixed), the base had no token, or the delta would grow too big:
-        the caller writes the state whole or leaves it to the next process. ``False``: the
-        write failed.
+        its state: nothing is mixed) or the base had no token: the caller writes the state
+        whole or leaves it to the next process. ``False``: the write failed. A delta grown past
+        its room is first folded into a new base (``_fold``).
         """
         if seen.token is None or _identity_now(self.path) != tuple(seen.base):
             return None
@@ -299,11 +301,8 @@ class StateFile:
         # base) is replaced, not built on.
         if _identity_now(self.delta) != (None if seen.delta is None else tuple(seen.delta)):
             return None
-        size = int(seen.base[2]) if len(seen.base) > 2 else 0
         current = int(seen.delta[2]) if seen.applied and seen.delta else 0
-        if current + changes.size() > max(DELTA_FLOOR, size // DELTA_SHARE):
-            if not seen.applied:
-                return None  # these rows alone are a large share: the caller writes whole
+        if seen.applied and current + changes.size() > self._delta_room(seen):
             folded = self._fold(seen)  # the delta into a new base, once per many changes
             if folded is None:
                 return None
@@ -342,6 +341,12 @@ class StateFile:
 
         copy_of = tuple(seen.delta) if seen.applied and seen.delta else None
         return self._replace(self.delta, copy_of, edit, still)
+
+    @staticmethod
+    def _delta_room(seen: Seen) -> int:
+        """How many bytes the delta of the base ``seen`` may grow to before it is folded."""
+        size = int(seen.base[2]) if len(seen.base) > 2 else 0
+        return max(DELTA_FLOOR, size // DELTA_SHARE)
 
     def _fold(self, seen: Seen) -> Seen | None:
         """A copy of the base with the delta's rows applied, under a new token, renamed over
