@@ -25,6 +25,7 @@ from .engine import _is_archived
 from .pool import POOL, PREFIX, SHADOWED
 from .quiet import (
     MAX_UNSETTLED,
+    Moved,
     QuietFacts,
     holder_mark,
     listing_bytes,
@@ -35,7 +36,6 @@ from .state import Changes, StateFile, StateReader
 
 if TYPE_CHECKING:
     from ..paths import EnginePaths
-    from ..session.notes import FactMark
 
 # Above this many changed files, reading the stores in full is the simpler path.
 MAX_CHANGED = 256
@@ -82,8 +82,8 @@ def brought_up(
     may_write: bool,
 ) -> QuietFacts | None:
     """The saved state with the changed files applied, or ``None`` (read the stores)."""
+    from ..facts.equivalence import equivalence_keys
     from ..facts.store import read_store_entry
-    from ..session.prefix import equivalence_keys
     from .persist import fact_record
 
     listings, started = scanned
@@ -151,8 +151,10 @@ def brought_up(
     # Session marks, in the order a full read gives (sorted by name, scope, id).
     gone = old_refs - new_facts.keys()
     replaced = {ref for ref in old_refs if ref in new_facts}
+    dropped: list[tuple[str, int, str]] = []
     if gone or new_facts:
         drop = gone | replaced | new_facts.keys()
+        dropped = [mark for mark in marks if mark[2] in drop]
         marks = [mark for mark in marks if mark[2] not in drop]
         for fact in new_facts.values():
             bisect.insort(marks, (fact.id, fact.revision, fact.reference), key=_mark_key)
@@ -238,8 +240,16 @@ def brought_up(
     }
     from ..session.notes import FactMark
 
-    mark_table: dict[str, FactMark] = {i: FactMark(i, r, ref) for i, r, ref in marks}
-    view = QuietFacts(reader, recaller, {**meta, **values}, listing, materialize, mark_table)
+    told = {mark[0]: FactMark(*mark) for mark in dropped}
+    moved = Moved(
+        changed=[f.id for f in new_facts.values() if told.get(f.id) != (f.id, f.revision,
+                                                                        f.reference)],
+        gone=[FactMark(*mark) for mark in dropped if mark[0] not in ids],
+        before=told,
+        digest=str(meta["marks_digest"]),
+        now={f.id: f.reference for f in new_facts.values()},
+    )
+    view = QuietFacts(reader, recaller, {**meta, **values}, listing, materialize, marks, moved)
     recaller.stats.restored = len(marks) - len(new_facts)
     if may_write:
         changes = Changes()

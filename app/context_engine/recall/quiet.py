@@ -16,8 +16,8 @@ from __future__ import annotations
 import marshal
 import sqlite3
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, overload
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple, overload
 
 from ..digests import blake2b
 from ..facts import stat_listing
@@ -130,7 +130,7 @@ def quiet_marks(facts: Sequence[Fact]) -> dict[str, object]:
     Computed only when the whole state is written: a state whose facts are unchanged keeps its
     marks and only records its new listing.
     """
-    from ..session.prefix import equivalence_keys
+    from ..facts.equivalence import equivalence_keys
     from .state import TABLES
 
     marks = [(fact.id, fact.revision, fact.reference) for fact in facts]
@@ -271,6 +271,16 @@ class _SavedTracker(PoolTracker):
         return getattr(self, name)
 
 
+class Moved(NamedTuple):
+    """How a state brought up from another differs from it (recall/delta.py)."""
+
+    changed: list[str]  # ids whose marks changed (new or updated)
+    gone: list[FactMark]  # marks of ids no longer there
+    before: dict[str, FactMark]  # the changed ids' marks before (absent: new)
+    digest: str  # the marks digest of the state before
+    now: dict[str, str]  # changed id → its reference now
+
+
 class QuietFacts(Sequence[Fact]):
     """Both stores' active facts as the saved state vouches for them, read only on demand.
 
@@ -285,7 +295,8 @@ class QuietFacts(Sequence[Fact]):
         meta: dict[str, Any],
         listing: bytes,
         materialize: Callable[[], Sequence[Fact]],
-        marks: dict[str, FactMark] | None = None,
+        marks: list[tuple[str, int, str]] | None = None,
+        moved: Moved | None = None,
     ) -> None:
         self.reader = reader
         self.recaller = recaller
@@ -293,7 +304,11 @@ class QuietFacts(Sequence[Fact]):
         self._meta = meta
         self._materialize = materialize
         self._all: Sequence[Fact] | None = None
-        self._marks = marks
+        self._raw_marks = marks
+        self._marks: Mapping[str, FactMark] | None = None
+        # (changed ids, gone marks, their marks before, the digest before) when this state was
+        # brought up from another by re-reading a few files (recall/delta.py).
+        self._moved = moved
 
     def __len__(self) -> int:
         return int(self._meta["count"])
@@ -314,14 +329,23 @@ class QuietFacts(Sequence[Fact]):
             self._all = self._materialize()
         return self._all
 
-    def marks(self) -> dict[str, FactMark]:
-        """id → (id, revision, reference) of every fact, as saved."""
+    def marks(self) -> Mapping[str, FactMark]:
+        """id → (id, revision, reference) of every fact, as saved (decoded on first look)."""
         if self._marks is None:
-            from ..session.notes import FactMark
+            from ..session.notes import MarkTable
 
-            saved = self.reader.meta("marks")["marks"]
-            self._marks = {i: FactMark(i, r, ref) for i, r, ref in saved}
+            raw = self._raw_marks
+            self._marks = MarkTable(raw if raw is not None else self.reader.meta("marks")["marks"])
         return self._marks
+
+    def changes_since(
+        self, digest: str
+    ) -> tuple[list[str], list[FactMark], dict[str, FactMark]] | None:
+        """When ``digest`` is that of the state this one was brought up from: the ids whose
+        marks changed, the marks gone, and the changed ids' marks before; else ``None``."""
+        if self._moved is None or self._moved.digest != digest:
+            return None
+        return self._moved.changed, self._moved.gone, self._moved.before
 
     def digest(self) -> str:
         """The digest of ``marks()`` (read without decoding them)."""
@@ -333,6 +357,9 @@ class QuietFacts(Sequence[Fact]):
 
     def fact(self, fact_id: str) -> Fact:
         """One fact by id, from its saved record."""
+        now = self._moved.now.get(fact_id) if self._moved is not None else None
+        if now is not None:  # a fact just re-read: no need to decode every mark
+            return self.recaller._tracker.facts[now]
         return self.recaller._tracker.facts[self.marks()[fact_id].reference]
 
     def unchanged(self, paths: EnginePaths) -> bool:

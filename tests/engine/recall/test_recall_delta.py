@@ -135,7 +135,15 @@ def full(paths: EnginePaths) -> tuple[list[Any], dict[str, FactMark], frozenset[
 
 
 def notes(baseline: Baseline, facts: Any) -> list[str]:
-    return diff_notes(baseline, facts, {})[0]
+    lines, following = diff_notes(baseline, facts, {})
+    expected = Memory(baseline_paths[0]).snapshot().facts
+    if len({f.id for f in expected}) == len(expected):  # (by id: duplicates keep either)
+        assert dict(following.facts) == {f.id: FactMark(f.id, f.revision, f.reference)
+                                         for f in expected}
+    return lines
+
+
+baseline_paths: list[EnginePaths] = []
 
 
 @pytest.mark.slow
@@ -171,7 +179,11 @@ def test_random_changes_answer_as_a_full_read(
         write(paths.global_store, "echo.md", ["docker", "release", "vault"], scope="global")
         write(paths.global_store, "gamma-ray.md", ["kernel", "cache", "budget"], scope="global")
         warm(paths)
+        baseline_paths[:] = [paths]
         known = Baseline.capture(full(paths)[4], {})
+        # A session's baseline as a hook keeps it: the saved state's marks and their digest.
+        engine = ContextEngine(paths)
+        told = Baseline.capture(engine.active_facts(), {})
         had_duplicates = False  # a state saved over duplicate ids keeps no listing
         for op, name, words, racy in steps:
             apply(paths, op, name, words)
@@ -184,6 +196,7 @@ def test_random_changes_answer_as_a_full_read(
                 seen = engine.active_facts()
                 assert answers(engine.recaller(seen)) == expected_answers
                 assert notes(known, seen) == notes(known, facts)
+                assert notes(told, seen) == notes(told, facts)
                 if isinstance(seen, quiet.QuietFacts):
                     assert dict(seen.marks()) == marks and seen.masked() == masked
                     assert seen.digest() == digest and len(seen) == len(facts)
@@ -192,6 +205,7 @@ def test_random_changes_answer_as_a_full_read(
                 assert used == [True, True], (op, name)  # answered from the saved state
             had_duplicates = duplicates
             known = Baseline.capture(facts, {})
+            told = Baseline.capture(ContextEngine(paths).active_facts(), {})
         assert ups or all(op in ("delete", "duplicate") for op, *_ in steps)
     finally:
         shutil.rmtree(base, ignore_errors=True)
