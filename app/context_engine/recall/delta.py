@@ -27,6 +27,7 @@ from .quiet import (
     MAX_UNSETTLED,
     Moved,
     QuietFacts,
+    _SavedTracker,
     holder_mark,
     listing_bytes,
     marks_digest,
@@ -255,8 +256,9 @@ def brought_up(
         changes = Changes()
         changes.meta.update(values)
         changes.meta["marks"] = marks
-        if gone or new_facts:
-            changes.meta["tracker"] = recaller._tracker.export()
+        tracker = recaller._tracker
+        if isinstance(tracker, _SavedTracker):
+            changes.tracker.update(tracker.changed_rows())
         for name in (POOL, SHADOWED, PREFIX):
             index = recaller._indexes[name]
             if index._dirty or index.counters.adds or index.counters.removes:

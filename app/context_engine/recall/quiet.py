@@ -34,8 +34,6 @@ if TYPE_CHECKING:
     from ..paths import EnginePaths
     from ..session.notes import FactMark
 
-_TABLES = ("membership", "_keys", "_project_by_key", "_global_by_key")
-
 
 # Files that had not settled when the state was saved are re-read by the next cold turn and
 # compared with their saved records (git re-compares racily clean entries); above this many,
@@ -253,22 +251,119 @@ class _SavedFacts(dict[str, Fact]):
         return super().items()
 
 
+class _SavedTable(dict[str, Any]):
+    """One pool table of the saved state, each entry read from its row on first use.
+
+    Entries read are kept with their saved bytes, so ``changed()`` names exactly the rows a
+    turn's changes touched (values are compared, sets mutated in place included).
+    """
+
+    def __init__(self, reader: StateReader, kind: str) -> None:
+        super().__init__()
+        self._reader = reader
+        self._kind = kind
+        self._saved: dict[str, bytes | None] = {}
+        self._complete = False
+
+    def _load(self, key: str) -> bool:
+        if dict.__contains__(self, key):
+            return True
+        if self._complete or key in self._saved:
+            return False
+        blob = self._reader.tracker_row(self._kind, key)
+        self._saved[key] = blob
+        if blob is None:
+            return False
+        dict.__setitem__(self, key, marshal.loads(blob))
+        return True
+
+    def __missing__(self, key: str) -> Any:
+        if self._load(key):
+            return dict.__getitem__(self, key)
+        raise KeyError(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return dict.__getitem__(self, key) if self._load(key) else default
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self._load(key)
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self._load(key)
+        super().__setitem__(key, value)
+
+    def __delitem__(self, key: str) -> None:
+        if not self._load(key):
+            raise KeyError(key)
+        super().__delitem__(key)
+
+    def pop(self, key: str, *default: Any) -> Any:
+        if not self._load(key):
+            if default:
+                return default[0]
+            raise KeyError(key)
+        return super().pop(key)
+
+    def _all(self) -> None:
+        if not self._complete:
+            for key, blob in self._reader.tracker_rows(self._kind).items():
+                if key not in self._saved:
+                    self._saved[key] = blob
+                    dict.__setitem__(self, key, marshal.loads(blob))
+            self._complete = True
+
+    def __iter__(self) -> Iterator[str]:
+        self._all()
+        return super().__iter__()
+
+    def __len__(self) -> int:
+        self._all()
+        return super().__len__()
+
+    def keys(self) -> Any:
+        self._all()
+        return super().keys()
+
+    def values(self) -> Any:
+        self._all()
+        return super().values()
+
+    def items(self) -> Any:
+        self._all()
+        return super().items()
+
+    def changed(self) -> dict[str, bytes | None]:
+        """Key → new row bytes (``None``: gone) of every entry that differs from its row."""
+        out: dict[str, bytes | None] = {}
+        for key, blob in self._saved.items():
+            if dict.__contains__(self, key):
+                value = dict.__getitem__(self, key)
+                if blob is None or marshal.loads(blob) != value:
+                    out[key] = marshal.dumps(value)
+            elif blob is not None:
+                out[key] = None
+        return out
+
+
 class _SavedTracker(PoolTracker):
-    """The pool tables of the saved state, decoded only when a turn needs them (overrides)."""
+    """The pool tables of the saved state, read per entry as a turn's changes need them."""
 
     def __init__(self, reader: StateReader) -> None:  # no super(): nothing to build
+        from .state import TRACKER_KINDS
+
         self._reader = reader
         self.facts = _SavedFacts(reader)
+        tables = [_SavedTable(reader, kind) for kind in TRACKER_KINDS]
+        self.membership, self._keys, self._project_by_key, self._global_by_key = tables
+        self.tables = dict(zip(TRACKER_KINDS, tables, strict=True))
 
-    def __getattr__(self, name: str) -> Any:
-        if name not in _TABLES:
-            raise AttributeError(name)
-        state = self._reader.meta("tracker")["tracker"]
-        if not isinstance(state, tuple) or len(state) != len(_TABLES):
-            raise TypeError("malformed pool state")
-        for table, value in zip(_TABLES, state, strict=True):
-            setattr(self, table, value)
-        return getattr(self, name)
+    def changed_rows(self) -> dict[tuple[str, str], bytes | None]:
+        """The ``tracker`` rows a turn's changes touched (for the state's delta)."""
+        return {
+            (kind, key): blob
+            for kind, table in self.tables.items()
+            for key, blob in table.changed().items()
+        }
 
 
 class Moved(NamedTuple):

@@ -47,12 +47,18 @@ _DDL = (
     "CREATE TABLE postings (name TEXT, term TEXT, pairs BLOB, PRIMARY KEY (name, term))"
     " WITHOUT ROWID",
     "CREATE TABLE holders (key TEXT PRIMARY KEY, ids BLOB) WITHOUT ROWID",
+    # The pool tables (recall/pool.py), one row per entry: kind ``m`` membership, ``k`` a
+    # fact's keys, ``p``/``g`` a key's project/global holders. A change writes its few rows.
+    "CREATE TABLE tracker (kind TEXT, key TEXT, value BLOB, PRIMARY KEY (kind, key))"
+    " WITHOUT ROWID",
 )
 # ``meta`` key of the keyed tables besides records and postings (``holders``: equivalence key
 # → the facts holding it), passed in and read back with the meta values.
 TABLES = "@tables"
 # ``meta`` key: a random token of one whole state; a delta names the token it applies to.
 TOKEN = "token"
+# The pool tables' kinds in the ``tracker`` table, in ``PoolTracker.export()`` order.
+TRACKER_KINDS = ("m", "k", "p", "g")
 BASE = "base"
 
 
@@ -223,6 +229,10 @@ class StateFile:
             db.executemany(
                 "INSERT INTO holders VALUES (?, ?)", list(dict(tables.get("holders", {})).items())
             )
+            db.executemany(
+                "INSERT INTO tracker VALUES (?, ?, ?)",
+                [(kind, key, value) for (kind, key), value in tables.get("tracker", {}).items()],
+            )
 
         # The old delta names the old token: unlinked first, it never meets the new base.
         with contextlib.suppress(OSError):
@@ -273,7 +283,9 @@ class StateFile:
         old_tables = base.get(TABLES) or {}
         for table, rows in dict(meta.get(TABLES) or {}).items():
             previous = dict(old_tables.get(table, {}))
-            out = changes.holders
+            out: dict[Any, bytes | None] = (
+                changes.holders if table == "holders" else changes.tracker
+            )
             for key, value in rows.items():
                 if previous.get(key) != value:
                     out[key] = value
@@ -335,6 +347,10 @@ class StateFile:
             db.executemany(
                 "INSERT OR REPLACE INTO holders VALUES (?, ?)", list(changes.holders.items())
             )
+            db.executemany(
+                "INSERT OR REPLACE INTO tracker VALUES (?, ?, ?)",
+                [(kind, key, value) for (kind, key), value in changes.tracker.items()],
+            )
 
         def still() -> bool:
             return _identity_now(self.path) == tuple(seen.base)
@@ -373,7 +389,8 @@ class StateFile:
                 db.execute("BEGIN")
                 for table, key, value in (("records", "reference", "record"),
                                           ("postings", "(name, term)", "pairs"),
-                                          ("holders", "key", "ids")):
+                                          ("holders", "key", "ids"),
+                                          ("tracker", "(kind, key)", "value")):
                     db.execute(
                         f"DELETE FROM main.{table} WHERE {key} IN"
                         f" (SELECT {key.strip('()')} FROM d.{table} WHERE {value} IS NULL)"
@@ -470,12 +487,14 @@ class Changes:
         self.indexes: dict[str, tuple[Any, Any, Any, int]] = {}
         self.postings: dict[tuple[str, str], bytes | None] = {}
         self.holders: dict[str, bytes | None] = {}
+        self.tracker: dict[tuple[str, str], bytes | None] = {}
 
     def size(self) -> int:
         """About how many bytes these rows take."""
         total = sum(len(row[1]) for row in self.records.values() if row is not None)
         total += sum(len(blob) for blob in self.postings.values() if blob is not None)
         total += sum(len(blob) for blob in self.holders.values() if blob is not None)
+        total += sum(len(blob) for blob in self.tracker.values() if blob is not None)
         for keys, _, arrays, _ in self.indexes.values():
             total += 16 * len(keys) + sum(len(a) for a in arrays)
         return total
@@ -547,6 +566,16 @@ class StateReader:
         row = self._one("SELECT ids FROM holders WHERE key = ?", (key,))
         return None if row is None or row[0] is None else bytes(row[0])
 
+    def tracker_row(self, kind: str, key: str) -> bytes | None:
+        """One saved pool-table entry (``None``: none)."""
+        row = self._one("SELECT value FROM tracker WHERE kind = ? AND key = ?", (kind, key))
+        return None if row is None or row[0] is None else bytes(row[0])
+
+    def tracker_rows(self, kind: str) -> dict[str, bytes]:
+        """Every saved entry of one pool table."""
+        rows = self._merged("SELECT key, value FROM tracker WHERE kind = ?", (kind,))
+        return {str(key): bytes(row[0]) for key, row in rows.items()}
+
     def _merged(self, sql: str, args: tuple[Any, ...] = ()) -> dict[Any, tuple[Any, ...]]:
         """Rows keyed by their first column, the delta's over the base's; deleted ones out."""
         rows = {row[0]: tuple(row[1:]) for row in self.db.execute(sql, args)}
@@ -585,8 +614,12 @@ class StateReader:
             str(key): bytes(row[0]) for key, row in self._merged("SELECT key, ids FROM holders")
             .items()
         }
-        return {**meta, "facts": records, "indexes": indexes, TABLES: {"holders": holders},
-                "file": self.seen}
+        tracker = {
+            (kind, key): value for kind in TRACKER_KINDS
+            for key, value in self.tracker_rows(kind).items()
+        }
+        return {**meta, "facts": records, "indexes": indexes,
+                TABLES: {"holders": holders, "tracker": tracker}, "file": self.seen}
 
 
 class PostingsView(Mapping[str, bytes]):
