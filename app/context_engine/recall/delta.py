@@ -30,7 +30,7 @@ from .quiet import (
     _SavedTracker,
     holder_mark,
     listing_bytes,
-    marks_digest,
+    moved_digest,
     saved_recaller,
 )
 from .state import Changes, StateFile, StateReader
@@ -41,13 +41,6 @@ if TYPE_CHECKING:
 # Above this many changed files, reading the stores in full is the simpler path.
 MAX_CHANGED = 256
 _SCOPES = ("project", "global")
-
-
-def _mark_key(mark: tuple[str, int, str]) -> tuple[str, str, str]:
-    """A mark's place in the saved order: the facts' (name, scope, id) (``Memory.snapshot``)."""
-    fact_id, _, reference = mark
-    scope, _, file = reference.partition("/")
-    return (file[:-3], scope, fact_id)
 
 
 def _changed_files(
@@ -92,7 +85,7 @@ def brought_up(
     if not isinstance(blob, bytes):
         return None
     saved = marshal.loads(blob)
-    more = reader.meta("odd", "skipped_scopes", "marks")
+    more = reader.meta("odd", "skipped_scopes")
     if not (isinstance(saved, tuple) and len(saved) == 2) or "odd" not in more:
         return None
     changed = _changed_files(saved, listings, list(meta.get("unsettled", ())))
@@ -125,14 +118,12 @@ def brought_up(
         elif name in listings[si]:
             odd[(scope, name)] = None  # listed but not a fact (a directory, gone meanwhile)
 
-    marks: list[tuple[str, int, str]] = list(more["marks"])
-    by_id = {mark[0]: mark[2] for mark in marks}
     ids = {fact.id for fact in new_facts.values()}
     if len(ids) != len(new_facts):
         return None
     for reference, fact in new_facts.items():
-        holder = by_id.get(fact.id)
-        if holder is not None and holder not in old_refs:
+        holder = reader.mark(fact.id)
+        if holder is not None and holder[1] not in old_refs:
             return None  # an id another file holds: the full read reports it
         if reference not in old_refs and reader.record(reference) is not None:
             return None  # a reference another file holds
@@ -149,16 +140,11 @@ def brought_up(
             continue  # same indexed text (re-read, touched): nothing moves
         recaller.upsert(new)
 
-    # Session marks, in the order a full read gives (sorted by name, scope, id).
+    # Session marks: the old facts' out, the new ones' in (the digest follows them).
     gone = old_refs - new_facts.keys()
-    replaced = {ref for ref in old_refs if ref in new_facts}
-    dropped: list[tuple[str, int, str]] = []
-    if gone or new_facts:
-        drop = gone | replaced | new_facts.keys()
-        dropped = [mark for mark in marks if mark[2] in drop]
-        marks = [mark for mark in marks if mark[2] not in drop]
-        for fact in new_facts.values():
-            bisect.insort(marks, (fact.id, fact.revision, fact.reference), key=_mark_key)
+    dropped = [(f.id, f.revision, f.reference) for f in old_facts.values()]
+    added = [(f.id, f.revision, f.reference) for f in new_facts.values()]
+    count = int(meta["count"]) - len(dropped) + len(added)
 
     # Masked globals: only those sharing a key with an old or new version can move.
     holders_now: dict[str, list[str]] = {}
@@ -183,10 +169,11 @@ def brought_up(
             changed_keys.add(key)
     masked = set(meta["masked"]) - {fact.id for fact in old_facts.values()}
     candidates = {m[2:] for key in changed_keys for m in holders_of(key) if m[0] == "g"}
-    ref_of = {mark[0]: mark[2] for mark in marks}
+    now_ref = {fact.id: fact.reference for fact in new_facts.values()}
     for fact_id in candidates:
         masked.discard(fact_id)
-        held_ref = ref_of.get(fact_id)
+        saved_mark = reader.mark(fact_id)
+        held_ref = now_ref.get(fact_id, saved_mark[1] if saved_mark is not None else None)
         candidate = None if held_ref is None else new_facts.get(held_ref, tracked.get(held_ref))
         if candidate is None:
             continue
@@ -226,8 +213,7 @@ def brought_up(
         return None
 
     listing = listing_bytes(listings)
-    marks_blob = marshal.dumps(marks, 2)
-    digest = marks_digest(marks_blob)
+    digest = moved_digest(str(meta["marks_digest"]), dropped, added)
     values: dict[str, Any] = {
         "listing": listing,
         "unsettled": unsettled,
@@ -235,7 +221,7 @@ def brought_up(
         "skipped": skipped,
         "skipped_scopes": skipped_scopes,
         "failed": {ref: (s.code, s.file, s.message) for ref, s in recaller._failed.items()},
-        "count": len(marks),
+        "count": count,
         "marks_digest": digest,
         "masked": sorted(masked),
     }
@@ -249,13 +235,18 @@ def brought_up(
         before=told,
         digest=str(meta["marks_digest"]),
         now={f.id: f.reference for f in new_facts.values()},
+        dropped=dropped,
+        added=added,
     )
-    view = QuietFacts(reader, recaller, {**meta, **values}, listing, materialize, marks, moved)
-    recaller.stats.restored = len(marks) - len(new_facts)
+    view = QuietFacts(reader, recaller, {**meta, **values}, listing, materialize, None, moved)
+    recaller.stats.restored = count - len(new_facts)
     if may_write:
         changes = Changes()
         changes.meta.update(values)
-        changes.meta["marks"] = marks
+        for fact_id, _, _ in dropped:
+            changes.marks[fact_id] = None
+        for fact_id, revision, reference in added:
+            changes.marks[fact_id] = (revision, reference)
         tracker = recaller._tracker
         if isinstance(tracker, _SavedTracker):
             changes.tracker.update(tracker.changed_rows())

@@ -131,7 +131,7 @@ def quiet_marks(facts: Sequence[Fact]) -> dict[str, object]:
     from ..facts.equivalence import equivalence_keys
     from .state import TABLES
 
-    marks = [(fact.id, fact.revision, fact.reference) for fact in facts]
+    marks = {fact.id: (fact.revision, fact.reference) for fact in facts}
     # Who holds each S7.2 key: a later turn re-decides only the globals sharing a key with
     # a changed fact (recall/delta.py). Masked: globals holding a key some project fact holds.
     holders: dict[str, list[str]] = {}
@@ -144,10 +144,12 @@ def quiet_marks(facts: Sequence[Fact]) -> dict[str, object]:
         and any(any(m[0] == "p" for m in holders[key]) for key in equivalence_keys(fact))
     )
     return {
-        "marks": marks,
-        "marks_digest": marks_digest(marshal.dumps(marks, 2)),
+        "marks_digest": marks_digest((f.id, f.revision, f.reference) for f in facts),
         "masked": masked,
-        TABLES: {"holders": {key: marshal.dumps(sorted(ids)) for key, ids in holders.items()}},
+        TABLES: {
+            "holders": {key: marshal.dumps(sorted(ids)) for key, ids in holders.items()},
+            "marks": marks,
+        },
     }
 
 
@@ -165,9 +167,29 @@ def listing_bytes(listings: tuple[Listing, Listing]) -> bytes:
     return marshal.dumps(listings, 2)
 
 
-def marks_digest(blob: bytes) -> str:
-    """A digest of the session marks: equal digests, nothing to tell (session/notes.py)."""
-    return blake2b(blob, digest_size=16).hexdigest()
+_DIGEST_MOD = 1 << 128
+
+
+def _mark_hash(mark: tuple[str, int, str]) -> int:
+    data = f"{mark[0]}\0{mark[1]}\0{mark[2]}".encode("utf-8", "surrogatepass")
+    return int.from_bytes(blake2b(data, digest_size=16).digest(), "big")
+
+
+def marks_digest(marks: Iterable[tuple[str, int, str]]) -> str:
+    """A digest of the session marks: equal digests, nothing to tell (session/notes.py).
+
+    The sum of one hash per mark (mod 2^128): independent of order, so a state brought up
+    by a few files updates it from their marks alone (``moved_digest``).
+    """
+    return f"{sum(map(_mark_hash, marks)) % _DIGEST_MOD:032x}"
+
+
+def moved_digest(
+    digest: str, gone: Iterable[tuple[str, int, str]], added: Iterable[tuple[str, int, str]]
+) -> str:
+    """``digest`` of some marks, with ``gone`` taken out and ``added`` put in."""
+    total = int(digest, 16) - sum(map(_mark_hash, gone)) + sum(map(_mark_hash, added))
+    return f"{total % _DIGEST_MOD:032x}"
 
 
 def _roots(paths: EnginePaths) -> list[str]:
@@ -374,6 +396,8 @@ class Moved(NamedTuple):
     before: dict[str, FactMark]  # the changed ids' marks before (absent: new)
     digest: str  # the marks digest of the state before
     now: dict[str, str]  # changed id → its reference now
+    dropped: list[tuple[str, int, str]]  # the re-read files' marks before
+    added: list[tuple[str, int, str]]  # and after
 
 
 class QuietFacts(Sequence[Fact]):
@@ -430,7 +454,12 @@ class QuietFacts(Sequence[Fact]):
             from ..session.notes import MarkTable
 
             raw = self._raw_marks
-            self._marks = MarkTable(raw if raw is not None else self.reader.meta("marks")["marks"])
+            if raw is None:
+                raw = self.reader.marks()  # as read: a state brought up applies its changes
+                if self._moved is not None:
+                    out = {mark[0] for mark in self._moved.dropped}
+                    raw = [mark for mark in raw if mark[0] not in out] + self._moved.added
+            self._marks = MarkTable(raw)
         return self._marks
 
     def changes_since(

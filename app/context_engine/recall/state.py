@@ -51,6 +51,8 @@ _DDL = (
     # fact's keys, ``p``/``g`` a key's project/global holders. A change writes its few rows.
     "CREATE TABLE tracker (kind TEXT, key TEXT, value BLOB, PRIMARY KEY (kind, key))"
     " WITHOUT ROWID",
+    # The session marks (session/notes.py): what a provider is told of each fact.
+    "CREATE TABLE marks (id TEXT PRIMARY KEY, revision INTEGER, reference TEXT) WITHOUT ROWID",
 )
 # ``meta`` key of the keyed tables besides records and postings (``holders``: equivalence key
 # → the facts holding it), passed in and read back with the meta values.
@@ -233,6 +235,10 @@ class StateFile:
                 "INSERT INTO tracker VALUES (?, ?, ?)",
                 [(kind, key, value) for (kind, key), value in tables.get("tracker", {}).items()],
             )
+            db.executemany(
+                "INSERT INTO marks VALUES (?, ?, ?)",
+                [(key, rev, ref) for key, (rev, ref) in tables.get("marks", {}).items()],
+            )
 
         # The old delta names the old token: unlinked first, it never meets the new base.
         with contextlib.suppress(OSError):
@@ -283,9 +289,10 @@ class StateFile:
         old_tables = base.get(TABLES) or {}
         for table, rows in dict(meta.get(TABLES) or {}).items():
             previous = dict(old_tables.get(table, {}))
-            out: dict[Any, bytes | None] = (
-                changes.holders if table == "holders" else changes.tracker
-            )
+            targets: dict[str, dict[Any, Any]] = {
+                "holders": changes.holders, "tracker": changes.tracker, "marks": changes.marks
+            }
+            out = targets[table]
             for key, value in rows.items():
                 if previous.get(key) != value:
                     out[key] = value
@@ -351,6 +358,11 @@ class StateFile:
                 "INSERT OR REPLACE INTO tracker VALUES (?, ?, ?)",
                 [(kind, key, value) for (kind, key), value in changes.tracker.items()],
             )
+            db.executemany(
+                "INSERT OR REPLACE INTO marks VALUES (?, ?, ?)",
+                [(key, None, None) if row is None else (key, row[0], row[1])
+                 for key, row in changes.marks.items()],
+            )
 
         def still() -> bool:
             return _identity_now(self.path) == tuple(seen.base)
@@ -390,7 +402,8 @@ class StateFile:
                 for table, key, value in (("records", "reference", "record"),
                                           ("postings", "(name, term)", "pairs"),
                                           ("holders", "key", "ids"),
-                                          ("tracker", "(kind, key)", "value")):
+                                          ("tracker", "(kind, key)", "value"),
+                                          ("marks", "id", "reference")):
                     db.execute(
                         f"DELETE FROM main.{table} WHERE {key} IN"
                         f" (SELECT {key.strip('()')} FROM d.{table} WHERE {value} IS NULL)"
@@ -488,6 +501,7 @@ class Changes:
         self.postings: dict[tuple[str, str], bytes | None] = {}
         self.holders: dict[str, bytes | None] = {}
         self.tracker: dict[tuple[str, str], bytes | None] = {}
+        self.marks: dict[str, tuple[int, str] | None] = {}
 
     def size(self) -> int:
         """About how many bytes these rows take."""
@@ -495,6 +509,7 @@ class Changes:
         total += sum(len(blob) for blob in self.postings.values() if blob is not None)
         total += sum(len(blob) for blob in self.holders.values() if blob is not None)
         total += sum(len(blob) for blob in self.tracker.values() if blob is not None)
+        total += 48 * len(self.marks)
         for keys, _, arrays, _ in self.indexes.values():
             total += 16 * len(keys) + sum(len(a) for a in arrays)
         return total
@@ -571,6 +586,16 @@ class StateReader:
         row = self._one("SELECT value FROM tracker WHERE kind = ? AND key = ?", (kind, key))
         return None if row is None or row[0] is None else bytes(row[0])
 
+    def mark(self, fact_id: str) -> tuple[int, str] | None:
+        """The saved (revision, reference) of one fact id."""
+        row = self._one("SELECT revision, reference FROM marks WHERE id = ?", (fact_id,))
+        return None if row is None or row[1] is None else (int(row[0]), str(row[1]))
+
+    def marks(self) -> list[tuple[str, int, str]]:
+        """Every saved (id, revision, reference)."""
+        rows = self._merged("SELECT id, revision, reference FROM marks")
+        return [(str(i), int(rev), str(ref)) for i, (rev, ref) in rows.items()]
+
     def tracker_rows(self, kind: str) -> dict[str, bytes]:
         """Every saved entry of one pool table."""
         rows = self._merged("SELECT key, value FROM tracker WHERE kind = ?", (kind,))
@@ -618,8 +643,10 @@ class StateReader:
             (kind, key): value for kind in TRACKER_KINDS
             for key, value in self.tracker_rows(kind).items()
         }
+        marks = {i: (rev, ref) for i, rev, ref in self.marks()}
         return {**meta, "facts": records, "indexes": indexes,
-                TABLES: {"holders": holders, "tracker": tracker}, "file": self.seen}
+                TABLES: {"holders": holders, "tracker": tracker, "marks": marks},
+                "file": self.seen}
 
 
 class PostingsView(Mapping[str, bytes]):

@@ -10,7 +10,6 @@ from every fact; so must the next process, which reads what that one saved.
 
 from __future__ import annotations
 
-import marshal
 import os
 import shutil
 import tempfile
@@ -129,7 +128,7 @@ def full(paths: EnginePaths) -> tuple[list[Any], dict[str, FactMark], frozenset[
         answers(recaller),
         {i: FactMark(i, r, ref) for i, r, ref in marks},
         masked_global_ids(facts),
-        quiet.marks_digest(marshal.dumps(marks, 2)),
+        quiet.marks_digest(marks),
         facts,
     )
 
