@@ -449,9 +449,9 @@ class QuietFacts(Sequence[Fact]):
         return self._all
 
     def marks(self) -> Mapping[str, FactMark]:
-        """id → (id, revision, reference) of every fact, as saved (decoded on first look)."""
+        """id → (id, revision, reference) of every fact, as saved (read on first look)."""
         if self._marks is None:
-            from ..session.notes import MarkTable
+            from ..session.notes import FactMark
 
             raw = self._raw_marks
             if raw is None:
@@ -459,17 +459,31 @@ class QuietFacts(Sequence[Fact]):
                 if self._moved is not None:
                     out = {mark[0] for mark in self._moved.dropped}
                     raw = [mark for mark in raw if mark[0] not in out] + self._moved.added
-            self._marks = MarkTable(raw)
+            self._marks = {i: FactMark(i, r, ref) for i, r, ref in raw}
         return self._marks
 
-    def changes_since(
-        self, digest: str
-    ) -> tuple[list[str], list[FactMark], dict[str, FactMark]] | None:
-        """When ``digest`` is that of the state this one was brought up from: the ids whose
-        marks changed, the marks gone, and the changed ids' marks before; else ``None``."""
-        if self._moved is None or self._moved.digest != digest:
+    def since(self, digest: str | None) -> frozenset[str] | None:
+        """When ``digest`` is that of the state this one was brought up from (recall/delta.py):
+        the ids whose marks may differ from it; else ``None`` (compare them all)."""
+        if self._moved is None or digest is None or self._moved.digest != digest:
             return None
-        return self._moved.changed, self._moved.gone, self._moved.before
+        return frozenset(self._moved.before) | frozenset(self._moved.now)
+
+    def mark(self, fact_id: str) -> FactMark | None:
+        """The mark of one id (``None``: no fact holds it), without reading every mark."""
+        from ..session.notes import FactMark
+
+        if self._marks is not None:
+            return self._marks.get(fact_id)
+        moved = self._moved
+        if moved is not None:
+            for mark in moved.added:
+                if mark[0] == fact_id:
+                    return FactMark(*mark)
+            if fact_id in moved.before:
+                return None  # held before, by a file re-read: gone
+        saved = self.reader.mark(fact_id)
+        return None if saved is None else FactMark(fact_id, *saved)
 
     def digest(self) -> str:
         """The digest of ``marks()`` (read without decoding them)."""
