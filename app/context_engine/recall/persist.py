@@ -157,7 +157,8 @@ def _write(
     from .state import StateFile
 
     meta = {**{key: document[key] for key in ("version", "code", "failed")}, **quiet}
-    tables: dict[str, Any] = dict(quiet.get(TABLES) or {})  # type: ignore[call-overload]
+    given = quiet.get(TABLES)
+    tables: dict[str, Any] = dict(given) if isinstance(given, Mapping) else {}
     tables["tracker"] = tracker_rows(document["tracker"])
     meta[TABLES] = tables
     if base is not None:  # the state just read from this file: write only what differs
