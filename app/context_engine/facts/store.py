@@ -408,6 +408,25 @@ def load_fact_file(root: Path, scope: Scope, name: str) -> Fact | None:
     return None if loaded is None else loaded.fact
 
 
+def read_store_entry(root: Path, scope: Scope, name: str) -> Fact | Diagnostic | None:
+    """One directory entry of a store as ``Store.snapshot`` would take it now: its fact, its
+    diagnostic, or ``None`` (gone, or not a regular file nor a symlink). For a reader bringing
+    what it saved up to a few changed files (``recall/delta.py``), without a ``Memory``."""
+    path = root / name
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return scan_diagnostic(path, exc)
+    if not stat.S_ISREG(st.st_mode):
+        if stat.S_ISLNK(st.st_mode):
+            return Diagnostic("symlink", path, f"{name}: symlinks are not read")
+        return None
+    result = Store(root, scope, FS())._read_entry(path, st)
+    return result if result is None or isinstance(result, Diagnostic) else result.fact
+
+
 # lstat identity: (dev, ino, size, mtime_ns, ctime_ns, mode), as the derived index keeps it.
 _Key = tuple[int, int, int, int, int, int]
 Identity = _Key

@@ -128,6 +128,11 @@ class SparseIndex:
     # A mapping, not always a dict: the recall state (recall/state.py) hands in a read-only
     # view that fetches one term's bytes from its database on ``get``.
     _frozen: Mapping[str, bytes] = field(default_factory=dict)
+    # While postings are frozen, a change copies out only the terms it touches: ``_gone`` are
+    # frozen terms whose posting emptied, ``_dirty`` every term changed (what a delta of the
+    # saved state writes, recall/delta.py).
+    _gone: set[str] = field(default_factory=set)
+    _dirty: set[str] = field(default_factory=set)
     _length: array[float] = field(default_factory=lambda: array("d"))
     _project: array[int] = field(default_factory=lambda: array("b"))
     _fresh: array[int] = field(default_factory=lambda: array("q"))
@@ -155,7 +160,7 @@ class SparseIndex:
     def _posting(self, term: str) -> array[int] | None:
         """The posting of ``term`` (thawed from its restored bytes on first use)."""
         posting = self._postings.get(term)
-        if posting is None and self._frozen:
+        if posting is None and self._frozen and term not in self._gone:
             blob = self._frozen.get(term)
             if blob is not None:
                 posting = array("i")
@@ -167,8 +172,14 @@ class SparseIndex:
         """Every restored posting as an array, in the saved order (before anything iterates or
         changes them); until then ``_postings`` holds only terms looked up, all in ``_frozen``."""
         if self._frozen:
-            self._postings = {term: self._posting(term) or array("i") for term in self._frozen}
+            frozen, gone, touched = self._frozen, self._gone, self._postings
+            thawed = {
+                term: self._posting(term) or array("i") for term in frozen if term not in gone
+            }
+            thawed.update((t, p) for t, p in touched.items() if t not in thawed)
+            self._postings = thawed
             self._frozen = {}
+            self._gone = set()
 
     def df(self, term: str) -> int:
         """Number of documents containing ``term``."""
@@ -202,7 +213,6 @@ class SparseIndex:
         length = sum(counts.values())
         if length == 0:
             return
-        self._thaw()
         if self._free:
             slot = self._free.pop()
             self._keys[slot] = key
@@ -219,13 +229,17 @@ class SparseIndex:
         self._updated[slot] = meta.updated_us
         self.total_length += length
         postings = self._postings
+        frozen = bool(self._frozen)
         for term, tf in counts.items():
-            posting = postings.get(term)
+            posting = self._posting(term) if frozen else postings.get(term)
             if posting is None:
                 postings[term] = array("i", (slot, tf))
             else:
                 posting.append(slot)
                 posting.append(tf)
+        if frozen:
+            self._gone.difference_update(counts)
+            self._dirty.update(counts)
         self.counters.adds += 1
 
     def add_many(self, docs: Iterable[tuple[str, Mapping[str, int], DocMeta]]) -> None:
@@ -367,16 +381,20 @@ class SparseIndex:
         slot = self._slot_of.pop(key, None)
         if slot is None:
             return
-        self._thaw()
         postings = self._postings
+        frozen = bool(self._frozen)
         for term in terms:
-            posting = postings.get(term)
+            posting = self._posting(term) if frozen else postings.get(term)
             if posting is None:
                 continue
+            if frozen:
+                self._dirty.add(term)
             size = len(posting)
             if size == 2:
                 if posting[0] == slot:
                     del postings[term]
+                    if frozen:
+                        self._gone.add(term)
                 continue
             pos = _find_slot(posting, slot)
             if pos < 0:
@@ -616,7 +634,25 @@ class SparseIndex:
 
     def vocabulary(self) -> int:
         """Number of distinct terms."""
-        return len(self._frozen) if self._frozen else len(self._postings)
+        if not self._frozen:
+            return len(self._postings)
+        frozen = self._frozen
+        new = sum(1 for term in self._dirty if term not in self._gone and term not in frozen)
+        return len(frozen) - sum(1 for term in self._gone if term in frozen) + new
+
+    def changed_postings(self) -> dict[str, bytes | None]:
+        """Term → posting bytes (``None``: gone) of every term changed while frozen."""
+        out: dict[str, bytes | None] = {}
+        for term in self._dirty:
+            posting = None if term in self._gone else self._postings.get(term)
+            out[term] = None if posting is None or not posting else posting.tobytes()
+        return out
+
+    def slot_state(self) -> tuple[list[str | None], list[int], list[bytes], int]:
+        """Slot keys, free slots, per-slot array bytes and total length (a delta's row)."""
+        n = len(self._keys)
+        return (list(self._keys), list(self._free), [a[:n].tobytes() for a in self._per_slot()],
+                self.total_length)
 
     def nbytes(self) -> int:
         """Approximate bytes held by postings and per-slot arrays (excluding term strings)."""
@@ -629,20 +665,32 @@ class SparseIndex:
 def _find_slot(posting: array[int], slot: int) -> int:
     """Index of ``slot`` among the even positions of an interleaved posting, or -1.
 
-    Short postings are scanned in Python; long ones with NumPy (a removal is a change, never a
-    quiet turn): ``array.index`` compares element by element as Python objects, ~100× slower
-    on a posting of 10^5 pairs, which made re-indexing many facts at 100k take minutes.
+    Short postings are scanned in Python; long ones with NumPy when a host has loaded it, else
+    by searching the posting's bytes for the slot's four bytes (C speed: a hook applying a
+    change never imports NumPy) and keeping the first match at an even position.
+    ``array.index`` compares element by element as Python objects, ~100× slower on a posting
+    of 10^5 pairs.
     """
     if len(posting) <= 256:
         for i in range(0, len(posting), 2):
             if posting[i] == slot:
                 return i
         return -1
-    np = _numpy()
-    view = np.frombuffer(posting, dtype=np.int32)
-    found = np.flatnonzero(view[0::2] == slot)
-    del view  # release the buffer export before the caller resizes the posting
-    return int(found[0]) * 2 if len(found) else -1
+    if "numpy" in sys.modules:  # a long-lived host has it loaded: no copy of the posting
+        np = _numpy()
+        view = np.frombuffer(posting, dtype=np.int32)
+        found = np.flatnonzero(view[0::2] == slot)
+        del view  # release the buffer export before the caller resizes the posting
+        return int(found[0]) * 2 if len(found) else -1
+    data = posting.tobytes()
+    needle = array("i", (slot,)).tobytes()
+    step = 2 * posting.itemsize
+    at = data.find(needle)
+    while at >= 0:
+        if at % step == 0:
+            return at // posting.itemsize
+        at = data.find(needle, at + 1)
+    return -1
 
 
 def weights_for(

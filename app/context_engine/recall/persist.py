@@ -36,6 +36,7 @@ from ..paths import EnginePaths
 from .engine import Recaller, _is_archived
 from .index import SparseIndex
 from .pool import POOL, PREFIX, SHADOWED, Membership, PoolTracker
+from .state import TABLES, TRACKER_KINDS
 from .trace import TraceSkip
 
 VERSION = 2
@@ -120,7 +121,26 @@ def _read(path: Path) -> dict[str, Any] | None:
             return None
     if document.get("version") != VERSION or document.get("code") != code_tag():
         return None
+    document["tracker"] = tracker_tables(document[TABLES].get("tracker", {}))
     return document
+
+
+def tracker_rows(state: Sequence[Mapping[str, Any]]) -> dict[tuple[str, str], bytes]:
+    """``PoolTracker.export()``'s tables as the state's ``tracker`` rows."""
+    return {
+        (kind, key): marshal.dumps(value)
+        for kind, table in zip(TRACKER_KINDS, state, strict=True)
+        for key, value in table.items()
+    }
+
+
+def tracker_tables(rows: Mapping[tuple[str, str], bytes]) -> tuple[dict[str, Any], ...]:
+    """The inverse of ``tracker_rows``."""
+    tables: tuple[dict[str, Any], ...] = tuple({} for _ in TRACKER_KINDS)
+    place = {kind: i for i, kind in enumerate(TRACKER_KINDS)}
+    for (kind, key), blob in rows.items():
+        tables[place[kind]][key] = marshal.loads(blob)
+    return tables
 
 
 def _write(
@@ -136,7 +156,11 @@ def _write(
     """
     from .state import StateFile
 
-    meta = {**{key: document[key] for key in ("version", "code", "tracker", "failed")}, **quiet}
+    meta = {**{key: document[key] for key in ("version", "code", "failed")}, **quiet}
+    given = quiet.get(TABLES)
+    tables: dict[str, Any] = dict(given) if isinstance(given, Mapping) else {}
+    tables["tracker"] = tracker_rows(document["tracker"])
+    meta[TABLES] = tables
     if base is not None:  # the state just read from this file: write only what differs
         return StateFile(path).write_changes(base, meta, document["facts"], document["indexes"])
     return StateFile(path).write(meta, document["facts"], document["indexes"])
@@ -216,7 +240,7 @@ class RecallCache:
                 # the next cold turn reads nothing.
                 from .state import StateFile
 
-                if StateFile(self.file).update_meta(self._quiet, tuple(document["file"])):
+                if StateFile(self.file).update_meta(self._quiet, document["file"]):
                     self.written += 1
             return recaller
         # Each saved blob with the fact (or stand-in) it now stands for, before sync moves on.

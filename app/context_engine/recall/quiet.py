@@ -16,8 +16,8 @@ from __future__ import annotations
 import marshal
 import sqlite3
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, overload
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple, overload
 
 from ..digests import blake2b
 from ..facts import stat_listing
@@ -33,8 +33,6 @@ from .trace import TraceSkip
 if TYPE_CHECKING:
     from ..paths import EnginePaths
     from ..session.notes import FactMark
-
-_TABLES = ("membership", "_keys", "_project_by_key", "_global_by_key")
 
 
 # Files that had not settled when the state was saved are re-read by the next cold turn and
@@ -58,10 +56,20 @@ def quiet_meta(
     listing: the next turn reads the stores again).
     """
     unsettled: list[tuple[str, str, str | None]] | None = None
-    if listings is not None and len({fact.id for fact in facts}) == len(facts):
+    odd: dict[tuple[str, str], str | None] = {}
+    unique = len({fact.id for fact in facts}) == len({fact.reference for fact in facts})
+    if listings is not None and unique and len({fact.id for fact in facts}) == len(facts):
         held: dict[tuple[str, str], str] = {
             (f.scope, f.path.name): f.reference for f in facts if f.path is not None
         }
+        # Which reference each listed file holds, where it is not ``<scope>/<file name>``
+        # (a name field other than the file's stem, a diagnostic, not a fact): what a later
+        # turn needs to take a changed file's old fact out (recall/delta.py).
+        for scope, files in zip(("project", "global"), listings, strict=True):
+            for name in files:
+                reference = held.get((scope, name))
+                if reference != f"{scope}/{name}":
+                    odd[(scope, name)] = reference
         before = read_ns - stat_listing.RACY_NS
         unsettled = [
             (scope, name, held.get((scope, name)))
@@ -79,7 +87,11 @@ def quiet_meta(
             listing_bytes(listings) if unsettled is not None and listings is not None else None
         ),
         "unsettled": unsettled or [],
+        "odd": odd,
         "skipped": [(d.code, d.path.name, d.message) for d in diagnostics],
+        "skipped_scopes": [
+            "global" if d.path.parent == paths.global_store else "project" for d in diagnostics
+        ],
         "count": len(facts),
     }
 
@@ -116,14 +128,34 @@ def quiet_marks(facts: Sequence[Fact]) -> dict[str, object]:
     Computed only when the whole state is written: a state whose facts are unchanged keeps its
     marks and only records its new listing.
     """
-    from ..session.prefix import masked_global_ids
+    from ..facts.equivalence import equivalence_keys
+    from .state import TABLES
 
-    marks = [(fact.id, fact.revision, fact.reference) for fact in facts]
+    marks = {fact.id: (fact.revision, fact.reference) for fact in facts}
+    # Who holds each S7.2 key: a later turn re-decides only the globals sharing a key with
+    # a changed fact (recall/delta.py). Masked: globals holding a key some project fact holds.
+    holders: dict[str, list[str]] = {}
+    for fact in facts:
+        mark = holder_mark(fact)
+        for key in equivalence_keys(fact):
+            holders.setdefault(key, []).append(mark)
+    masked = sorted(
+        fact.id for fact in facts if fact.scope == "global"
+        and any(any(m[0] == "p" for m in holders[key]) for key in equivalence_keys(fact))
+    )
     return {
-        "marks": marks,
-        "marks_digest": marks_digest(marshal.dumps(marks, 2)),
-        "masked": sorted(masked_global_ids(facts)),
+        "marks_digest": marks_digest((f.id, f.revision, f.reference) for f in facts),
+        "masked": masked,
+        TABLES: {
+            "holders": {key: marshal.dumps(sorted(ids)) for key, ids in holders.items()},
+            "marks": marks,
+        },
     }
+
+
+def holder_mark(fact: Fact) -> str:
+    """How a holder of an equivalence key is saved: ``p:<id>`` (project) or ``g:<id>``."""
+    return ("p:" if fact.scope == "project" else "g:") + fact.id
 
 
 def listing_bytes(listings: tuple[Listing, Listing]) -> bytes:
@@ -135,9 +167,29 @@ def listing_bytes(listings: tuple[Listing, Listing]) -> bytes:
     return marshal.dumps(listings, 2)
 
 
-def marks_digest(blob: bytes) -> str:
-    """A digest of the session marks: equal digests, nothing to tell (session/notes.py)."""
-    return blake2b(blob, digest_size=16).hexdigest()
+_DIGEST_MOD = 1 << 128
+
+
+def _mark_hash(mark: tuple[str, int, str]) -> int:
+    data = f"{mark[0]}\0{mark[1]}\0{mark[2]}".encode("utf-8", "surrogatepass")
+    return int.from_bytes(blake2b(data, digest_size=16).digest(), "big")
+
+
+def marks_digest(marks: Iterable[tuple[str, int, str]]) -> str:
+    """A digest of the session marks: equal digests, nothing to tell (session/notes.py).
+
+    The sum of one hash per mark (mod 2^128): independent of order, so a state brought up
+    by a few files updates it from their marks alone (``moved_digest``).
+    """
+    return f"{sum(map(_mark_hash, marks)) % _DIGEST_MOD:032x}"
+
+
+def moved_digest(
+    digest: str, gone: Iterable[tuple[str, int, str]], added: Iterable[tuple[str, int, str]]
+) -> str:
+    """``digest`` of some marks, with ``gone`` taken out and ``added`` put in."""
+    total = int(digest, 16) - sum(map(_mark_hash, gone)) + sum(map(_mark_hash, added))
+    return f"{total % _DIGEST_MOD:032x}"
 
 
 def _roots(paths: EnginePaths) -> list[str]:
@@ -155,9 +207,10 @@ class _SavedFacts(dict[str, Fact]):
         super().__init__()
         self._reader = reader
         self._complete = False
+        self._gone: set[str] = set()  # taken out since the state was read (recall/delta.py)
 
     def __missing__(self, reference: str) -> Fact:
-        if self._complete:
+        if self._complete or reference in self._gone:
             raise KeyError(reference)
         blob = self._reader.record(reference)
         if blob is None:
@@ -169,7 +222,7 @@ class _SavedFacts(dict[str, Fact]):
     def _all(self) -> None:
         if not self._complete:
             for reference, blob in self._reader.records():
-                if not dict.__contains__(self, reference):
+                if not dict.__contains__(self, reference) and reference not in self._gone:
                     self[reference] = stand_in(blob)
             self._complete = True
 
@@ -178,6 +231,23 @@ class _SavedFacts(dict[str, Fact]):
             return self[reference]
         except KeyError:
             return default
+
+    def pop(self, reference: str, *default: Any) -> Any:
+        try:
+            self[reference]  # loaded from its record first: a pop must see it
+        except KeyError:
+            if default:
+                return default[0]
+            raise
+        self._gone.add(reference)
+        return super().pop(reference)
+
+    def __setitem__(self, reference: str, fact: Fact) -> None:
+        self._gone.discard(reference)
+        super().__setitem__(reference, fact)
+
+    def __delitem__(self, reference: str) -> None:
+        self.pop(reference)
 
     def __contains__(self, reference: object) -> bool:
         return isinstance(reference, str) and self.get(reference) is not None
@@ -203,22 +273,131 @@ class _SavedFacts(dict[str, Fact]):
         return super().items()
 
 
+class _SavedTable(dict[str, Any]):
+    """One pool table of the saved state, each entry read from its row on first use.
+
+    Entries read are kept with their saved bytes, so ``changed()`` names exactly the rows a
+    turn's changes touched (values are compared, sets mutated in place included).
+    """
+
+    def __init__(self, reader: StateReader, kind: str) -> None:
+        super().__init__()
+        self._reader = reader
+        self._kind = kind
+        self._saved: dict[str, bytes | None] = {}
+        self._complete = False
+
+    def _load(self, key: str) -> bool:
+        if dict.__contains__(self, key):
+            return True
+        if self._complete or key in self._saved:
+            return False
+        blob = self._reader.tracker_row(self._kind, key)
+        self._saved[key] = blob
+        if blob is None:
+            return False
+        dict.__setitem__(self, key, marshal.loads(blob))
+        return True
+
+    def __missing__(self, key: str) -> Any:
+        if self._load(key):
+            return dict.__getitem__(self, key)
+        raise KeyError(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return dict.__getitem__(self, key) if self._load(key) else default
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self._load(key)
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self._load(key)
+        super().__setitem__(key, value)
+
+    def __delitem__(self, key: str) -> None:
+        if not self._load(key):
+            raise KeyError(key)
+        super().__delitem__(key)
+
+    def pop(self, key: str, *default: Any) -> Any:
+        if not self._load(key):
+            if default:
+                return default[0]
+            raise KeyError(key)
+        return super().pop(key)
+
+    def _all(self) -> None:
+        if not self._complete:
+            for key, blob in self._reader.tracker_rows(self._kind).items():
+                if key not in self._saved:
+                    self._saved[key] = blob
+                    dict.__setitem__(self, key, marshal.loads(blob))
+            self._complete = True
+
+    def __iter__(self) -> Iterator[str]:
+        self._all()
+        return super().__iter__()
+
+    def __len__(self) -> int:
+        self._all()
+        return super().__len__()
+
+    def keys(self) -> Any:
+        self._all()
+        return super().keys()
+
+    def values(self) -> Any:
+        self._all()
+        return super().values()
+
+    def items(self) -> Any:
+        self._all()
+        return super().items()
+
+    def changed(self) -> dict[str, bytes | None]:
+        """Key → new row bytes (``None``: gone) of every entry that differs from its row."""
+        out: dict[str, bytes | None] = {}
+        for key, blob in self._saved.items():
+            if dict.__contains__(self, key):
+                value = dict.__getitem__(self, key)
+                if blob is None or marshal.loads(blob) != value:
+                    out[key] = marshal.dumps(value)
+            elif blob is not None:
+                out[key] = None
+        return out
+
+
 class _SavedTracker(PoolTracker):
-    """The pool tables of the saved state, decoded only when a turn needs them (overrides)."""
+    """The pool tables of the saved state, read per entry as a turn's changes need them."""
 
     def __init__(self, reader: StateReader) -> None:  # no super(): nothing to build
+        from .state import TRACKER_KINDS
+
         self._reader = reader
         self.facts = _SavedFacts(reader)
+        tables = [_SavedTable(reader, kind) for kind in TRACKER_KINDS]
+        self.membership, self._keys, self._project_by_key, self._global_by_key = tables
+        self.tables = dict(zip(TRACKER_KINDS, tables, strict=True))
 
-    def __getattr__(self, name: str) -> Any:
-        if name not in _TABLES:
-            raise AttributeError(name)
-        state = self._reader.meta("tracker")["tracker"]
-        if not isinstance(state, tuple) or len(state) != len(_TABLES):
-            raise TypeError("malformed pool state")
-        for table, value in zip(_TABLES, state, strict=True):
-            setattr(self, table, value)
-        return getattr(self, name)
+    def changed_rows(self) -> dict[tuple[str, str], bytes | None]:
+        """The ``tracker`` rows a turn's changes touched (for the state's delta)."""
+        return {
+            (kind, key): blob
+            for kind, table in self.tables.items()
+            for key, blob in table.changed().items()
+        }
+
+
+class Moved(NamedTuple):
+    """How a state brought up from another differs from it (recall/delta.py)."""
+
+    changed: list[str]  # ids whose marks changed (new or updated)
+    gone: list[FactMark]  # marks of ids no longer there
+    before: dict[str, FactMark]  # the changed ids' marks before (absent: new)
+    digest: str  # the marks digest of the state before
+    now: dict[str, str]  # changed id → its reference now
+    dropped: list[tuple[str, int, str]]  # the re-read files' marks before
+    added: list[tuple[str, int, str]]  # and after
 
 
 class QuietFacts(Sequence[Fact]):
@@ -235,6 +414,8 @@ class QuietFacts(Sequence[Fact]):
         meta: dict[str, Any],
         listing: bytes,
         materialize: Callable[[], Sequence[Fact]],
+        marks: list[tuple[str, int, str]] | None = None,
+        moved: Moved | None = None,
     ) -> None:
         self.reader = reader
         self.recaller = recaller
@@ -242,7 +423,11 @@ class QuietFacts(Sequence[Fact]):
         self._meta = meta
         self._materialize = materialize
         self._all: Sequence[Fact] | None = None
-        self._marks: dict[str, FactMark] | None = None
+        self._raw_marks = marks
+        self._marks: Mapping[str, FactMark] | None = None
+        # (changed ids, gone marks, their marks before, the digest before) when this state was
+        # brought up from another by re-reading a few files (recall/delta.py).
+        self._moved = moved
 
     def __len__(self) -> int:
         return int(self._meta["count"])
@@ -263,14 +448,42 @@ class QuietFacts(Sequence[Fact]):
             self._all = self._materialize()
         return self._all
 
-    def marks(self) -> dict[str, FactMark]:
-        """id → (id, revision, reference) of every fact, as saved."""
+    def marks(self) -> Mapping[str, FactMark]:
+        """id → (id, revision, reference) of every fact, as saved (read on first look)."""
         if self._marks is None:
             from ..session.notes import FactMark
 
-            saved = self.reader.meta("marks")["marks"]
-            self._marks = {i: FactMark(i, r, ref) for i, r, ref in saved}
+            raw = self._raw_marks
+            if raw is None:
+                raw = self.reader.marks()  # as read: a state brought up applies its changes
+                if self._moved is not None:
+                    out = {mark[0] for mark in self._moved.dropped}
+                    raw = [mark for mark in raw if mark[0] not in out] + self._moved.added
+            self._marks = {i: FactMark(i, r, ref) for i, r, ref in raw}
         return self._marks
+
+    def since(self, digest: str | None) -> frozenset[str] | None:
+        """When ``digest`` is that of the state this one was brought up from (recall/delta.py):
+        the ids whose marks may differ from it; else ``None`` (compare them all)."""
+        if self._moved is None or digest is None or self._moved.digest != digest:
+            return None
+        return frozenset(self._moved.before) | frozenset(self._moved.now)
+
+    def mark(self, fact_id: str) -> FactMark | None:
+        """The mark of one id (``None``: no fact holds it), without reading every mark."""
+        from ..session.notes import FactMark
+
+        if self._marks is not None:
+            return self._marks.get(fact_id)
+        moved = self._moved
+        if moved is not None:
+            for mark in moved.added:
+                if mark[0] == fact_id:
+                    return FactMark(*mark)
+            if fact_id in moved.before:
+                return None  # held before, by a file re-read: gone
+        saved = self.reader.mark(fact_id)
+        return None if saved is None else FactMark(fact_id, *saved)
 
     def digest(self) -> str:
         """The digest of ``marks()`` (read without decoding them)."""
@@ -282,6 +495,9 @@ class QuietFacts(Sequence[Fact]):
 
     def fact(self, fact_id: str) -> Fact:
         """One fact by id, from its saved record."""
+        now = self._moved.now.get(fact_id) if self._moved is not None else None
+        if now is not None:  # a fact just re-read: no need to decode every mark
+            return self.recaller._tracker.facts[now]
         return self.recaller._tracker.facts[self.marks()[fact_id].reference]
 
     def unchanged(self, paths: EnginePaths) -> bool:
@@ -316,29 +532,41 @@ def open_quiet(
             meta.get("version") != VERSION
             or meta.get("code") != code_tag()
             or meta.get("roots") != _roots(paths)
-            or saved != listing
             or "marks_digest" not in meta
-            or not _still_saved(paths, reader, list(meta.get("unsettled", ())))
         ):
             reader.close()
             return None
+        if saved != listing or not _still_saved(paths, reader, list(meta.get("unsettled", ()))):
+            # A few files changed: the saved state brought up to them, else the full read.
+            from .delta import brought_up
+
+            view = brought_up(paths, reader, meta, scanned, materialize, may_write)
+            if view is None:
+                reader.close()
+            return view
         if meta.get("unsettled") and may_write and stat_listing.listing_settled(listings, started):
             # Verified by content, and settled before that check began: trusted from now on.
-            StateFile(recall_cache_path(paths)).update_meta({"unsettled": []}, reader.identity)
-        indexes = {}
-        for name in (POOL, SHADOWED, PREFIX):
-            keys, free, arrays, total = reader.index(name)
-            indexes[name] = SparseIndex.lazy(keys, free, reader.postings(name), arrays, total)
-        failed = {
-            str(ref): TraceSkip(code=str(code), file=str(file), message=str(message))
-            for ref, (code, file, message) in dict(meta["failed"]).items()
-        }
-        recaller = Recaller.restored(_SavedTracker(reader), indexes, failed)
-        recaller._skipped = tuple(
-            TraceSkip(code=str(c), file=str(f), message=str(m)) for c, f, m in meta["skipped"]
-        )
-        recaller.stats.restored = int(meta["count"])
+            StateFile(recall_cache_path(paths)).update_meta({"unsettled": []}, reader.seen)
+        recaller = saved_recaller(reader, meta)
     except (sqlite3.Error, EOFError, ValueError, TypeError, KeyError):
         reader.close()
         return None
     return QuietFacts(reader, recaller, meta, listing, materialize)
+
+
+def saved_recaller(reader: StateReader, meta: dict[str, Any]) -> Recaller:
+    """The saved index and pool tables, each read only as far as a turn asks."""
+    indexes = {}
+    for name in (POOL, SHADOWED, PREFIX):
+        keys, free, arrays, total = reader.index(name)
+        indexes[name] = SparseIndex.lazy(keys, free, reader.postings(name), arrays, total)
+    failed = {
+        str(ref): TraceSkip(code=str(code), file=str(file), message=str(message))
+        for ref, (code, file, message) in dict(meta["failed"]).items()
+    }
+    recaller = Recaller.restored(_SavedTracker(reader), indexes, failed)
+    recaller._skipped = tuple(
+        TraceSkip(code=str(c), file=str(f), message=str(m)) for c, f, m in meta["skipped"]
+    )
+    recaller.stats.restored = int(meta["count"])
+    return recaller

@@ -10,10 +10,18 @@ the codec or YAML.
 Tables: ``meta`` (version, code digest, store roots, the listing, settled flag, session marks,
 masked ids, diagnostics, failed facts, pool tables — each a ``marshal`` blob), ``records``
 (reference → identity, fact record), ``indexes`` (one row per pool: slot keys, free slots,
-per-slot arrays, total length) and ``postings`` (pool, term → interleaved ``(slot, tf)``
-int32 pairs). Anything wrong with the file (missing, foreign owner, writable by others,
-corrupt, another version or code) reads as "no state"; a write replaces it whole in one
-transaction, and a failed write only costs the next process a rebuild.
+per-slot arrays, total length), ``postings`` (pool, term → interleaved ``(slot, tf)``
+int32 pairs) and ``holders`` (equivalence key → the facts holding it). Anything wrong with the
+file (missing, foreign owner, writable by others, corrupt, another version or code) reads as
+"no state", and a failed write only costs the next process a rebuild.
+
+Two files, both only ever replaced by a rename, so a reader opens them immutable (no lock, no
+``-wal``): the *base* (``recall.v2.sqlite``, written whole, named by a random token) and a
+*delta* beside it (``….delta``) holding the rows changed since, with the token of the base it
+applies to. A change rewrites only the delta (a copy of it plus the changed rows): its cost is
+the rows changed since the last whole write, never the base's size. A reader takes a delta's
+row over the base's (a ``NULL`` value: deleted); a delta naming another token is ignored, so a
+base and a delta from two writers never mix (docs/decisions.md).
 """
 
 from __future__ import annotations
@@ -25,11 +33,11 @@ import sqlite3
 import stat
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..filemodes import open_private_temp
 
-SCHEMA = 2
+SCHEMA = 3
 _DDL = (
     "CREATE TABLE meta (key TEXT PRIMARY KEY, value BLOB) WITHOUT ROWID",
     "CREATE TABLE records (reference TEXT PRIMARY KEY, identity BLOB, record BLOB)"
@@ -38,7 +46,22 @@ _DDL = (
     " total INTEGER) WITHOUT ROWID",
     "CREATE TABLE postings (name TEXT, term TEXT, pairs BLOB, PRIMARY KEY (name, term))"
     " WITHOUT ROWID",
+    "CREATE TABLE holders (key TEXT PRIMARY KEY, ids BLOB) WITHOUT ROWID",
+    # The pool tables (recall/pool.py), one row per entry: kind ``m`` membership, ``k`` a
+    # fact's keys, ``p``/``g`` a key's project/global holders. A change writes its few rows.
+    "CREATE TABLE tracker (kind TEXT, key TEXT, value BLOB, PRIMARY KEY (kind, key))"
+    " WITHOUT ROWID",
+    # The session marks (session/notes.py): what a provider is told of each fact.
+    "CREATE TABLE marks (id TEXT PRIMARY KEY, revision INTEGER, reference TEXT) WITHOUT ROWID",
 )
+# ``meta`` key of the keyed tables besides records and postings (``holders``: equivalence key
+# → the facts holding it), passed in and read back with the meta values.
+TABLES = "@tables"
+# ``meta`` key: a random token of one whole state; a delta names the token it applies to.
+TOKEN = "token"
+# The pool tables' kinds in the ``tracker`` table, in ``PoolTracker.export()`` order.
+TRACKER_KINDS = ("m", "k", "p", "g")
+BASE = "base"
 
 
 def _usable(path: Path) -> bool:
@@ -56,35 +79,102 @@ def _file_identity(st: os.stat_result) -> tuple[int, int, int, int]:
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
 
+def _identity_now(path: Path) -> tuple[int, int, int, int] | None:
+    try:
+        return _file_identity(os.stat(path))
+    except OSError:
+        return None
+
+
 def _uri(path: Path, mode: str) -> str:
     from urllib.parse import quote
 
     return f"file:{quote(str(path), safe='/')}?mode={mode}"
 
 
+def delta_path(path: Path) -> Path:
+    """The delta beside a base state file."""
+    return path.with_name(path.name + ".delta")
+
+
+class Seen(NamedTuple):
+    """What a reader opened: the base's identity and token, the delta file's identity (``None``:
+    there was none) and whether that delta applied to this base."""
+
+    base: tuple[int, ...]
+    token: str | None
+    delta: tuple[int, ...] | None
+    applied: bool
+
+
+# A delta larger than this share of its base (and than DELTA_FLOOR bytes) is folded into a
+# whole write: each change copies the delta, so it must stay small beside the base.
+DELTA_SHARE = 4
+DELTA_FLOOR = 16 << 20
+
+
+def _open_immutable(path: Path) -> tuple[sqlite3.Connection, tuple[int, int, int, int]] | None:
+    before = _identity_now(path)
+    if before is None:
+        return None
+    # Immutable: a reader never creates -wal/-shm files or takes a lock; a writer replaces
+    # the whole file (rename), so an open reader keeps its own old copy.
+    db = sqlite3.connect(_uri(path, "ro&immutable=1"), uri=True, check_same_thread=False)
+    try:
+        db.execute("SELECT count(*) FROM meta").fetchone()
+        if _identity_now(path) != before:
+            raise sqlite3.OperationalError("replaced while opening")
+    except sqlite3.Error:
+        db.close()
+        raise
+    return db, before
+
+
 class StateFile:
-    """Read and replace one workspace's saved recall state."""
+    """Read and replace one workspace's saved recall state (base and delta)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.delta = delta_path(path)
 
     def open(self) -> StateReader | None:
         """A reader over the saved state (open until closed), or ``None`` when none to trust."""
         if not _usable(self.path):
             return None
         try:
-            before = _file_identity(os.stat(self.path))
-            # Immutable: a reader never creates -wal/-shm files or takes a lock; a writer
-            # replaces the whole file (rename), so an open reader keeps its own old copy.
-            db = sqlite3.connect(_uri(self.path, "ro&immutable=1"), uri=True,
-                                 check_same_thread=False)
-            db.execute("SELECT count(*) FROM meta").fetchone()
-            if _file_identity(os.stat(self.path)) != before:
-                db.close()  # replaced while opening: which one is open is unknown
+            opened = _open_immutable(self.path)
+            if opened is None:
                 return None
+            db, identity = opened
         except (OSError, sqlite3.Error):
             return None
-        return StateReader(db, before)
+        token = None
+        delta: sqlite3.Connection | None = None
+        delta_identity: tuple[int, ...] | None = None
+        try:
+            row = db.execute("SELECT value FROM meta WHERE key = ?", (TOKEN,)).fetchone()
+            token = None if row is None else marshal.loads(row[0])
+            if _usable(self.delta):
+                try:
+                    found = _open_immutable(self.delta)
+                except (OSError, sqlite3.Error):
+                    found = None
+                if found is not None:
+                    delta, delta_identity = found
+                    row = delta.execute("SELECT value FROM meta WHERE key = ?", (BASE,)).fetchone()
+                    if token is None or row is None or marshal.loads(row[0]) != token:
+                        delta.close()  # for another base: ignored (a later write replaces it)
+                        delta = None
+            elif self.delta.exists() or self.delta.is_symlink():
+                delta_identity = (-1,)  # present but not ours: never replaced as if absent
+        except (OSError, sqlite3.Error, EOFError, ValueError, TypeError):
+            db.close()
+            if delta is not None:
+                delta.close()
+            return None
+        seen = Seen(identity, token if isinstance(token, str) else None, delta_identity,
+                    delta is not None)
+        return StateReader(db, identity, delta, seen)
 
     @contextlib.contextmanager
     def reading(self) -> Iterator[StateReader | None]:
@@ -104,7 +194,8 @@ class StateFile:
     ) -> bool:
         """Replace the saved state (temp file + rename); ``False`` when it could not be written.
 
-        ``indexes`` maps a pool's name to ``SparseIndex.export()``'s tuple.
+        ``indexes`` maps a pool's name to ``SparseIndex.export()``'s tuple; ``meta[TABLES]``
+        (optional) holds the keyed tables (``holders``).
         """
         from ..filemodes import make_private_dirs
 
@@ -112,13 +203,16 @@ class StateFile:
             make_private_dirs(self.path.parent)
         except OSError:
             return False
+        tables = dict(meta.get(TABLES) or {})
+        values = {key: value for key, value in meta.items() if key != TABLES}
+        values[TOKEN] = os.urandom(16).hex()
 
         def fill(db: sqlite3.Connection) -> None:
             for statement in _DDL:
                 db.execute(statement)
             db.executemany(
                 "INSERT INTO meta VALUES (?, ?)",
-                [(key, marshal.dumps(value)) for key, value in meta.items()],
+                [(key, marshal.dumps(value)) for key, value in values.items()],
             )
             db.executemany(
                 "INSERT INTO records VALUES (?, ?, ?)",
@@ -134,8 +228,22 @@ class StateFile:
                     "INSERT INTO postings VALUES (?, ?, ?)",
                     [(name, term, blob) for term, blob in zip(terms, blobs, strict=True)],
                 )
+            db.executemany(
+                "INSERT INTO holders VALUES (?, ?)", list(dict(tables.get("holders", {})).items())
+            )
+            db.executemany(
+                "INSERT INTO tracker VALUES (?, ?, ?)",
+                [(kind, key, value) for (kind, key), value in tables.get("tracker", {}).items()],
+            )
+            db.executemany(
+                "INSERT INTO marks VALUES (?, ?, ?)",
+                [(key, rev, ref) for key, (rev, ref) in tables.get("marks", {}).items()],
+            )
 
-        return self._replace(None, fill)
+        # The old delta names the old token: unlinked first, it never meets the new base.
+        with contextlib.suppress(OSError):
+            os.unlink(self.delta)
+        return self._replace(self.path, None, fill)
 
     def write_changes(
         self,
@@ -146,84 +254,213 @@ class StateFile:
     ) -> bool:
         """``write``, as the rows that differ from ``base`` (the document read from this file).
 
-        A copy of the file gets only the changed records and postings (and the small per-pool
-        rows and ``meta``) and is renamed over it: after one changed fact, a few rows instead
-        of every posting and record.
+        Only the changed records, postings and keyed rows (and the small per-pool rows and
+        ``meta``) go into the delta: after one changed fact, a few rows instead of every
+        posting and record. A state replaced since ``base`` was read is written whole.
         """
         old_records = base.get("facts")
         old_indexes = base.get("indexes")
-        if not isinstance(old_records, dict) or not isinstance(old_indexes, dict):
+        seen = base.get("file")
+        if (
+            not isinstance(old_records, dict)
+            or not isinstance(old_indexes, dict)
+            or not isinstance(seen, Seen)
+        ):
             return self.write(meta, records, indexes)
+        changes = Changes()
+        changes.meta.update((key, value) for key, value in meta.items() if key != TABLES)
+        for ref, (identity, blob) in records.items():
+            if old_records.get(ref) != (identity, blob):
+                changes.records[ref] = (identity, blob)
+        for ref in old_records:
+            if ref not in records:
+                changes.records[ref] = None
+        for name, (keys, free, terms, blobs, arrays, total) in indexes.items():
+            changes.indexes[name] = (keys, free, arrays, total)
+            old = old_indexes.get(name)
+            before = dict(zip(old[2], old[3], strict=True)) if old else {}
+            now = dict(zip(terms, blobs, strict=True))
+            for term, blob in now.items():
+                if before.get(term) != blob:
+                    changes.postings[(name, term)] = blob
+            for term in before:
+                if term not in now:
+                    changes.postings[(name, term)] = None
+        old_tables = base.get(TABLES) or {}
+        for table, rows in dict(meta.get(TABLES) or {}).items():
+            previous = dict(old_tables.get(table, {}))
+            targets: dict[str, dict[Any, Any]] = {
+                "holders": changes.holders, "tracker": changes.tracker, "marks": changes.marks
+            }
+            out = targets[table]
+            for key, value in rows.items():
+                if previous.get(key) != value:
+                    out[key] = value
+            for key in previous:
+                if key not in rows:
+                    out[key] = None
+        if changes.size() > self._delta_room(seen):
+            return self.write(meta, records, indexes)  # a large share changed: whole
+        written = self.write_delta(seen, changes)
+        if written is None:
+            return self.write(meta, records, indexes)  # replaced meanwhile, or too big: whole
+        return written
 
-        def changes(db: sqlite3.Connection) -> None:
+    def write_delta(self, seen: Seen, changes: Changes) -> bool | None:
+        """Add ``changes`` to the delta of the base ``seen`` was read from (copy + rename).
+
+        ``None`` when the base or the delta is no longer the one read (another process saved
+        its state: nothing is mixed) or the base had no token: the caller writes the state
+        whole or leaves it to the next process. ``False``: the write failed. A delta grown past
+        its room is first folded into a new base (``_fold``).
+        """
+        if seen.token is None or _identity_now(self.path) != tuple(seen.base):
+            return None
+        # The delta must still be the file read (or still absent); a stale one (for another
+        # base) is replaced, not built on.
+        if _identity_now(self.delta) != (None if seen.delta is None else tuple(seen.delta)):
+            return None
+        current = int(seen.delta[2]) if seen.applied and seen.delta else 0
+        if seen.applied and current + changes.size() > self._delta_room(seen):
+            folded = self._fold(seen)  # the delta into a new base, once per many changes
+            if folded is None:
+                return None
+            seen = folded
+        token = seen.token
+
+        def edit(db: sqlite3.Connection) -> None:
+            if not seen.applied:
+                for statement in _DDL:
+                    db.execute(statement)
             db.executemany(
                 "INSERT OR REPLACE INTO meta VALUES (?, ?)",
-                [(key, marshal.dumps(value)) for key, value in meta.items()],
+                [(key, marshal.dumps(value)) for key, value in
+                 {**changes.meta, BASE: token}.items()],
             )
             db.executemany(
                 "INSERT OR REPLACE INTO records VALUES (?, ?, ?)",
-                [(ref, marshal.dumps(identity), blob)
-                 for ref, (identity, blob) in records.items()
-                 if old_records.get(ref) != (identity, blob)],
+                [(ref, None, None) if row is None else (ref, marshal.dumps(row[0]), row[1])
+                 for ref, row in changes.records.items()],
             )
             db.executemany(
-                "DELETE FROM records WHERE reference = ?",
-                [(ref,) for ref in old_records if ref not in records],
+                "INSERT OR REPLACE INTO indexes VALUES (?, ?, ?, ?, ?)",
+                [(name, marshal.dumps(keys), marshal.dumps(free), marshal.dumps(arrays), total)
+                 for name, (keys, free, arrays, total) in changes.indexes.items()],
             )
-            for name, (keys, free, terms, blobs, arrays, total) in indexes.items():
-                db.execute(
-                    "INSERT OR REPLACE INTO indexes VALUES (?, ?, ?, ?, ?)",
-                    (name, marshal.dumps(keys), marshal.dumps(free), marshal.dumps(arrays),
-                     total),
-                )
-                old = old_indexes.get(name)
-                before = dict(zip(old[2], old[3], strict=True)) if old else {}
-                now = dict(zip(terms, blobs, strict=True))
-                db.executemany(
-                    "INSERT OR REPLACE INTO postings VALUES (?, ?, ?)",
-                    [(name, term, blob) for term, blob in now.items()
-                     if before.get(term) != blob],
-                )
-                db.executemany(
-                    "DELETE FROM postings WHERE name = ? AND term = ?",
-                    [(name, term) for term in before if term not in now],
-                )
+            db.executemany(
+                "INSERT OR REPLACE INTO postings VALUES (?, ?, ?)",
+                [(name, term, blob) for (name, term), blob in changes.postings.items()],
+            )
+            db.executemany(
+                "INSERT OR REPLACE INTO holders VALUES (?, ?)", list(changes.holders.items())
+            )
+            db.executemany(
+                "INSERT OR REPLACE INTO tracker VALUES (?, ?, ?)",
+                [(kind, key, value) for (kind, key), value in changes.tracker.items()],
+            )
+            db.executemany(
+                "INSERT OR REPLACE INTO marks VALUES (?, ?, ?)",
+                [(key, None, None) if row is None else (key, row[0], row[1])
+                 for key, row in changes.marks.items()],
+            )
 
-        if not self._edit_copy(changes, tuple(base.get("file", ()))):
-            return self.write(meta, records, indexes)  # replaced meanwhile: write it whole
-        return True
+        def still() -> bool:
+            return _identity_now(self.path) == tuple(seen.base)
 
-    def _edit_copy(
-        self, edit: Callable[[sqlite3.Connection], None], expected: tuple[int, ...] | None = None
-    ) -> bool:
-        """Apply ``edit`` to a copy of the file in one transaction, then rename it over.
+        copy_of = tuple(seen.delta) if seen.applied and seen.delta else None
+        return self._replace(self.delta, copy_of, edit, still)
 
-        ``expected``: the identity the file had when read; a file replaced since (another
-        process saved its state) is not edited (``False``), so no state mixes two writers.
-        """
-        if not _usable(self.path):
-            return False
-        return self._replace(expected or (), edit)
+    @staticmethod
+    def _delta_room(seen: Seen) -> int:
+        """How many bytes the delta of the base ``seen`` may grow to before it is folded."""
+        size = int(seen.base[2]) if len(seen.base) > 2 else 0
+        return max(DELTA_FLOOR, size // DELTA_SHARE)
+
+    def _fold(self, seen: Seen) -> Seen | None:
+        """A copy of the base with the delta's rows applied, under a new token, renamed over
+        the base; the delta is then removed. ``None`` when either file moved meanwhile."""
+        import shutil
+
+        assert seen.delta is not None
+        token = os.urandom(16).hex()
+        tmp = ""
+        try:
+            with open(self.path, "rb") as source:
+                if _file_identity(os.fstat(source.fileno())) != tuple(seen.base):
+                    return None
+                fd, tmp = open_private_temp(self.path)
+                with os.fdopen(fd, "wb") as out:
+                    shutil.copyfileobj(source, out, 1 << 20)
+            db = sqlite3.connect(tmp, isolation_level=None)
+            try:
+                db.execute("PRAGMA journal_mode=OFF")
+                db.execute("PRAGMA synchronous=OFF")
+                db.execute("ATTACH DATABASE ? AS d", (str(self.delta),))
+                if _identity_now(self.delta) != tuple(seen.delta):
+                    raise OSError("delta replaced meanwhile")
+                db.execute("BEGIN")
+                for table, key, value in (("records", "reference", "record"),
+                                          ("postings", "(name, term)", "pairs"),
+                                          ("holders", "key", "ids"),
+                                          ("tracker", "(kind, key)", "value"),
+                                          ("marks", "id", "reference")):
+                    db.execute(
+                        f"DELETE FROM main.{table} WHERE {key} IN"
+                        f" (SELECT {key.strip('()')} FROM d.{table} WHERE {value} IS NULL)"
+                    )
+                    db.execute(
+                        f"INSERT OR REPLACE INTO main.{table}"
+                        f" SELECT * FROM d.{table} WHERE {value} IS NOT NULL"
+                    )
+                db.execute("INSERT OR REPLACE INTO main.indexes SELECT * FROM d.indexes")
+                db.execute("INSERT OR REPLACE INTO main.meta SELECT * FROM d.meta WHERE key != ?",
+                           (BASE,))
+                db.execute("INSERT OR REPLACE INTO main.meta VALUES (?, ?)",
+                           (TOKEN, marshal.dumps(token)))
+                db.execute("COMMIT")
+                db.execute("DETACH DATABASE d")
+            finally:
+                db.close()
+            if _identity_now(self.path) != tuple(seen.base):
+                raise OSError("replaced meanwhile")
+            os.replace(tmp, self.path)
+            tmp = ""
+            with contextlib.suppress(OSError):
+                os.unlink(self.delta)
+            base = _identity_now(self.path)
+            if base is None:
+                return None
+            return Seen(base, token, None, False)
+        except (OSError, sqlite3.Error, ValueError, TypeError):
+            if tmp:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+            return None
 
     def _replace(
-        self, copy_of: tuple[int, ...] | None, edit: Callable[[sqlite3.Connection], None]
+        self,
+        target: Path,
+        copy_of: tuple[int, ...] | None,
+        edit: Callable[[sqlite3.Connection], None],
+        still: Callable[[], bool] = lambda: True,
     ) -> bool:
-        """Build a temp file — empty (``copy_of`` None) or a copy of the file, when it still
-        has the identity ``copy_of`` (``()``: any) — run ``edit`` in one transaction, rename."""
+        """Build a temp file — empty (``copy_of`` None) or a copy of ``target`` when it still
+        has the identity ``copy_of`` — run ``edit`` in one transaction, rename it over
+        ``target`` (when ``still()`` holds just before)."""
         import shutil
 
         tmp = ""
         try:
             if copy_of is None:
-                fd, tmp = open_private_temp(self.path)
+                fd, tmp = open_private_temp(target)
                 os.close(fd)
             else:
-                with open(self.path, "rb") as source:
-                    if copy_of and _file_identity(os.fstat(source.fileno())) != copy_of:
+                with open(target, "rb") as source:
+                    if _file_identity(os.fstat(source.fileno())) != copy_of:
                         return False
-                    fd, tmp = open_private_temp(self.path)
-                    with os.fdopen(fd, "wb") as target:
-                        shutil.copyfileobj(source, target, 1 << 20)
+                    fd, tmp = open_private_temp(target)
+                    with os.fdopen(fd, "wb") as out:
+                        shutil.copyfileobj(source, out, 1 << 20)
             db = sqlite3.connect(tmp, isolation_level=None)
             try:
                 db.execute("PRAGMA journal_mode=OFF")
@@ -233,7 +470,9 @@ class StateFile:
                 db.execute("COMMIT")
             finally:
                 db.close()
-            os.replace(tmp, self.path)
+            if not still():
+                raise OSError("replaced meanwhile")
+            os.replace(tmp, target)
             return True
         except (OSError, sqlite3.Error, ValueError, TypeError):
             if tmp:
@@ -241,45 +480,86 @@ class StateFile:
                     os.unlink(tmp)
             return False
 
-    def update_meta(
-        self, values: Mapping[str, Any], expected: tuple[int, ...] | None = None
-    ) -> bool:
-        """Replace some ``meta`` values: a copy of the file changed and renamed over it.
+    def update_meta(self, values: Mapping[str, Any], seen: Seen | None) -> bool:
+        """Replace some ``meta`` values, in the delta (readers hold both files open as
+        immutable, so neither is changed in place). ``seen``: what the values were read from;
+        a state replaced since is left alone (``False``)."""
+        if not isinstance(seen, Seen):
+            return False
+        changes = Changes()
+        changes.meta.update(values)
+        return bool(self.write_delta(seen, changes))
 
-        Readers hold the old file open as immutable, so it is never changed in place; a copy
-        costs a fraction of writing every posting again. ``expected``: see ``_edit_copy``.
-        """
-        def changes(db: sqlite3.Connection) -> None:
-            db.executemany(
-                "INSERT OR REPLACE INTO meta VALUES (?, ?)",
-                [(key, marshal.dumps(value)) for key, value in values.items()],
-            )
 
-        return self._edit_copy(changes, expected)
+class Changes:
+    """Rows to put into a delta: ``None`` deletes a record, posting or keyed row."""
+
+    def __init__(self) -> None:
+        self.meta: dict[str, Any] = {}
+        self.records: dict[str, tuple[Any, bytes] | None] = {}
+        self.indexes: dict[str, tuple[Any, Any, Any, int]] = {}
+        self.postings: dict[tuple[str, str], bytes | None] = {}
+        self.holders: dict[str, bytes | None] = {}
+        self.tracker: dict[tuple[str, str], bytes | None] = {}
+        self.marks: dict[str, tuple[int, str] | None] = {}
+
+    def size(self) -> int:
+        """About how many bytes these rows take."""
+        total = sum(len(row[1]) for row in self.records.values() if row is not None)
+        total += sum(len(blob) for blob in self.postings.values() if blob is not None)
+        total += sum(len(blob) for blob in self.holders.values() if blob is not None)
+        total += sum(len(blob) for blob in self.tracker.values() if blob is not None)
+        total += 48 * len(self.marks)
+        for keys, _, arrays, _ in self.indexes.values():
+            total += 16 * len(keys) + sum(len(a) for a in arrays)
+        return total
 
 
 class StateReader:
-    """One open saved state; every method raises ``sqlite3.Error`` or ``ValueError`` on bad data."""
+    """One open saved state; every method raises ``sqlite3.Error`` or ``ValueError`` on bad data.
 
-    def __init__(self, db: sqlite3.Connection, identity: tuple[int, ...] = ()) -> None:
+    Each lookup takes the delta's row when it has one (``NULL``: deleted), else the base's.
+    """
+
+    def __init__(
+        self,
+        db: sqlite3.Connection,
+        identity: tuple[int, ...] = (),
+        delta: sqlite3.Connection | None = None,
+        seen: Seen | None = None,
+    ) -> None:
         self.db = db
-        self.identity = identity  # (dev, ino, size, mtime_ns) of the file opened
+        self.delta = delta
+        self.identity = identity  # (dev, ino, size, mtime_ns) of the base file opened
+        self.seen = seen if seen is not None else Seen(tuple(identity), None, None, False)
 
     def close(self) -> None:
-        """Close the file (lazy views over it stop working)."""
+        """Close the files (lazy views over them stop working)."""
         self.db.close()
+        if self.delta is not None:
+            self.delta.close()
+
+    def _one(self, sql: str, args: tuple[Any, ...]) -> tuple[Any, ...] | None:
+        """The delta's row for ``sql`` if it has one, else the base's."""
+        if self.delta is not None:
+            row = self.delta.execute(sql, args).fetchone()
+            if row is not None:
+                return tuple(row)
+        row = self.db.execute(sql, args).fetchone()
+        return None if row is None else tuple(row)
 
     def meta(self, *keys: str) -> dict[str, Any]:
         """The ``meta`` values of ``keys`` that exist (decoded)."""
         marks = ", ".join("?" * len(keys))
-        rows = self.db.execute(f"SELECT key, value FROM meta WHERE key IN ({marks})", keys)
-        return {key: marshal.loads(value) for key, value in rows}
+        sql = f"SELECT key, value FROM meta WHERE key IN ({marks})"
+        found = {key: value for key, value in self.db.execute(sql, keys)}
+        if self.delta is not None:
+            found.update(self.delta.execute(sql, keys))
+        return {key: marshal.loads(value) for key, value in found.items()}
 
     def index(self, name: str) -> tuple[list[str | None], list[int], list[bytes], int]:
         """Slot keys, free slots, per-slot array bytes and total length of one pool."""
-        row = self.db.execute(
-            "SELECT keys, free, arrays, total FROM indexes WHERE name = ?", (name,)
-        ).fetchone()
+        row = self._one("SELECT keys, free, arrays, total FROM indexes WHERE name = ?", (name,))
         if row is None:
             raise ValueError(f"no index {name}")
         keys, free, arrays = (marshal.loads(blob) for blob in row[:3])
@@ -289,50 +569,98 @@ class StateReader:
 
     def postings(self, name: str) -> PostingsView:
         """A read-only mapping term → posting bytes of one pool, fetched per term."""
-        return PostingsView(self.db, name)
+        return PostingsView(self, name)
 
     def record(self, reference: str) -> bytes | None:
         """The saved record of one fact."""
-        row = self.db.execute(
-            "SELECT record FROM records WHERE reference = ?", (reference,)
-        ).fetchone()
-        return None if row is None else bytes(row[0])
+        row = self._one("SELECT record FROM records WHERE reference = ?", (reference,))
+        return None if row is None or row[0] is None else bytes(row[0])
+
+    def holders(self, key: str) -> bytes | None:
+        """The saved holders of one equivalence key."""
+        row = self._one("SELECT ids FROM holders WHERE key = ?", (key,))
+        return None if row is None or row[0] is None else bytes(row[0])
+
+    def tracker_row(self, kind: str, key: str) -> bytes | None:
+        """One saved pool-table entry (``None``: none)."""
+        row = self._one("SELECT value FROM tracker WHERE kind = ? AND key = ?", (kind, key))
+        return None if row is None or row[0] is None else bytes(row[0])
+
+    def mark(self, fact_id: str) -> tuple[int, str] | None:
+        """The saved (revision, reference) of one fact id."""
+        row = self._one("SELECT revision, reference FROM marks WHERE id = ?", (fact_id,))
+        return None if row is None or row[1] is None else (int(row[0]), str(row[1]))
+
+    def marks(self) -> list[tuple[str, int, str]]:
+        """Every saved (id, revision, reference)."""
+        rows = self._merged("SELECT id, revision, reference FROM marks")
+        return [(str(i), int(rev), str(ref)) for i, (rev, ref) in rows.items()]
+
+    def tracker_rows(self, kind: str) -> dict[str, bytes]:
+        """Every saved entry of one pool table."""
+        rows = self._merged("SELECT key, value FROM tracker WHERE kind = ?", (kind,))
+        return {str(key): bytes(row[0]) for key, row in rows.items()}
+
+    def _merged(self, sql: str, args: tuple[Any, ...] = ()) -> dict[Any, tuple[Any, ...]]:
+        """Rows keyed by their first column, the delta's over the base's; deleted ones out."""
+        rows = {row[0]: tuple(row[1:]) for row in self.db.execute(sql, args)}
+        if self.delta is not None:
+            for row in self.delta.execute(sql, args):
+                if row[-1] is None:
+                    rows.pop(row[0], None)
+                else:
+                    rows[row[0]] = tuple(row[1:])
+        return rows
 
     def records(self) -> list[tuple[str, bytes]]:
         """Every saved (reference, record)."""
-        rows = self.db.execute("SELECT reference, record FROM records").fetchall()
-        return [(str(ref), bytes(blob)) for ref, blob in rows]
+        rows = self._merged("SELECT reference, record FROM records")
+        return [(str(ref), bytes(row[0])) for ref, row in rows.items()]
 
     def document(self) -> dict[str, Any]:
         """Everything, in the shape ``recall/persist.py`` saves (for a full restore)."""
         meta = dict(self.meta("version", "code", "tracker", "failed", "listing"))
         records = {
             ref: (marshal.loads(identity), bytes(blob))
-            for ref, identity, blob in self.db.execute("SELECT * FROM records")
+            for ref, (identity, blob) in self._merged(
+                "SELECT reference, identity, record FROM records"
+            ).items()
         }
         indexes: dict[str, tuple[object, ...]] = {}
-        for (name,) in self.db.execute("SELECT name FROM indexes").fetchall():
+        names = {name for (name,) in self.db.execute("SELECT name FROM indexes")}
+        if self.delta is not None:
+            names.update(name for (name,) in self.delta.execute("SELECT name FROM indexes"))
+        for name in sorted(names):
             keys, free, arrays, total = self.index(name)
-            rows = self.db.execute(
-                "SELECT term, pairs FROM postings WHERE name = ?", (name,)
-            ).fetchall()
-            indexes[name] = (keys, free, [t for t, _ in rows], [bytes(b) for _, b in rows],
-                             arrays, total)
-        return {**meta, "facts": records, "indexes": indexes, "file": self.identity}
+            rows = self._merged("SELECT term, pairs FROM postings WHERE name = ?", (name,))
+            terms = sorted(rows)
+            indexes[name] = (keys, free, terms, [bytes(rows[t][0]) for t in terms], arrays, total)
+        holders = {
+            str(key): bytes(row[0]) for key, row in self._merged("SELECT key, ids FROM holders")
+            .items()
+        }
+        tracker = {
+            (kind, key): value for kind in TRACKER_KINDS
+            for key, value in self.tracker_rows(kind).items()
+        }
+        marks = {i: (rev, ref) for i, rev, ref in self.marks()}
+        return {**meta, "facts": records, "indexes": indexes,
+                TABLES: {"holders": holders, "tracker": tracker, "marks": marks},
+                "file": self.seen}
 
 
 class PostingsView(Mapping[str, bytes]):
     """Term → posting bytes of one pool, straight from the saved state (looked up per term)."""
 
-    def __init__(self, db: sqlite3.Connection, name: str) -> None:
-        self._db = db
+    def __init__(self, reader: StateReader, name: str) -> None:
+        self._reader = reader
         self._name = name
 
     def __getitem__(self, term: str) -> bytes:
-        row = self._db.execute(
+        row = self._reader._one(
             "SELECT pairs FROM postings WHERE name = ? AND term = ?", (self._name, term)
-        ).fetchone()
-        if row is None:
+        )
+        if row is None or row[0] is None:
             raise KeyError(term)
         blob = bytes(row[0])
         if len(blob) % 4:
@@ -340,14 +668,18 @@ class PostingsView(Mapping[str, bytes]):
         return blob
 
     def __iter__(self) -> Iterator[str]:
-        rows = self._db.execute("SELECT term FROM postings WHERE name = ?", (self._name,))
-        return iter([term for (term,) in rows])
+        rows = self._reader._merged(
+            "SELECT term, pairs FROM postings WHERE name = ?", (self._name,)
+        )
+        return iter(sorted(rows))
 
     def __len__(self) -> int:
-        row = self._db.execute(
-            "SELECT count(*) FROM postings WHERE name = ?", (self._name,)
-        ).fetchone()
-        return int(row[0])
+        if self._reader.delta is None:
+            row = self._reader.db.execute(
+                "SELECT count(*) FROM postings WHERE name = ?", (self._name,)
+            ).fetchone()
+            return int(row[0])
+        return sum(1 for _ in self)
 
     def __bool__(self) -> bool:
         return True  # "still frozen": every change first copies the postings out (_thaw)

@@ -97,10 +97,10 @@ def test_changes_are_seen_on_the_next_turn_with_their_note(
                        body="The docker release build now uses a warm cache mirror.",
                        type="project")
     changed = turn(paths)
-    assert seen == [False]  # the listing moved: the stores were read
+    assert seen == [True]  # the listing moved in one file: the saved state brought up to it
     assert "updated project/docker-release.md" in changed and "warm cache mirror" in changed
     quiet_again = turn(paths)
-    assert seen == [False, True] and "memory-update" not in quiet_again
+    assert seen == [True, True] and "memory-update" not in quiet_again
     assert "warm cache mirror" in quiet_again
 
 
@@ -119,7 +119,7 @@ def test_an_in_place_edit_with_the_mtime_set_back_is_seen(
     os.utime(file, ns=(before.st_atime_ns, before.st_mtime_ns))
     seen = quiet_opened(monkeypatch)
     out = turn(paths)
-    assert seen == [False]
+    assert seen == [True]  # that one file re-read
     assert recall_block(out) != recall_block(before_edit)  # its new text matches the prompt
     assert recall_block(out) == recall_block(full_turn(paths, monkeypatch))
 
@@ -198,18 +198,20 @@ def test_a_change_settling_records_the_listing_without_rewriting_the_state(
     monkeypatch.setattr(listing, "RACY_NS", 10**18)  # nothing has settled yet
     Memory(paths).save(name="kernel-retry", body="Kernel socket retries use jitter now.")
     writes: list[str] = []
-    for name in ("write", "write_changes", "update_meta"):
+    for name in ("write", "write_changes", "write_delta", "update_meta"):
         real = getattr(state.StateFile, name)
         monkeypatch.setattr(
             state.StateFile, name,
             lambda self, *a, _real=real, _name=name: writes.append(_name) or _real(self, *a),
         )
     seen = quiet_opened(monkeypatch)
-    turn(paths)  # reads the change; its rows are written, the unsettled files named
+    turn(paths)  # reads the changed file; its rows go to the delta, the unsettled files named
     monkeypatch.setattr(listing, "RACY_NS", -(10**18))  # now they have settled
     turn(paths)  # re-read and equal to their records: quiet, and recorded as settled
     out = turn(paths)
-    assert (writes, seen) == (["write_changes", "update_meta"], [False, True, True])
+    # Never the whole state, nor a copy of it: only the delta is rewritten.
+    expected = ["write_delta", "update_meta", "write_delta"]
+    assert (writes, seen) == (expected, [True, True, True])
     assert recall_block(out) == recall_block(full_turn(paths, monkeypatch))
 
 
@@ -231,7 +233,7 @@ def test_files_not_settled_at_save_are_compared_by_content(
     file.write_bytes(new)
     monkeypatch.setattr(quiet, "scan_listings", lambda _paths: saved)
     out = turn(paths)
-    assert seen == [True, False] and "cache is cold" not in recall_block(out)
+    assert seen == [True, True] and "cache is cold" not in recall_block(out)  # re-read
 
 
 def test_the_memory_tool_over_a_quiet_engine_lists_and_reads_every_fact(

@@ -168,7 +168,13 @@ def test_a_restored_index_thaws_postings_lazily_and_answers_as_the_original() ->
     for index in (original, restored):
         index.remove("project/f3.md", ["cache", "t3", "build"])
         index.add("project/new.md", {"t7": 2, "fresh": 1}, DocMeta())
-    assert not restored._frozen and restored.export() == original.export()
+    # A change copies out only the terms it touches (what a delta of the saved state writes).
+    assert "t5" in restored._frozen and restored.vocabulary() == original.vocabulary()
+    changed = restored.changed_postings()
+    assert changed.keys() == {"cache", "t3", "build", "t7", "fresh"} and changed["t3"] is None
+    assert changed["fresh"] == original._postings["fresh"].tobytes()
+    assert scored(restored) == scored(original)
+    assert restored.export() == original.export() and not restored._frozen
     state[3][0] = b"\x00\x01\x02"  # not a whole number of items: refused at restore, as before
     with pytest.raises(ValueError):
         SparseIndex.restore(state)
