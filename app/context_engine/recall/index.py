@@ -533,10 +533,11 @@ class SparseIndex:
         norm += tf
         contrib /= norm
         acc = cast(FloatArray, np.bincount(slots, weights=contrib, minlength=cap))
-        powers = np.repeat([float(1 << j) if j < MASK_TERMS else 0.0 for j, _, _ in used], sizes)
-        bits = np.bincount(slots, weights=powers, minlength=cap).astype(np.int64)
+        # Arrays, not lists, into ``repeat``: a list takes NumPy's slower wrapping path.
+        powers = np.array([float(1 << j) if j < MASK_TERMS else 0.0 for j, _, _ in used])
+        bits = np.bincount(slots, weights=powers.repeat(sizes), minlength=cap).astype(np.int64)
         if ignored and any(t in ignored for t in names):
-            counted = np.repeat([t not in ignored for t in names], sizes)
+            counted = np.array([t not in ignored for t in names]).repeat(sizes)
             count = np.bincount(slots[counted], minlength=cap)
         else:
             count = np.bincount(slots, minlength=cap)

@@ -7,9 +7,10 @@ never inside a store; every write is atomic (temp file + rename) or a single app
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -85,12 +86,27 @@ class RecallTrace:
     at: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form (S12 ``recall`` → ``trace``), plus the extra explanation keys."""
-        data = asdict(self)
-        data["hits"] = [asdict(h) for h in self.hits]
-        data["dropped"] = [asdict(d) for d in self.dropped]
-        data["skipped"] = [asdict(s) for s in self.skipped]
-        return data
+        """JSON-ready form (S12 ``recall`` → ``trace``), plus the extra explanation keys.
+
+        What ``dataclasses.asdict`` gives, hits, drops and skips as lists (same keys, order
+        and values; a test compares the two), built directly: ``asdict`` recurses through
+        ``deepcopy`` for every value, about 1 ms for a trace listing 40 drops.
+        """
+        return {
+            "query": self.query,
+            "hits": [_plain(hit, _HIT_FIELDS) for hit in self.hits],
+            "omitted": self.omitted,
+            "char_budget": self.char_budget,
+            "used_chars": self.used_chars,
+            "suppressed": self.suppressed,
+            "limit": self.limit,
+            "dropped": [_plain(drop, _DROP_FIELDS) for drop in self.dropped],
+            "dropped_counts": dict(self.dropped_counts),
+            "skipped": [_plain(skip, _SKIP_FIELDS) for skip in self.skipped],
+            "candidates": self.candidates,
+            "pool_size": self.pool_size,
+            "at": self.at,
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RecallTrace:
@@ -147,6 +163,16 @@ class RecallTrace:
         for skip in self.skipped:
             lines.append(f"skipped: {skip.file} ({skip.code}): {skip.message}")
         return "\n".join(lines) + "\n"
+
+
+_HIT_FIELDS = tuple(f.name for f in dataclasses.fields(TraceHit))
+_DROP_FIELDS = tuple(f.name for f in dataclasses.fields(TraceDrop))
+_SKIP_FIELDS = tuple(f.name for f in dataclasses.fields(TraceSkip))
+
+
+def _plain(record: object, names: tuple[str, ...]) -> dict[str, Any]:
+    """A trace record's fields as a dict, in declaration order (its values are scalars)."""
+    return {name: getattr(record, name) for name in names}
 
 
 def redact_trace(data: dict[str, Any]) -> dict[str, Any]:

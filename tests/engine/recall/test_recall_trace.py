@@ -87,3 +87,66 @@ def test_a_long_lived_log_reads_the_history_only_when_another_writer_touched_it(
         lines = (tmp_path / "recall" / "recall-history.jsonl").read_text().splitlines()
         assert len(lines) <= 2 * 4 + 1
     assert [t.query for t in host.history()][-1] == "q29"
+
+
+def _asdict_form(trace: RecallTrace) -> dict[str, object]:
+    """The reference: ``dataclasses.asdict`` with the records as lists (the former to_dict)."""
+    from dataclasses import asdict
+
+    data = asdict(trace)
+    data["hits"] = [asdict(h) for h in trace.hits]
+    data["dropped"] = [asdict(d) for d in trace.dropped]
+    data["skipped"] = [asdict(s) for s in trace.skipped]
+    return data
+
+
+def _traces():  # type: ignore[no-untyped-def]
+    from context_engine.recall.trace import TraceDrop, TraceHit, TraceSkip
+    from hypothesis import strategies as st
+
+    text = st.text(max_size=12)
+    number = st.integers(min_value=-3, max_value=10**6)
+    score = st.floats(allow_nan=False, allow_infinity=False)
+    head = (text, number, text, text, text, score)
+    hit = st.builds(lambda *a: TraceHit(*a), *head, text, text, text)
+    drop = st.builds(lambda *a: TraceDrop(*a), *head, text, text)
+    skip = st.builds(TraceSkip, text, text, text)
+    return st.builds(
+        RecallTrace,
+        query=text,
+        hits=st.lists(hit, max_size=4).map(tuple),
+        omitted=number,
+        char_budget=number,
+        used_chars=number,
+        suppressed=st.none() | text,
+        limit=number,
+        dropped=st.lists(drop, max_size=6).map(tuple),
+        dropped_counts=st.dictionaries(text, number, max_size=4),
+        skipped=st.lists(skip, max_size=3).map(tuple),
+        candidates=number,
+        pool_size=number,
+        at=text,
+    )
+
+
+@pytest.mark.slow
+def test_to_dict_equals_the_asdict_form_key_for_key() -> None:
+    """Same keys in the same order and the same values, so the JSON written is the same."""
+    from hypothesis import given, settings
+
+    @settings(max_examples=150, deadline=None)
+    @given(_traces())
+    def check(trace: RecallTrace) -> None:
+        fast, slow = trace.to_dict(), _asdict_form(trace)
+        assert json.dumps(fast) == json.dumps(slow)
+        assert fast == slow
+        assert fast["dropped_counts"] is not trace.dropped_counts
+
+    check()
+
+
+def test_to_dict_of_a_recall_equals_the_asdict_form() -> None:
+    recaller = Recaller(sample_store())
+    for query in ("why does the release build fail?", "docker cache release", "记忆召回"):
+        trace = recaller.recall(query, limit=1, budget=300, now=NOW).trace
+        assert json.dumps(trace.to_dict()) == json.dumps(_asdict_form(trace))
