@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
-
-from ..facts.model import FileStamp
+from typing import Literal, NamedTuple
 
 InstructionScope = Literal["user", "workspace"]
 
@@ -48,6 +46,23 @@ INFO_CODES: frozenset[str] = frozenset(
 )
 WORKSPACE_UNREADABLE = "workspace_unreadable"
 RESOLVER_ERROR = "resolver_error"
+
+
+class WatchStamp(NamedTuple):
+    """An instruction file as read: its identity, when it was read, and a digest of its bytes.
+
+    ``ctime_ns`` is in the identity because an in-place same-size edit with the mtime put back
+    (editors, ``touch -r``) changes nothing else; ``read_ns`` and ``digest`` apply git's racy
+    rule, as the fact listings do (``facts/stat_listing.RACY_NS``).
+    """
+
+    device: int
+    inode: int
+    size: int
+    mtime_ns: int
+    ctime_ns: int
+    read_ns: int  # taken before the ``fstat``: a later change is never older than this
+    digest: bytes
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,5 +114,5 @@ class Resolution:
     target: Path
     documents: tuple[InstructionDocument, ...]
     diagnostics: tuple[InstructionDiagnostic, ...]
-    watched: tuple[tuple[Path, FileStamp | None], ...] = ()
+    watched: tuple[tuple[Path, WatchStamp | None], ...] = ()
     home: Path | None = None

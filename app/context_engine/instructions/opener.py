@@ -15,10 +15,12 @@ import errno
 import os
 import stat
 import sys
+import time
 from dataclasses import dataclass
 from typing import Literal
 
-from ..facts.model import FileStamp
+from ..digests import blake2b
+from .model import WatchStamp
 
 READ_LIMIT = 1 << 20  # bytes; instruction files are small, a huge one is a mistake or an attack
 
@@ -76,7 +78,7 @@ class Opened:
     """A file read in full: its text (decoded, BOM stripped) and the stamp of what was opened."""
 
     text: str
-    stamp: FileStamp
+    stamp: WatchStamp
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +108,11 @@ def decode_instruction_bytes(data: bytes) -> str | None:
         except UnicodeDecodeError:
             continue
     return None
+
+
+def content_digest(data: bytes) -> bytes:
+    """A short digest of a file's bytes, to compare a racy read with the file now."""
+    return blake2b(data, digest_size=16).digest()
 
 
 def is_within(path: str, base: str, *, strict: bool = True) -> bool:
@@ -238,6 +245,7 @@ class Opener:
             return False
 
     def _read_open(self, fd: int) -> Opened | Failure:
+        read_ns = time.time_ns()
         info = self.fs.fstat(fd)
         if stat.S_ISDIR(info.st_mode):
             return Failure("unreadable", "target is a directory")
@@ -263,5 +271,13 @@ class Opener:
             text = text[1:]
         if not text.strip():
             return Failure("empty", "target is empty")
-        stamp = FileStamp(info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+        stamp = WatchStamp(
+            info.st_dev,
+            info.st_ino,
+            info.st_size,
+            info.st_mtime_ns,
+            info.st_ctime_ns,
+            read_ns,
+            content_digest(data),
+        )
         return Opened(text, stamp)

@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..facts.model import FileStamp
 from ..paths import EnginePaths
 from .discovery import ChainDir, candidate_names, open_chain, target_parts
 from .import_lines import (
@@ -42,6 +41,7 @@ from .model import (
     InstructionDocument,
     InstructionScope,
     Resolution,
+    WatchStamp,
 )
 from .opener import FileSystem, Opened, Opener
 
@@ -76,7 +76,7 @@ class _Expansion:
     boundary: _Boundary
     opener: Opener
     diagnostics: list[InstructionDiagnostic]
-    watched: list[tuple[Path, FileStamp | None]]
+    watched: list[tuple[Path, WatchStamp | None]]
     imports: list[ImportRecord] = field(default_factory=list)
     expanded: set[Identity] = field(default_factory=set)
     stack: list[Identity] = field(default_factory=list)
@@ -188,7 +188,7 @@ class _Loader:
 
     opener: Opener
     diagnostics: list[InstructionDiagnostic] = field(default_factory=list)
-    watched: list[tuple[Path, FileStamp | None]] = field(default_factory=list)
+    watched: list[tuple[Path, WatchStamp | None]] = field(default_factory=list)
     documents: list[InstructionDocument] = field(default_factory=list)
     # Phase one's documents and diagnostics in reading order, so phase two reports every
     # diagnostic in the order the files come (as a one-pass walk would).
