@@ -136,8 +136,8 @@ def rank(
         return Ranked(keys[k], values[k], flags[k], marks[k])
 
     # The same total order for the head and the listed below-floor candidates (score, newer,
-    # id, name, scope): slot order differs between a fresh build and a restored index, so it must never
-    # decide what the trace lists.
+    # id, name, scope): slot order differs between a fresh build and a restored index, so it
+    # must never decide what the trace lists.
     head = [record(i) for i in sorted(head_idx, key=key)]
     below = [record(i) for i in sorted(below_idx, key=key)[:detail]]
     return Ranking(head=head, below=below, kept=kept_total, below_total=len(adjusted) - kept_total)
