@@ -107,6 +107,16 @@ def _counting_bits(query: Query) -> int:
     return sum(1 << j for j, t in enumerate(query.terms[:MASK_TERMS]) if t in counting)
 
 
+def tie_key(fact: Fact) -> tuple[str, str, str]:
+    """The last tie-break among equal scores: the id (S8.6), then name and scope.
+
+    Files sharing one id are each indexed; without the name and scope their order would be
+    slot order, which differs between a fresh build and a restored or changed index. (The
+    snapshot lists facts by name and scope, so a fresh build's order is kept.)
+    """
+    return (fact.id, fact.name, fact.scope)
+
+
 def _newer(new: Fact, old: Fact) -> bool:
     """Whether ``new`` was updated after ``old`` (unset times are oldest)."""
     return (micros(new.updated_at or new.created_at) or OLDEST) > (
@@ -495,7 +505,7 @@ class Recaller:
         self._override_drops(query, strong, weights, avgdl, now_us, drops, counts)
         if len(scored.slots) == 0:
             return self._finish(text, "", [], 0, limit, budget, NO_MATCH, drops, counts, 0, now)
-        ranking = rank(pool, scored, now_us, limit + DROPPED_DETAIL, DROPPED_DETAIL, self._fact_id)
+        ranking = rank(pool, scored, now_us, limit + DROPPED_DETAIL, DROPPED_DETAIL, self._tie)
         ranked, kept_total = ranking.head, ranking.kept
         counts[LOST_RELATIVE] = ranking.below_total
         drops[LOST_RELATIVE] = [self._drop(r, LOST_RELATIVE) for r in ranking.below]
@@ -622,9 +632,9 @@ class Recaller:
 
         return RecallResult(block=block, build=build)
 
-    def _fact_id(self, reference: str) -> str:
-        """The id of a tracked fact (the last tie-break)."""
-        return self._tracker.facts[reference].id
+    def _tie(self, reference: str) -> tuple[str, str, str]:
+        """The last tie-break of a tracked fact: its id (S8.6), then name and scope."""
+        return tie_key(self._tracker.facts[reference])
 
     def _drop(self, ranked: Ranked, reason: str, detail: str = "") -> PendingDrop:
         """What the trace will record for a candidate that lost (the fact as it is now)."""
@@ -652,7 +662,7 @@ class Recaller:
         # Score, then id: never slot order (a restored index numbers slots differently).
         order = sorted(
             range(len(adjusted)),
-            key=lambda i: (-adjusted[i], self._fact_id(shadow.key(int(scored.slots[i])))),
+            key=lambda i: (-adjusted[i], self._tie(shadow.key(int(scored.slots[i])))),
         )
         out: list[PendingDrop] = []
         for i in order[:DROPPED_DETAIL]:
@@ -734,5 +744,7 @@ class Recaller:
                 return []
             top = max(h.score for h in found)
             kept = [h for h in found if h.score >= floor * top]
-            kept.sort(key=lambda h: (-h.score, -(micros(h.fact.updated_at) or OLDEST), h.fact.id))
+            kept.sort(
+                key=lambda h: (-h.score, -(micros(h.fact.updated_at) or OLDEST), tie_key(h.fact))
+            )
             return kept[:limit]

@@ -86,9 +86,10 @@ def rank(
     now_us: int,
     want: int,
     detail: int,
-    fact_id: Callable[[str], str],
+    tie: Callable[[str], tuple[str, ...]],
 ) -> Ranking:
-    """Boost, keep ≥ 0.24 × top, order by score, newer ``updated_at``, then id (S8.6).
+    """Boost, keep ≥ 0.24 × top, order by score, newer ``updated_at``, then ``tie`` (S8.6:
+    the id, then what tells apart files sharing one id).
 
     Only the first ``want`` kept candidates (and any tied with the last of them) are put in
     exact order: the block and the trace never show more. ``detail`` bounds the listed
@@ -126,17 +127,17 @@ def rank(
         marks = scored.bits[chosen].tolist()
     row = dict(zip(chosen, range(len(chosen)), strict=True))
 
-    def key(i: int) -> tuple[float, int, str]:
+    def key(i: int) -> tuple[float, int, tuple[str, ...]]:
         k = row[i]
-        return (-values[k], -news[k], fact_id(keys[k]))
+        return (-values[k], -news[k], tie(keys[k]))
 
     def record(i: int) -> Ranked:
         k = row[i]
         return Ranked(keys[k], values[k], flags[k], marks[k])
 
     # The same total order for the head and the listed below-floor candidates (score, newer,
-    # id): slot order differs between a fresh build and a restored index, so it must never
-    # decide what the trace lists.
+    # id, name, scope): slot order differs between a fresh build and a restored index, so it
+    # must never decide what the trace lists.
     head = [record(i) for i in sorted(head_idx, key=key)]
     below = [record(i) for i in sorted(below_idx, key=key)[:detail]]
     return Ranking(head=head, below=below, kept=kept_total, below_total=len(adjusted) - kept_total)

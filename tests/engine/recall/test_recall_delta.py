@@ -111,10 +111,8 @@ def apply(paths: EnginePaths, op: str, name: str, words: list[str]) -> None:
         write(world, "echo.md", words, scope="global")
     elif op == "title":  # an untitled global is keyed by its spaced name: a title masks it
         write(project, f"{name}.md", words, title="gamma ray")
-    else:  # a second file with another file's id: the full read reports it
-        # (one such file at most: with three holders of one id the full restore path's search
-        # already differs from a fresh build, before this change too)
-        write(project, "dup.md", words, fact_id="mem-project-alpha")
+    else:  # another file with alpha's id (one per name: up to five holders of one id)
+        write(project, f"dup-{name}.md", words, fact_id="mem-project-alpha")
 
 
 def full(paths: EnginePaths) -> tuple[list[Any], dict[str, FactMark], frozenset[str], str,
