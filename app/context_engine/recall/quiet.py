@@ -196,7 +196,34 @@ def _roots(paths: EnginePaths) -> list[str]:
     return [str(paths.project_store), str(paths.global_store)]
 
 
-class _SavedFacts(dict[str, Fact]):
+class _LoadedWhole(dict[str, Any]):
+    """A lazily filled dict that reads every saved row (``_all``) before it is walked whole."""
+
+    def _all(self) -> None:
+        raise NotImplementedError
+
+    def __iter__(self) -> Iterator[str]:
+        self._all()
+        return super().__iter__()
+
+    def __len__(self) -> int:
+        self._all()
+        return super().__len__()
+
+    def keys(self) -> Any:
+        self._all()
+        return super().keys()
+
+    def values(self) -> Any:
+        self._all()
+        return super().values()
+
+    def items(self) -> Any:
+        self._all()
+        return super().items()
+
+
+class _SavedFacts(_LoadedWhole):
     """Tracked facts by reference, each built from its saved record on first use.
 
     Asking for one (``[]``, ``get``, ``in``) reads its record; asking for all of them
@@ -252,28 +279,9 @@ class _SavedFacts(dict[str, Fact]):
     def __contains__(self, reference: object) -> bool:
         return isinstance(reference, str) and self.get(reference) is not None
 
-    def __iter__(self) -> Iterator[str]:
-        self._all()
-        return super().__iter__()
-
-    def __len__(self) -> int:
-        self._all()
-        return super().__len__()
-
-    def keys(self) -> Any:
-        self._all()
-        return super().keys()
-
-    def values(self) -> Any:
-        self._all()
-        return super().values()
-
-    def items(self) -> Any:
-        self._all()
-        return super().items()
 
 
-class _SavedTable(dict[str, Any]):
+class _SavedTable(_LoadedWhole):
     """One pool table of the saved state, each entry read from its row on first use.
 
     Entries read are kept with their saved bytes, so ``changed()`` names exactly the rows a
@@ -333,26 +341,6 @@ class _SavedTable(dict[str, Any]):
                     self._saved[key] = blob
                     dict.__setitem__(self, key, marshal.loads(blob))
             self._complete = True
-
-    def __iter__(self) -> Iterator[str]:
-        self._all()
-        return super().__iter__()
-
-    def __len__(self) -> int:
-        self._all()
-        return super().__len__()
-
-    def keys(self) -> Any:
-        self._all()
-        return super().keys()
-
-    def values(self) -> Any:
-        self._all()
-        return super().values()
-
-    def items(self) -> Any:
-        self._all()
-        return super().items()
 
     def changed(self) -> dict[str, bytes | None]:
         """Key → new row bytes (``None``: gone) of every entry that differs from its row."""
