@@ -40,6 +40,7 @@ MASK_TERMS = 52  # query terms tracked in the per-document matched-term bitmask
 # Up to this many postings across the query terms, the plain Python scorer runs (about as fast
 # as NumPy's import alone); above it, NumPy. Only speed differs, never a result.
 PYTHON_POSTINGS = 60_000
+TOMBS = 64  # removals kept as tombstones (at least; N/32 in a large index) before a purge
 ABSENT_TERMS = 65_536  # terms remembered as missing from frozen postings (then it starts over)
 
 # Per-slot arrays: name → typecode (float64, bool as a byte, int64 × 3), in export order.
@@ -137,6 +138,14 @@ class SparseIndex:
     # Terms the frozen postings were asked for and do not hold: a host asks for the same
     # words every turn, and each miss was a database lookup (~1 ms at 100,000 facts).
     _absent: set[str] = field(default_factory=set)
+    # Removed while NumPy is loaded (a long-lived host): the slot is a tombstone and its pairs
+    # stay in the postings of its terms (``_dead`` counts them per term) until ``_purge``
+    # filters them out in one vectorised pass per term; scoring never lets a tombstone
+    # through and ``df`` subtracts the dead pairs. Searching a posting for one slot costs
+    # O(df) per term (~150 terms of 40,000 pairs for one fact of the 100k bench store).
+    _dead: dict[str, int] = field(default_factory=dict)
+    _tomb: set[int] = field(default_factory=set)
+    _tomb_np: Any = None
     _length: array[float] = field(default_factory=lambda: array("d"))
     _project: array[int] = field(default_factory=lambda: array("b"))
     _fresh: array[int] = field(default_factory=lambda: array("q"))
@@ -181,6 +190,7 @@ class SparseIndex:
     def _thaw(self) -> None:
         """Every restored posting as an array, in the saved order (before anything iterates or
         changes them); until then ``_postings`` holds only terms looked up, all in ``_frozen``."""
+        self._purge()
         if self._frozen:
             frozen, gone, touched = self._frozen, self._gone, self._postings
             thawed = {
@@ -195,7 +205,9 @@ class SparseIndex:
     def df(self, term: str) -> int:
         """Number of documents containing ``term``."""
         posting = self._posting(term)
-        return len(posting) // 2 if posting is not None else 0
+        if posting is None:
+            return 0
+        return len(posting) // 2 - self._dead.get(term, 0) if self._dead else len(posting) // 2
 
     def key(self, slot: int) -> str:
         """The key stored in ``slot``."""
@@ -392,6 +404,9 @@ class SparseIndex:
         slot = self._slot_of.pop(key, None)
         if slot is None:
             return
+        if "numpy" in sys.modules:  # a host: O(1) per term now, the pairs purged in bulk later
+            self._bury(slot, terms)
+            return
         postings = self._postings
         frozen = bool(self._frozen)
         for term in terms:
@@ -416,12 +431,69 @@ class SparseIndex:
                 posting[pos] = posting[last]
                 posting[pos + 1] = posting[last + 1]
             del posting[last:]
+        self._release(slot)
+        self._free.append(slot)
+
+    def _release(self, slot: int) -> None:
+        """The per-slot side of a removal (the slot's postings are handled by the caller)."""
         self._norm = self._norm_np = None
         self.total_length -= int(self._length[slot])
         self._length[slot] = 0
         self._keys[slot] = None
-        self._free.append(slot)
         self.counters.removes += 1
+
+    def _bury(self, slot: int, terms: Iterable[str]) -> None:
+        """``remove`` as a tombstone: each term's dead count goes up (a posting left with no
+        live pair goes at once); the slot is reused only after ``_purge``."""
+        postings, dead = self._postings, self._dead
+        frozen = bool(self._frozen)
+        for term in terms:
+            posting = self._posting(term) if frozen else postings.get(term)
+            if posting is None:
+                continue
+            if frozen:
+                self._dirty.add(term)
+            count = dead.get(term, 0) + 1
+            if count * 2 >= len(posting):  # nothing live is left in it
+                del postings[term]
+                dead.pop(term, None)
+                if frozen:
+                    self._gone.add(term)
+            else:
+                dead[term] = count
+        self._release(slot)
+        self._tomb.add(slot)
+        self._tomb_np = None
+        if len(self._tomb) >= max(TOMBS, len(self._slot_of) // 32):
+            self._purge()
+
+    def _purge(self) -> None:
+        """Filter every tombstone's pairs out of the postings and free the tombstones' slots."""
+        if not self._tomb:
+            return
+        np = _numpy()  # tombstones exist only where NumPy is loaded
+        buried = np.zeros(len(self._keys), dtype=np.bool_)
+        buried[np.fromiter(self._tomb, dtype=np.intp, count=len(self._tomb))] = True
+        postings = self._postings
+        for term in self._dead:
+            posting = postings[term]
+            pairs = np.frombuffer(posting, dtype=np.int32).reshape(-1, 2)
+            kept = pairs[~buried[pairs[:, 0]]].tobytes()
+            del pairs  # release the buffer export before the posting is resized
+            posting[:] = array("i", kept)
+        self._dead = {}
+        self._free.extend(sorted(self._tomb, reverse=True))
+        self._tomb = set()
+        self._tomb_np = None
+
+    def _live(self, gate: Any) -> Any:
+        """``gate`` (one bool per slot) with every tombstone turned off (NumPy)."""
+        if self._tomb:
+            if self._tomb_np is None:
+                np = _numpy()
+                self._tomb_np = np.fromiter(self._tomb, dtype=np.intp, count=len(self._tomb))
+            gate[self._tomb_np] = False
+        return gate
 
     def score(
         self,
@@ -492,6 +564,7 @@ class SparseIndex:
                 for slot in slots:
                     single[slot] = 1
         hit = array("q")
+        seen -= self._tomb
         for slot in sorted(seen):
             n = count[slot]
             if (n >= 2 and specific[slot]) or (n == 1 and single[slot]):
@@ -561,7 +634,7 @@ class SparseIndex:
             gate = ((count >= 2) & ((bits & solid) != 0)) | ((count == 1) & ((bits & single) != 0))
         else:
             gate = gate_mask(count, *self._gate_inputs(slots, sizes, names, strong, ignored, weak))
-        hit = np.flatnonzero(gate)
+        hit = np.flatnonzero(self._live(gate))
         return Scored(slots=hit, scores=acc[hit], matched=count[hit], bits=bits[hit])
 
     def _gate_inputs(
@@ -645,7 +718,7 @@ class SparseIndex:
         return np.frombuffer(self._updated, dtype=np.int64)[slots]
 
     def vocabulary(self) -> int:
-        """Number of distinct terms."""
+        """Number of distinct terms (a tombstone's pairs never leave a posting empty)."""
         if not self._frozen:
             return len(self._postings)
         frozen = self._frozen
@@ -654,6 +727,7 @@ class SparseIndex:
 
     def changed_postings(self) -> dict[str, bytes | None]:
         """Term → posting bytes (``None``: gone) of every term changed while frozen."""
+        self._purge()
         out: dict[str, bytes | None] = {}
         for term in self._dirty:
             posting = None if term in self._gone else self._postings.get(term)
@@ -662,6 +736,7 @@ class SparseIndex:
 
     def slot_state(self) -> tuple[list[str | None], list[int], list[bytes], int]:
         """Slot keys, free slots, per-slot array bytes and total length (a delta's row)."""
+        self._purge()
         n = len(self._keys)
         return (list(self._keys), list(self._free), [a[:n].tobytes() for a in self._per_slot()],
                 self.total_length)
