@@ -606,13 +606,16 @@ class SparseIndex:
         slots = pairs[0::2].astype(np.intp)
         tf = pairs[1::2]  # int32: converted exactly to float64 by each operation below
         names = [term for _, term, _ in used]
-        w = np.repeat(np.array([weights[t] for t in names], dtype=np.float64), sizes)
         # Same operation order as the S8.6 reference formula, and bincount adds each
         # document's contributions in query-term order starting from 0.0, so the floats
         # agree exactly with a term-by-term sum.
-        # In place where the result is the same float: w·x is x·w in IEEE arithmetic.
+        # In place where the result is the same float: w·x is x·w in IEEE arithmetic, and a
+        # term's slice times its weight is the product a repeated weight array would give.
         contrib = tf * (K1 + 1)
-        contrib *= w
+        start = 0
+        for size, term in zip(sizes, names, strict=True):
+            contrib[start : start + size] *= weights[term]
+            start += size
         norm = self._length_norm_np(avgdl)[slots]
         norm += tf
         contrib /= norm
@@ -620,12 +623,18 @@ class SparseIndex:
         # Arrays, not lists, into ``repeat``: a list takes NumPy's slower wrapping path.
         powers = np.array([float(1 << j) if j < MASK_TERMS else 0.0 for j, _, _ in used])
         bits = np.bincount(slots, weights=powers.repeat(sizes), minlength=cap).astype(np.int64)
-        if ignored and any(t in ignored for t in names):
-            counted = np.array([t not in ignored for t in names]).repeat(sizes)
-            count = np.bincount(slots[counted], minlength=cap)
+        masked = used[-1][0] < MASK_TERMS  # every term has its bit (``used`` is in query order)
+        if masked and hasattr(np, "bitwise_count"):
+            # A document's counted terms are the counted bits it holds: one pass per document
+            # instead of a ``bincount`` over every posting (each pair occurs once per term).
+            counted = sum(1 << j for j, term, _ in used if term not in ignored)
+            count = np.bitwise_count(bits & counted).astype(np.intp)
+        elif ignored and any(t in ignored for t in names):
+            which = np.array([t not in ignored for t in names]).repeat(sizes)
+            count = np.bincount(slots[which], minlength=cap)
         else:
             count = np.bincount(slots, minlength=cap)
-        if used[-1][0] < MASK_TERMS:  # every term has its bit (``used`` is in query order)
+        if masked:
             solid = single = 0
             for j, term in zip((j for j, _, _ in used), names, strict=True):
                 if term not in ignored:
