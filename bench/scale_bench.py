@@ -16,8 +16,10 @@ processes (CPU = user + system from ``os.wait4``, medians of ``--repeats``):
 
 and, in one long-lived process: a quiet turn of a host (``ContextEngine`` + ``run_turn``), one
 change → the next turn, one change → the index current again (no recall, notes or trace),
-recall p50/p95 in process, and the RSS the recall index adds; and, in another, one
-``remember`` through the write door (CPU, its imports done).
+recall p50/p95 in process, and the RSS the recall index adds (built over fact objects made
+before, so the index alone); in another, one ``remember`` through the write door (CPU, its
+imports done); and in a third, a watched host's whole RSS (after its imports, quiet turns,
+and one change).
 Every figure is printed with its ratio to ``python -c pass`` and its growth between sizes.
 
     .venv/bin/python bench/scale_bench.py                          # 1k, 10k; 3 repeats
@@ -306,7 +308,9 @@ try:
     engine = ContextEngine(paths, watch=True)
 except TypeError:  # code from before watched hosts: the same bench runs on it
     engine = ContextEngine(paths)
-facts = engine.active_facts()
+# Every fact object made first: the row is the index alone (a saved state's lazy facts
+# would otherwise be materialised inside the measurement).
+facts = list(engine.active_facts())
 before = rss()
 recaller = Recaller(facts)
 index_rss = rss() - before
@@ -354,6 +358,41 @@ for i in range(max(3, repeats)):
 print(json.dumps({"p50": p50, "p95": p95, "cpu50": cpu50, "cpu95": cpu95, "index_rss": index_rss,
                   "quiet": statistics.median(quiet), "change": statistics.median(change),
                   "update": statistics.median(update)}))
+"""
+
+# What a long-lived host holds, in a process of its own (the HOST script above also builds a
+# standalone index), opened on a settled saved state: RSS after its imports (NumPy included, as
+# a host loads it), after quiet turns, and after one change on disk and the turns that follow.
+HOST_RSS = r"""
+import dataclasses, json, os, sys
+from datetime import UTC, datetime
+from pathlib import Path
+import numpy  # noqa: F401  # a host scores with it after its first few turns
+from context_engine.engine import ContextEngine
+from context_engine.facts.codec import parse_fact, render_fact
+from context_engine.paths import EnginePaths
+from context_engine.session.core import run_turn
+
+def rss():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+home, ws, prompt = sys.argv[1:4]
+paths = EnginePaths.resolve(home=home, workspace=ws)
+imports = rss()
+engine = ContextEngine(paths, watch=True)
+_, base = run_turn(engine, None, prompt)
+for _ in range(10):
+    _, base = run_turn(engine, base, prompt)
+quiet = rss()
+victim = sorted(Path(paths.project_store).glob("*.md"))[5]
+fact = parse_fact(victim.read_bytes(), path=victim, store_scope="project",
+                  mtime=datetime.now(UTC)).fact
+new = dataclasses.replace(fact, revision=fact.revision + 1, body=fact.body + " rss edit")
+tmp = victim.with_name(".tmp-bench"); tmp.write_bytes(render_fact(new)); os.replace(tmp, victim)
+for _ in range(3):
+    _, base = run_turn(engine, base, prompt)
+print(json.dumps({"imports": imports, "quiet": quiet, "change": rss()}))
 """
 
 # One ``remember`` in a process whose imports are done: the door a CLI call goes through, a
@@ -497,6 +536,9 @@ def run_size(count: int, cache: Path, work: Path, repeats: int) -> dict[str, flo
     in_process = json.loads(
         Child([py, "-c", REMEMBER, str(home), str(ws), str(repeats)], env=env).stdout
     )
+    settle()
+    Child(hook, payload, env)  # a settled saved state again: the host below opens on it
+    held = json.loads(Child([py, "-c", HOST_RSS, str(home), str(ws), PROMPT], env=env).stdout)
     result = {key: median(values) for key, values in figures.items()}
     result["remember (in proc)"] = in_process["remember"]
     result["host quiet turn"] = host["quiet"]
@@ -507,6 +549,9 @@ def run_size(count: int, cache: Path, work: Path, repeats: int) -> dict[str, flo
     result["recall p50 CPU (in proc)"] = host["cpu50"]
     result["recall p95 CPU (in proc)"] = host["cpu95"]
     result["recall index MB"] = host["index_rss"]
+    result["host RSS MB: imports"] = held["imports"]
+    result["host RSS MB: quiet turns"] = held["quiet"]
+    result["host RSS MB: after a change"] = held["change"]
     shutil.rmtree(base, ignore_errors=True)
     return result
 
@@ -537,6 +582,14 @@ HOST_KEYS = (
 )
 
 
+MEMORY_KEYS = (
+    "recall index MB",
+    "host RSS MB: imports",
+    "host RSS MB: quiet turns",
+    "host RSS MB: after a change",
+)
+
+
 def report(sizes: list[int], results: dict[int, dict[str, float]]) -> None:
     """Print one table: CPU ms per size, ratio to ``python -c pass``, growth between sizes."""
     head = "".join(f"{f'{n:,}':>22}" for n in sizes)
@@ -559,13 +612,16 @@ def report(sizes: list[int], results: dict[int, dict[str, float]]) -> None:
             for a, b in itertools.pairwise(sizes)
         )
         print(f"{key:38}{cells}{grows}")
-    key = "recall index MB"
-    cells = "".join(f"{results[n][key]:22.1f}" for n in sizes)
-    grows = "".join(
-        f"{results[b][key] / max(results[a][key], 1e-9):9.2f}×"
-        for a, b in itertools.pairwise(sizes)
-    )
-    print(f"{key:38}{cells}{grows}")
+    # The index alone (Recaller over facts already made), then a host process's whole RSS.
+    for key in MEMORY_KEYS:
+        if not all(key in results[n] for n in sizes):
+            continue
+        cells = "".join(f"{results[n][key]:22.1f}" for n in sizes)
+        grows = "".join(
+            f"{results[b][key] / max(results[a][key], 1e-9):9.2f}×"
+            for a, b in itertools.pairwise(sizes)
+        )
+        print(f"{key:38}{cells}{grows}")
 
 
 def main() -> None:

@@ -34,6 +34,7 @@ from .session.privacy import Scrubber
 if TYPE_CHECKING:
     from .catalog.ops import WriteOutcome
     from .facts.memory import Memory
+    from .instructions.model import Resolution
     from .policy.confirmation import ConfirmationService
     from .recall import Recaller, TraceLog
 
@@ -67,6 +68,7 @@ class ContextEngine:
             self.catalog.index.watch_changes = True
         self._scrub = Scrubber.for_paths(paths)
         self._lock = threading.Lock()
+        self._instructions: tuple[Resolution, InstructionView] | None = None
         self.upgrade_notices: list[str] = []  # one-time S5.4 notices, for the host to show
 
     @classmethod
@@ -110,12 +112,26 @@ class ContextEngine:
         return self.catalog.index.active_facts()
 
     def instructions(self) -> InstructionView:
-        """The S6.7 block and each document's body by label, resolved now."""
-        from .instructions import render_provider_block, resolve_instructions
+        """The S6.7 block and each document's body by label, as the files are now.
 
+        Resolved again only when a file the last resolution read or looked for changed (one
+        ``stat`` each, git's racy rule: ``instructions/watch.py``); a host asks every turn.
+        """
+        from .instructions import changed_paths, render_provider_block, resolve_instructions
+        from .instructions.model import RESOLVER_ERROR, WORKSPACE_UNREADABLE
+
+        kept = self._instructions
+        if kept is not None and not changed_paths(kept[0]):
+            return kept[1]
         resolution = resolve_instructions(self.paths)
         documents = {doc.label: doc.body for doc in resolution.documents}
-        return InstructionView(render_provider_block(resolution), documents)
+        view = InstructionView(render_provider_block(resolution), documents)
+        # A resolution that failed or could not open the workspace watched too little to vouch
+        # for itself later: resolved again next time.
+        unwatchable = (RESOLVER_ERROR, WORKSPACE_UNREADABLE)
+        blind = any(d.code in unwatchable for d in resolution.diagnostics)
+        self._instructions = None if blind else (resolution, view)
+        return view
 
     def recaller(self, facts: Sequence[Fact] | None = None) -> Recaller:
         """The live recall index, brought up to ``facts`` (default: read now)."""

@@ -128,6 +128,10 @@ class _Expansion:
             self.diagnose(parts.code, source, line, written, parts.message)
             return f"{kept} {rejected_note(parts.code)}{cr}"
         opened = self.opener.read_file(self.boundary.fd, self.boundary.real, parts)
+        if not isinstance(opened, Opened):
+            # Watched as absent: the import expands once the file appears (an engine keeps a
+            # resolution while nothing it looked at changed, ``engine.instructions``).
+            self.watched.append((self.boundary.path.joinpath(*parts), None))
         if not isinstance(opened, Opened) and opened.kind == "missing" and is_mention(written):
             message = f"@{written} names no file and looks like a mention; kept as text"
             self.diagnose(IMPORT_MENTION, source, line, written, message)
@@ -342,6 +346,8 @@ def _load_workspace(
     root_real = loader.opener.real_path(root_fd)
     found: list[InstructionDiagnostic] = []
     chain: list[ChainDir] = open_chain(loader.opener, root, root_fd, root_real, parts, found)
+    if len(chain) <= len(parts):  # the walk stopped: where it stopped is watched as absent
+        loader.watched.append((root.joinpath(*parts[: len(chain)]), None))
     held.extend(directory.fd for directory in chain[1:])
     loader.defer(found)
     for directory in chain:

@@ -354,14 +354,14 @@ class Recaller:
         per-fact path keeps its exact handling of duplicate references and unusable facts.
         """
         active = [fact for fact in facts if not _is_archived(fact)]
-        references = [fact.reference for fact in active]
-        if len(set(references)) != len(references):
-            return None
         try:
-            self._tracker.load(active)
+            self._tracker.load(active)  # refuses duplicate references
         except Exception:
             self._tracker = PoolTracker()
             return None
+        # The tracker's own strings as the index keys: one object per reference, not two
+        # (``Fact.reference`` builds a new string each time; ~8 MB at 100,000 facts).
+        references = list(self._tracker.facts)
         membership = self._tracker.membership
         groups: dict[Membership, list[tuple[str, Fact]]] = {POOL: [], SHADOWED: [], PREFIX: []}
         for reference, fact in zip(references, active, strict=True):

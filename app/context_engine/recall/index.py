@@ -40,6 +40,8 @@ MASK_TERMS = 52  # query terms tracked in the per-document matched-term bitmask
 # Up to this many postings across the query terms, the plain Python scorer runs (about as fast
 # as NumPy's import alone); above it, NumPy. Only speed differs, never a result.
 PYTHON_POSTINGS = 60_000
+TOMBS = 64  # removals kept as tombstones (at least; N/32 in a large index) before a purge
+ABSENT_TERMS = 65_536  # terms remembered as missing from frozen postings (then it starts over)
 
 # Per-slot arrays: name → typecode (float64, bool as a byte, int64 × 3), in export order.
 _PER_SLOT = (
@@ -133,6 +135,17 @@ class SparseIndex:
     # saved state writes, recall/delta.py).
     _gone: set[str] = field(default_factory=set)
     _dirty: set[str] = field(default_factory=set)
+    # Terms the frozen postings were asked for and do not hold: a host asks for the same
+    # words every turn, and each miss was a database lookup (~1 ms at 100,000 facts).
+    _absent: set[str] = field(default_factory=set)
+    # Removed while NumPy is loaded (a long-lived host): the slot is a tombstone and its pairs
+    # stay in the postings of its terms (``_dead`` counts them per term) until ``_purge``
+    # filters them out in one vectorised pass per term; scoring never lets a tombstone
+    # through and ``df`` subtracts the dead pairs. Searching a posting for one slot costs
+    # O(df) per term (~150 terms of 40,000 pairs for one fact of the 100k bench store).
+    _dead: dict[str, int] = field(default_factory=dict)
+    _tomb: set[int] = field(default_factory=set)
+    _tomb_np: Any = None
     _length: array[float] = field(default_factory=lambda: array("d"))
     _project: array[int] = field(default_factory=lambda: array("b"))
     _fresh: array[int] = field(default_factory=lambda: array("q"))
@@ -161,16 +174,23 @@ class SparseIndex:
         """The posting of ``term`` (thawed from its restored bytes on first use)."""
         posting = self._postings.get(term)
         if posting is None and self._frozen and term not in self._gone:
+            if term in self._absent:
+                return None
             blob = self._frozen.get(term)
             if blob is not None:
                 posting = array("i")
                 posting.frombytes(blob)
                 self._postings[term] = posting
+            else:
+                if len(self._absent) >= ABSENT_TERMS:
+                    self._absent.clear()
+                self._absent.add(term)  # a later ``add`` puts it in ``_postings``, seen first
         return posting
 
     def _thaw(self) -> None:
         """Every restored posting as an array, in the saved order (before anything iterates or
         changes them); until then ``_postings`` holds only terms looked up, all in ``_frozen``."""
+        self._purge()
         if self._frozen:
             frozen, gone, touched = self._frozen, self._gone, self._postings
             thawed = {
@@ -180,11 +200,14 @@ class SparseIndex:
             self._postings = thawed
             self._frozen = {}
             self._gone = set()
+            self._absent = set()
 
     def df(self, term: str) -> int:
         """Number of documents containing ``term``."""
         posting = self._posting(term)
-        return len(posting) // 2 if posting is not None else 0
+        if posting is None:
+            return 0
+        return len(posting) // 2 - self._dead.get(term, 0) if self._dead else len(posting) // 2
 
     def key(self, slot: int) -> str:
         """The key stored in ``slot``."""
@@ -381,6 +404,9 @@ class SparseIndex:
         slot = self._slot_of.pop(key, None)
         if slot is None:
             return
+        if "numpy" in sys.modules:  # a host: O(1) per term now, the pairs purged in bulk later
+            self._bury(slot, terms)
+            return
         postings = self._postings
         frozen = bool(self._frozen)
         for term in terms:
@@ -405,12 +431,69 @@ class SparseIndex:
                 posting[pos] = posting[last]
                 posting[pos + 1] = posting[last + 1]
             del posting[last:]
+        self._release(slot)
+        self._free.append(slot)
+
+    def _release(self, slot: int) -> None:
+        """The per-slot side of a removal (the slot's postings are handled by the caller)."""
         self._norm = self._norm_np = None
         self.total_length -= int(self._length[slot])
         self._length[slot] = 0
         self._keys[slot] = None
-        self._free.append(slot)
         self.counters.removes += 1
+
+    def _bury(self, slot: int, terms: Iterable[str]) -> None:
+        """``remove`` as a tombstone: each term's dead count goes up (a posting left with no
+        live pair goes at once); the slot is reused only after ``_purge``."""
+        postings, dead = self._postings, self._dead
+        frozen = bool(self._frozen)
+        for term in terms:
+            posting = self._posting(term) if frozen else postings.get(term)
+            if posting is None:
+                continue
+            if frozen:
+                self._dirty.add(term)
+            count = dead.get(term, 0) + 1
+            if count * 2 >= len(posting):  # nothing live is left in it
+                del postings[term]
+                dead.pop(term, None)
+                if frozen:
+                    self._gone.add(term)
+            else:
+                dead[term] = count
+        self._release(slot)
+        self._tomb.add(slot)
+        self._tomb_np = None
+        if len(self._tomb) >= max(TOMBS, len(self._slot_of) // 32):
+            self._purge()
+
+    def _purge(self) -> None:
+        """Filter every tombstone's pairs out of the postings and free the tombstones' slots."""
+        if not self._tomb:
+            return
+        np = _numpy()  # tombstones exist only where NumPy is loaded
+        buried = np.zeros(len(self._keys), dtype=np.bool_)
+        buried[np.fromiter(self._tomb, dtype=np.intp, count=len(self._tomb))] = True
+        postings = self._postings
+        for term in self._dead:
+            posting = postings[term]
+            pairs = np.frombuffer(posting, dtype=np.int32).reshape(-1, 2)
+            kept = pairs[~buried[pairs[:, 0]]].tobytes()
+            del pairs  # release the buffer export before the posting is resized
+            posting[:] = array("i", kept)
+        self._dead = {}
+        self._free.extend(sorted(self._tomb, reverse=True))
+        self._tomb = set()
+        self._tomb_np = None
+
+    def _live(self, gate: Any) -> Any:
+        """``gate`` (one bool per slot) with every tombstone turned off (NumPy)."""
+        if self._tomb:
+            if self._tomb_np is None:
+                np = _numpy()
+                self._tomb_np = np.fromiter(self._tomb, dtype=np.intp, count=len(self._tomb))
+            gate[self._tomb_np] = False
+        return gate
 
     def score(
         self,
@@ -481,6 +564,7 @@ class SparseIndex:
                 for slot in slots:
                     single[slot] = 1
         hit = array("q")
+        seen -= self._tomb
         for slot in sorted(seen):
             n = count[slot]
             if (n >= 2 and specific[slot]) or (n == 1 and single[slot]):
@@ -522,13 +606,16 @@ class SparseIndex:
         slots = pairs[0::2].astype(np.intp)
         tf = pairs[1::2]  # int32: converted exactly to float64 by each operation below
         names = [term for _, term, _ in used]
-        w = np.repeat(np.array([weights[t] for t in names], dtype=np.float64), sizes)
         # Same operation order as the S8.6 reference formula, and bincount adds each
         # document's contributions in query-term order starting from 0.0, so the floats
         # agree exactly with a term-by-term sum.
-        # In place where the result is the same float: w·x is x·w in IEEE arithmetic.
+        # In place where the result is the same float: w·x is x·w in IEEE arithmetic, and a
+        # term's slice times its weight is the product a repeated weight array would give.
         contrib = tf * (K1 + 1)
-        contrib *= w
+        start = 0
+        for size, term in zip(sizes, names, strict=True):
+            contrib[start : start + size] *= weights[term]
+            start += size
         norm = self._length_norm_np(avgdl)[slots]
         norm += tf
         contrib /= norm
@@ -536,12 +623,18 @@ class SparseIndex:
         # Arrays, not lists, into ``repeat``: a list takes NumPy's slower wrapping path.
         powers = np.array([float(1 << j) if j < MASK_TERMS else 0.0 for j, _, _ in used])
         bits = np.bincount(slots, weights=powers.repeat(sizes), minlength=cap).astype(np.int64)
-        if ignored and any(t in ignored for t in names):
-            counted = np.array([t not in ignored for t in names]).repeat(sizes)
-            count = np.bincount(slots[counted], minlength=cap)
+        masked = used[-1][0] < MASK_TERMS  # every term has its bit (``used`` is in query order)
+        if masked and hasattr(np, "bitwise_count"):
+            # A document's counted terms are the counted bits it holds: one pass per document
+            # instead of a ``bincount`` over every posting (each pair occurs once per term).
+            counted = sum(1 << j for j, term, _ in used if term not in ignored)
+            count = np.bitwise_count(bits & counted).astype(np.intp)
+        elif ignored and any(t in ignored for t in names):
+            which = np.array([t not in ignored for t in names]).repeat(sizes)
+            count = np.bincount(slots[which], minlength=cap)
         else:
             count = np.bincount(slots, minlength=cap)
-        if used[-1][0] < MASK_TERMS:  # every term has its bit (``used`` is in query order)
+        if masked:
             solid = single = 0
             for j, term in zip((j for j, _, _ in used), names, strict=True):
                 if term not in ignored:
@@ -550,7 +643,7 @@ class SparseIndex:
             gate = ((count >= 2) & ((bits & solid) != 0)) | ((count == 1) & ((bits & single) != 0))
         else:
             gate = gate_mask(count, *self._gate_inputs(slots, sizes, names, strong, ignored, weak))
-        hit = np.flatnonzero(gate)
+        hit = np.flatnonzero(self._live(gate))
         return Scored(slots=hit, scores=acc[hit], matched=count[hit], bits=bits[hit])
 
     def _gate_inputs(
@@ -634,7 +727,7 @@ class SparseIndex:
         return np.frombuffer(self._updated, dtype=np.int64)[slots]
 
     def vocabulary(self) -> int:
-        """Number of distinct terms."""
+        """Number of distinct terms (a tombstone's pairs never leave a posting empty)."""
         if not self._frozen:
             return len(self._postings)
         frozen = self._frozen
@@ -643,6 +736,7 @@ class SparseIndex:
 
     def changed_postings(self) -> dict[str, bytes | None]:
         """Term → posting bytes (``None``: gone) of every term changed while frozen."""
+        self._purge()
         out: dict[str, bytes | None] = {}
         for term in self._dirty:
             posting = None if term in self._gone else self._postings.get(term)
@@ -651,6 +745,7 @@ class SparseIndex:
 
     def slot_state(self) -> tuple[list[str | None], list[int], list[bytes], int]:
         """Slot keys, free slots, per-slot array bytes and total length (a delta's row)."""
+        self._purge()
         n = len(self._keys)
         return (list(self._keys), list(self._free), [a[:n].tobytes() for a in self._per_slot()],
                 self.total_length)

@@ -158,3 +158,11 @@ def test_a_fact_failing_in_the_first_build_takes_the_per_fact_path(
         a, b = bulk.recall(query, now=NOW), one.recall(query, now=NOW)
         assert a.block == b.block
         assert a.trace.to_dict() == b.trace.to_dict()
+
+
+def test_the_index_keys_are_the_trackers_strings() -> None:
+    """One string object per reference in a bulk build (memory: issue 14)."""
+    recaller = Recaller(sample_store())
+    tracked = {reference: reference for reference in recaller._tracker.facts}
+    keys = [key for index in recaller._indexes.values() for key in index._keys if key]
+    assert keys and all(tracked[key] is key for key in keys)

@@ -128,3 +128,30 @@ def test_global_stays_shadowed_while_any_equivalent_project_fact_remains() -> No
     assert recaller.membership(glob.reference) == POOL
     recaller.upsert(replace(p2, title="Shared title", revision=3))
     assert recaller.membership(glob.reference) == SHADOWED
+
+
+class _CountingPostings(dict[str, bytes]):
+    """Frozen postings that count their lookups (a database view in a host)."""
+
+    lookups: Counter[str]
+
+    def get(self, term: str, default: object = None) -> bytes | None:  # type: ignore[override]
+        self.lookups[term] += 1
+        return super().get(term)
+
+
+def test_a_term_missing_from_frozen_postings_is_looked_up_once() -> None:
+    built = SparseIndex()
+    built.add_many((f"k{i}", {"docker": 1 + i % 2, f"own{i}": 1}, DocMeta()) for i in range(4))
+    keys, free, terms, blobs, arrays, total = built.export()
+    frozen = _CountingPostings(zip(terms, blobs, strict=True))  # type: ignore[arg-type]
+    frozen.lookups = Counter()
+    lazy = SparseIndex.lazy(keys, free, frozen, arrays, total)  # type: ignore[arg-type]
+    for _ in range(3):
+        assert lazy.df("zebra") == 0 and lazy.df("docker") == 4
+    assert frozen.lookups == Counter({"zebra": 1, "docker": 1})
+    lazy.add("k9", {"zebra": 2, "docker": 1}, DocMeta())  # the missing term arrives
+    assert lazy.df("zebra") == 1 and lazy.df("docker") == 5
+    lazy.remove("k9", ["zebra", "docker"])
+    assert lazy.df("zebra") == 0 and lazy.df("docker") == 4
+    assert lazy.changed_postings()["zebra"] is None

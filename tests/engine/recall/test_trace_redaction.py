@@ -46,3 +46,24 @@ def test_hostile_trace_files_read_as_no_trace(tmp_path: Path) -> None:
         assert log.last() is None
     log.history_path.write_text(deep + '\n{"hits": [3]}\n{"query": "fine"}\n', "utf-8")
     assert [t.query for t in log.history()] == ["fine"]
+
+
+def test_the_last_trace_is_the_history_line_and_secrets_stay_redacted(tmp_path: Path) -> None:
+    """One compact encoding for both files (issue 14); a secret seen before (its redaction is
+    remembered) is redacted again, in every field that carries it."""
+    from context_engine.recall.trace import RecallTrace, TraceDrop, TraceLog
+
+    github = POSITIVES["github_token"][0]
+    log = TraceLog(tmp_path / "recall")
+    drop = TraceDrop(id="a", revision=1, name=f"n-{github}", scope="project", type="project",
+                     score=1.0, reason="limit", detail=github)
+    for query in (f"rotate {github}", f"again {github}", "plain"):
+        trace = RecallTrace(query=query, dropped=(drop,), at="2026-01-01T00:00:00+00:00")
+        log.record(trace)
+        last = log.last_path.read_text("utf-8")
+        assert last == log.history_path.read_text("utf-8").splitlines(keepends=True)[-1]
+        assert last.count("\n") == 1 and github not in last
+        assert json.loads(last)["dropped"][0]["detail"] == "[redacted:github_token]"
+    assert [t.query for t in log.history()][:2] == [
+        "rotate [redacted:github_token]", "again [redacted:github_token]"
+    ]
