@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ContextEngineError
 from . import derived_index
-from .fs import read_file, sweep_temps
+from .fs import is_temp_name, read_file, sweep_temps
 from .index_file import is_managed, managed_line, render_parts, write_index
 from .model import Diagnostic, ParsedFact
 from .store import INDEX_NAME, is_fact_file_name
@@ -142,6 +142,24 @@ def _dir_identity(root: Path) -> str:
     )
 
 
+def _listing(root: Path) -> tuple[dict[str, int], list[str]]:
+    """One ``scandir`` without ``lstat``: fact files' inodes by name, and our temp files."""
+    facts: dict[str, int] = {}
+    temps: list[str] = []
+    try:
+        with os.scandir(root) as entries:
+            for entry in entries:
+                name = entry.name
+                if name[-3:] == ".md":
+                    if name[0] != "." and name != INDEX_NAME:  # ``is_fact_file_name``
+                        facts[name] = entry.inode()
+                elif is_temp_name(name):
+                    temps.append(name)
+    except FileNotFoundError:
+        pass
+    return facts, temps
+
+
 def _line_bytes(row: _Row) -> bytes:
     return f"{row.line}\n".encode("utf-8", errors="surrogateescape")
 
@@ -202,10 +220,13 @@ class WriteState:
             ):
                 self._rebuild(db, current, checked)
             elif meta["dir"] != current or not self._settled(meta):
-                if sweep_temps(self.store.fs, self.store.root):
+                listing, temps = _listing(self.store.root)
+                if temps and self._sweep(temps):
+                    # Recorded before the listing that vouches for it, as on every path.
                     checked, current = time.time_ns(), _dir_identity(self.store.root)
+                    listing, _ = _listing(self.store.root)
                 self._meta = meta
-                self._diff(db)
+                self._diff(db, listing)
                 # Saved even when no row changed, or the next writer would list it again.
                 self._meta["dir"], self._meta["checked_ns"] = current, str(checked)
                 self._changed = True
@@ -336,20 +357,20 @@ class WriteState:
                       "count": "0", "synced": "0"}
         self._changed = True
 
-    def _diff(self, db: sqlite3.Connection) -> None:
-        """Re-read the files whose (name, inode) differ from the rows: one scandir, no lstat."""
-        listing: dict[str, int] = {}
-        try:
-            with os.scandir(self.store.root) as entries:
-                for entry in entries:
-                    if is_fact_file_name(entry.name):
-                        listing[entry.name] = entry.inode()
-        except FileNotFoundError:
-            pass
+    def _diff(self, db: sqlite3.Connection, listing: dict[str, int]) -> None:
+        """Re-read the files whose (name, inode) differ from the rows (``listing``: now)."""
         known = dict(db.execute("SELECT name, ino FROM files").fetchall())
-        changed = [n for n, ino in listing.items() if known.get(n) != ino]
-        changed += [n for n in known if n not in listing]
-        self._resync(sorted(changed))
+        # Dict item views compare as sets, in C: a name whose inode changed shows on both sides.
+        self._resync(sorted({name for name, _ in listing.items() ^ known.items()}))
+
+    def _sweep(self, temps: list[str]) -> int:
+        """Remove our stale temp files (``fs.sweep_temps``'s rule, from a listing in hand)."""
+        removed = 0
+        for name in temps:
+            with contextlib.suppress(FileNotFoundError):
+                self.store.fs.unlink(self.store.root / name)
+                removed += 1
+        return removed
 
     def _resync(self, names: list[str]) -> None:
         """Replace the rows of ``names`` from the files now, recording MEMORY.md's edits."""

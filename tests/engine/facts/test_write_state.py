@@ -164,14 +164,49 @@ def test_a_directory_change_without_a_fact_change_is_listed_once(
     listed: list[str] = []
     real = write_state.WriteState._diff
 
-    def diff(self: write_state.WriteState, db: object) -> None:
+    def diff(self: write_state.WriteState, *args: object) -> None:
         listed.append(self.store.scope)
-        real(self, db)  # type: ignore[arg-type]
+        real(self, *args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(write_state.WriteState, "_diff", diff)
     _memory(paths).save(name="p2", body="x")
     _memory(paths).save(name="p3", body="x")
     assert listed.count("global") == 1
+
+
+def test_another_programs_change_costs_one_listing_and_stale_temps_still_go(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    paths = make_paths(tmp_path)
+    _fill(paths, 6)
+    _memory(paths).save(name="warm", body="x")
+    store = paths.project_store
+    _replace_outside(store / "fact-002.md", title="Edited elsewhere", revision=2)
+    listings: list[str] = []
+    real_scandir, real_listdir = os.scandir, os.listdir
+
+    def scandir(path: object = ".") -> object:
+        listings.append(str(path))
+        return real_scandir(path)  # type: ignore[arg-type]
+
+    def listdir(path: object = ".") -> list[str]:
+        listings.append(str(path))
+        return real_listdir(path)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    monkeypatch.setattr(os, "listdir", listdir)
+    before = _index_bytes(paths, "project")
+    _memory(paths).save(name="after", body="y")
+    monkeypatch.undo()
+    assert listings.count(str(store)) == 1  # the sweep and the diff share one scandir
+    assert _index_bytes(paths, "project") == _full_regeneration(paths, "project", before)
+    assert "[Edited elsewhere](fact-002.md)" in _index_bytes(paths, "project").decode()
+    stale = store / ".tmp-0123456789abcdef.partial"  # a crashed writer's temp file
+    stale.write_bytes(b"half")
+    _replace_outside(store / "fact-003.md", title="Edited again", revision=2)
+    _memory(paths).save(name="later", body="z")
+    assert not stale.exists()
+    assert "[Edited again](fact-003.md)" in _index_bytes(paths, "project").decode()
 
 
 def test_a_store_reached_through_a_symlink_is_watched_where_it_points(tmp_path: Path) -> None:
