@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
 import marshal
 import os
 import sqlite3
@@ -35,6 +34,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from ..digests import blake2b
 from .model import Diagnostic, Fact, FileStamp, ParsedFact, Scope
 from .stat_listing import RACY_NS as RACY_NS  # one rule for every reader
 
@@ -75,7 +75,7 @@ _WIDTH = 23  # columns of a whole row
 def code_tag() -> str:
     """Digest of the code whose output the rows hold: rows of another codec are never read."""
     here = Path(__file__).resolve().parent
-    digest = hashlib.blake2b(f"schema {SCHEMA}".encode(), digest_size=12)
+    digest = blake2b(f"schema {SCHEMA}".encode(), digest_size=12)
     for name in (
         "codec.py", "fastpath.py", "yaml_strict.py", "yaml_text.py", "decoding.py", "fields.py",
         "model.py", "timestamps.py", "derived_index.py",

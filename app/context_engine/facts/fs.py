@@ -9,7 +9,6 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
-import secrets
 import stat
 import time
 from collections.abc import Iterator
@@ -141,7 +140,7 @@ def fsync_dir(fs: FS, directory: Path) -> None:
 
 
 def _temp_path(directory: Path) -> Path:
-    return directory / f"{TEMP_PREFIX}{secrets.token_hex(8)}{TEMP_SUFFIX}"
+    return directory / f"{TEMP_PREFIX}{os.urandom(8).hex()}{TEMP_SUFFIX}"
 
 
 def _write_temp(fs: FS, temp_dir: Path, data: bytes, mode: int = PRIVATE_FILE) -> Path:

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
 import os
 import sqlite3
 import stat
@@ -42,6 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..digests import blake2b
 from ..errors import ContextEngineError
 from . import derived_index
 from .fs import is_temp_name, read_file, sweep_temps
@@ -76,7 +76,7 @@ _SAVED = (
 def code_tag() -> str:
     """The codec's tag plus this module's and MEMORY.md's code: rows of other code are dropped."""
     here = Path(__file__).resolve().parent
-    digest = hashlib.blake2b(f"{SCHEMA} {derived_index.code_tag()}".encode(), digest_size=12)
+    digest = blake2b(f"{SCHEMA} {derived_index.code_tag()}".encode(), digest_size=12)
     for name in ("index_file.py", "write_state.py", "store.py"):
         try:
             digest.update((here / name).read_bytes())
