@@ -7,6 +7,7 @@ comes out byte-identical to a full regeneration from every parsed fact.
 from __future__ import annotations
 
 import dataclasses
+import errno
 import os
 import subprocess
 import sys
@@ -16,6 +17,7 @@ from pathlib import Path
 import pytest
 from context_engine.facts import codec, write_state
 from context_engine.facts.codec import parse_fact, render_fact
+from context_engine.facts.fs import FS
 from context_engine.facts.index_file import render_index
 from context_engine.facts.memory import Memory
 from context_engine.facts.store import Store
@@ -207,6 +209,63 @@ def test_another_programs_change_costs_one_listing_and_stale_temps_still_go(
     _memory(paths).save(name="later", body="z")
     assert not stale.exists()
     assert "[Edited again](fact-003.md)" in _index_bytes(paths, "project").decode()
+
+
+class _CountingFS(FS):
+    """Counts the bytes read from MEMORY.md (by ``read`` or ``pread``) and kernel copies."""
+
+    def __init__(self) -> None:
+        self.index_fds: set[int] = set()
+        self.read_bytes = 0
+        self.copies = 0
+
+    def open(self, path: str | Path, flags: int, mode: int = 0o644, *,
+             dir_fd: int | None = None) -> int:
+        fd = super().open(path, flags, mode, dir_fd=dir_fd)
+        (self.index_fds.add if Path(path).name == "MEMORY.md" else self.index_fds.discard)(fd)
+        return fd
+
+    def read(self, fd: int, size: int) -> bytes:
+        data = super().read(fd, size)
+        self.read_bytes += len(data) if fd in self.index_fds else 0
+        return data
+
+    def pread(self, fd: int, size: int, offset: int) -> bytes:
+        data = super().pread(fd, size, offset)
+        self.read_bytes += len(data) if fd in self.index_fds else 0
+        return data
+
+    def copy_range(self, src: int, dst: int, count: int, offset: int) -> int:
+        self.copies += 1
+        return super().copy_range(src, dst, count, offset)
+
+
+@pytest.mark.parametrize("kernel_copy", ["works", "refused", "copies nothing"])
+def test_a_spliced_memory_md_is_not_read_into_the_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kernel_copy: str
+) -> None:
+    paths = make_paths(tmp_path)
+    ids = _fill(paths, 150)
+    _memory(paths).save(name="warm", body="x")
+    size = len(_index_bytes(paths, "project"))
+    if kernel_copy == "refused":
+        def refuse(*args: object) -> int:
+            raise OSError(errno.EXDEV, "cross-device")
+
+        monkeypatch.setattr(os, "copy_file_range", refuse)
+    elif kernel_copy == "copies nothing":
+        monkeypatch.setattr(os, "copy_file_range", lambda *args: 0)
+    for op in ({"name": "middle-new", "description": "d", "body": "b"},
+               {"id": ids[70], "title": "Retitled"}, {"id": ids[71], "body": "same line"}):
+        before = _index_bytes(paths, "project")
+        fs = _CountingFS()
+        Memory(paths, clock=lambda: NOW, fs=fs).save(**op)  # type: ignore[arg-type]
+        assert _index_bytes(paths, "project") == _full_regeneration(paths, "project", before)
+        if kernel_copy == "works":
+            assert fs.read_bytes < 1000 < size  # the removed line and one byte, not the file
+        assert fs.copies >= (1 if "body" not in op or "name" in op else 0)
+    text = _index_bytes(paths, "project").decode()
+    assert "(middle-new.md)" in text and "[Retitled](fact-070.md)" in text
 
 
 def test_a_store_reached_through_a_symlink_is_watched_where_it_points(tmp_path: Path) -> None:
