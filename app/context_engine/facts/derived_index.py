@@ -68,6 +68,7 @@ _LISTED = (
 )
 _COLUMNS = f"{_LISTED}, legacy, extra, body"
 _FACT, _DIAGNOSTIC = 0, 1
+FACT_KIND = _FACT  # ``writer_rows``' kind of a fact (else a diagnostic)
 _WIDTH = 23  # columns of a whole row
 
 
@@ -391,6 +392,20 @@ class FactIndex:
             if db is None:
                 return []
             return db.execute(f"SELECT {_LISTED} FROM files").fetchall()
+        return []  # the index broke while reading
+
+    def writer_rows(self) -> list[tuple[Any, ...]]:
+        """Every row's (name, dev, ino, size, mtime_ns, ctime_ns, mode, checked_ns, kind, id,
+        fact_name, title, description, type, scope, legacy), unvalidated, no body: what a
+        store's writer state is rebuilt from (``write_state``), in one query."""
+        query = (
+            "SELECT name, dev, ino, size, mtime_ns, ctime_ns, mode, checked_ns, kind, id,"
+            " fact_name, title, description, type, scope, legacy FROM files"
+        )
+        with self._using() as db:
+            if db is None:
+                return []
+            return db.execute(query).fetchall()
         return []  # the index broke while reading
 
     def survey(

@@ -54,7 +54,7 @@ from .fs import (
     sweep_temps,
     write_all,
 )
-from .index_file import is_managed, managed_line, render_parts, write_index
+from .index_file import is_managed, line_of, managed_line, render_parts, write_index
 from .model import Diagnostic, ParsedFact
 from .store import INDEX_NAME, is_fact_file_name
 
@@ -128,6 +128,55 @@ def _row(name: str, ino: int, item: ParsedFact | Diagnostic | None) -> _Row:
     fact = item.fact
     line = managed_line(fact)
     return _Row(name, ino, _FACT, fact.id, fact.name, line, item.needs_upgrade, _spliceable(line))
+
+
+def _values(row: _Row) -> tuple[Any, ...]:
+    """``row`` as the ``files`` table's columns."""
+    return (row.name, row.ino, row.kind, row.fact_id, row.fact_name, row.line, int(row.legacy),
+            int(row.spliceable), row.size)
+
+
+def _size(line: str) -> int:
+    """``_Row.size`` of a fact's line."""
+    return len(f"{line}\n".encode("utf-8", errors="surrogateescape"))
+
+
+_clock = time.monotonic
+
+
+class _Progress:
+    """A line on stderr while a rebuild reads many files (after a second: most never show)."""
+
+    def __init__(self, scope: str, total: int) -> None:
+        self.scope, self.total = scope, total
+        self.started = self.shown = _clock()
+        self.visible = False
+
+    def report(self, done: int) -> None:
+        """``done`` of the files read; shown at most twice a second, from the second on."""
+        now = _clock()
+        if now - self.started < 1.0 or (self.visible and now - self.shown < 0.5):
+            return
+        import sys
+
+        self.shown, self.visible = now, True
+        end = "\r" if sys.stderr.isatty() else "\n"
+        with contextlib.suppress(OSError, ValueError):
+            sys.stderr.write(
+                f"context-engine: reading the {self.scope} store for its first write:"
+                f" {done:,}/{self.total:,} files{end}"
+            )
+            sys.stderr.flush()
+
+    def end(self) -> None:
+        """Finish the line, if one was shown on a terminal."""
+        import sys
+
+        if self.visible:
+            with contextlib.suppress(OSError, ValueError):
+                if sys.stderr.isatty():
+                    sys.stderr.write("\n")
+                    sys.stderr.flush()
 
 
 def _spliceable(line: str) -> bool:
@@ -398,22 +447,91 @@ class WriteState:
         return mtime % 1_000_000 != 0 and ctime % 1_000_000 != 0
 
     def _rebuild(self, db: sqlite3.Connection, current: str, checked: int) -> None:
-        """Every row from one snapshot of the store (through the derived index)."""
+        """Every row from the files now: the derived index's trusted rows (no body is read),
+        the rest read and parsed (and recorded in the index as they go)."""
         if sweep_temps(self.store.fs, self.store.root):
             checked, current = time.time_ns(), _dir_identity(self.store.root)
-        self.store.snapshot()
-        rows = [_row(name, key[1], item) for name, key, item in self.store.entries()]
-        db.execute("DELETE FROM files")
+        rows = sorted(self._rows_now())  # in key order: the table's B-tree only appends
+        db.execute("DROP TABLE IF EXISTS files")  # then its indexes, built once, at the end
+        db.execute(_DDL[1])
+        db.executemany("INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        for statement in _DDL[2:]:
+            db.execute(statement)
         db.execute("DELETE FROM meta")
-        db.executemany("INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", [
-            (r.name, r.ino, r.kind, r.fact_id, r.fact_name, r.line, int(r.legacy),
-             int(r.spliceable), r.size) for r in rows
-        ])
         self._meta = {"code": code_tag(), "root": str(self.store.root), "dir": current,
                       "checked_ns": str(checked),
                       "memory": "", "memory_checked": "0", "block_start": "0", "block_end": "0",
                       "count": "0", "synced": "0"}
         self._changed = True
+
+    def _rows_now(self) -> list[tuple[Any, ...]]:
+        """A row (the ``files`` columns) per entry of the store directory, as ``_resync``
+        makes them; an entry that cannot be lstat'ed has none (a snapshot reports it)."""
+        store = self.store
+        checked = time.time_ns()  # before any lstat: the derived index's rule
+        listing: list[tuple[str, os.stat_result]] = []
+        try:
+            fd = os.open(store.root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+        try:
+            for name in os.listdir(fd):
+                if is_fact_file_name(name):
+                    with contextlib.suppress(OSError):
+                        listing.append((name, os.lstat(name, dir_fd=fd)))
+        finally:
+            os.close(fd)
+        indexed = (
+            {r[0]: r for r in store.index.writer_rows()} if store.index is not None else {}
+        )
+        racy = derived_index.RACY_NS
+        rows: list[tuple[Any, ...]] = []
+        unread: list[tuple[str, os.stat_result]] = []
+        for name, st in listing:
+            if not stat.S_ISREG(st.st_mode):
+                rows.append(_values(_Row(name, st.st_ino, _OTHER)))
+                continue
+            r = indexed.get(name)
+            if (
+                r is not None
+                and (r[1], r[2], r[3], r[4], r[5], r[6])
+                == (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_mode)
+                and max(st.st_mtime_ns, st.st_ctime_ns) < r[7] - racy
+            ):
+                if r[8] == derived_index.FACT_KIND:
+                    line = line_of(r[10], r[11], r[12], r[14], r[13])
+                    rows.append((name, st.st_ino, _FACT, r[9], r[10], line, int(bool(r[15])),
+                                 int(_spliceable(line)), _size(line)))
+                else:
+                    rows.append(_values(_Row(name, st.st_ino, _UNREADABLE)))
+            else:
+                unread.append((name, st))
+        rows.extend(self._parsed(unread, checked))
+        return rows
+
+    def _parsed(
+        self, files: list[tuple[str, os.stat_result]], checked: int
+    ) -> list[tuple[Any, ...]]:
+        """Rows of files the index could not vouch for, read and parsed now; each batch is
+        recorded in the index at once, so an interrupted rebuild keeps what it read."""
+        store = self.store
+        rows: list[tuple[Any, ...]] = []
+        recorded: list[tuple[str, tuple[int, int, int, int, int, int], int, Any]] = []
+        progress = _Progress(store.scope, len(files))
+        for done, (name, st) in enumerate(files, 1):
+            item = store._read_entry(store.root / name, st)
+            if item is not None:
+                identity = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns,
+                            st.st_mode)
+                recorded.append((name, identity, checked, item))
+                rows.append(_values(_row(name, st.st_ino, item)))
+            if len(recorded) >= 2000 or done == len(files):
+                if recorded and store.index is not None:
+                    store.index.update(recorded)
+                recorded = []
+                progress.report(done)
+        progress.end()
+        return rows
 
     def _diff(self, db: sqlite3.Connection, listing: dict[str, int]) -> None:
         """Re-read the files whose (name, inode) differ from the rows (``listing``: now)."""

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from context_engine.facts import codec, write_state
+from context_engine.facts import codec, derived_index, write_state
 from context_engine.facts.codec import parse_fact, render_fact
 from context_engine.facts.fs import FS
 from context_engine.facts.index_file import render_index
@@ -266,6 +266,42 @@ def test_a_spliced_memory_md_is_not_read_into_the_process(
         assert fs.copies >= (1 if "body" not in op or "name" in op else 0)
     text = _index_bytes(paths, "project").decode()
     assert "(middle-new.md)" in text and "[Retitled](fact-070.md)" in text
+
+
+def _lose_state(paths: EnginePaths, scope: str) -> None:
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{state_path(paths, scope)}{suffix}").unlink(missing_ok=True)  # type: ignore[arg-type]
+
+
+def test_a_lost_state_is_rebuilt_from_the_index_without_a_snapshot(
+    tmp_path: Path, counted: dict[str, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(derived_index, "RACY_NS", 0)  # every row settled: no 2 s wait here
+    paths = make_paths(tmp_path)
+    _fill(paths, 30)
+    _memory(paths).save(name="first", body="x")  # builds the derived index and the state
+    _lose_state(paths, "project")
+    before = _index_bytes(paths, "project")
+    counted.update(parse=0, snapshot=0)
+    _memory(paths).save(name="second", body="y")
+    assert counted["snapshot"] == 0  # rows and lines from the index, no fact object made
+    assert counted["parse"] <= 2  # the file written, never the 31 others
+    assert _index_bytes(paths, "project") == _full_regeneration(paths, "project", before)
+
+
+def test_a_long_rebuild_shows_its_progress_on_stderr(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    paths = make_paths(tmp_path)
+    _fill(paths, 40)
+    ticks = iter(range(0, 10_000, 2))  # each look at the clock two seconds on
+    monkeypatch.setattr(write_state, "_clock", lambda: next(ticks))
+    _memory(paths).save(name="first", body="x")
+    err = capsys.readouterr().err
+    assert "reading the project store for its first write: 40/40 files" in err
+    capsys.readouterr()
+    _memory(paths).save(name="second", body="x")  # the state stands: nothing is read
+    assert capsys.readouterr().err == ""
 
 
 def test_a_store_reached_through_a_symlink_is_watched_where_it_points(tmp_path: Path) -> None:
