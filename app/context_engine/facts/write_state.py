@@ -153,14 +153,18 @@ class _Progress:
         self.visible = False
 
     def report(self, done: int) -> None:
-        """``done`` of the files read; shown at most twice a second, from the second on."""
-        now = _clock()
-        if now - self.started < 1.0 or (self.visible and now - self.shown < 0.5):
-            return
+        """``done`` of the files read: from the second on, rewritten in place on a terminal
+        (at most twice a second), else a line every five seconds and the last one."""
         import sys
 
+        now = _clock()
+        tty = sys.stderr.isatty()
+        every = 0.5 if tty else 5.0
+        last = done == self.total
+        if now - self.started < 1.0 or (self.visible and now - self.shown < every and not last):
+            return
         self.shown, self.visible = now, True
-        end = "\r" if sys.stderr.isatty() else "\n"
+        end = "\r" if tty else "\n"
         with contextlib.suppress(OSError, ValueError):
             sys.stderr.write(
                 f"context-engine: reading the {self.scope} store for its first write:"
