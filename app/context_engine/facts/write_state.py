@@ -71,6 +71,8 @@ _DDL = (
     " fact_id TEXT, fact_name TEXT, line TEXT, legacy INTEGER NOT NULL,"
     " spliceable INTEGER NOT NULL, size INTEGER NOT NULL) WITHOUT ROWID",
     "CREATE INDEX files_by_id ON files (fact_id)",
+    # Covering: the listing compare after another program's change scans it, not the lines.
+    "CREATE INDEX files_by_inode ON files (name, ino)",
     "CREATE INDEX files_in_order ON files (kind, fact_name, fact_id, name, size)",
     "CREATE INDEX files_legacy ON files (legacy) WHERE legacy = 1",
     "CREATE INDEX files_unspliceable ON files (spliceable) WHERE kind = 0 AND spliceable = 0",
@@ -204,22 +206,14 @@ def _dir_identity(root: Path) -> str:
     )
 
 
-def _listing(root: Path) -> tuple[dict[str, int], list[str]]:
-    """One ``scandir`` without ``lstat``: fact files' inodes by name, and our temp files."""
-    facts: dict[str, int] = {}
-    temps: list[str] = []
+def _listing(root: Path) -> dict[str, int]:
+    """One ``scandir`` without ``lstat``: every entry's inode by name (a comprehension: the
+    filtering is done on the few names that differ from the rows, not on every entry)."""
     try:
         with os.scandir(root) as entries:
-            for entry in entries:
-                name = entry.name
-                if name[-3:] == ".md":
-                    if name[0] != "." and name != INDEX_NAME:  # ``is_fact_file_name``
-                        facts[name] = entry.inode()
-                elif is_temp_name(name):
-                    temps.append(name)
+            return {entry.name: entry.inode() for entry in entries}
     except FileNotFoundError:
-        pass
-    return facts, temps
+        return {}
 
 
 def _line_bytes(row: _Row) -> bytes:
@@ -337,13 +331,16 @@ class WriteState:
             ):
                 self._rebuild(db, current, checked)
             elif meta["dir"] != current or not self._settled(meta):
-                listing, temps = _listing(self.store.root)
-                if temps and self._sweep(temps):
+                known = dict(db.execute("SELECT name, ino FROM files").fetchall())
+                # Dict item views compare as sets, in C: a name whose inode changed is on
+                # both sides; our stale temp files and other non-fact entries show up too.
+                differ = {name for name, _ in _listing(self.store.root).items() ^ known.items()}
+                if self._sweep([n for n in differ if is_temp_name(n)]):
                     # Recorded before the listing that vouches for it, as on every path.
                     checked, current = time.time_ns(), _dir_identity(self.store.root)
-                    listing, _ = _listing(self.store.root)
+                    differ = {name for name, _ in _listing(self.store.root).items() ^ known.items()}
                 self._meta = meta
-                self._diff(db, listing)
+                self._diff(differ)
                 # Saved even when no row changed, or the next writer would list it again.
                 self._meta["dir"], self._meta["checked_ns"] = current, str(checked)
                 self._changed = True
@@ -537,11 +534,9 @@ class WriteState:
         progress.end()
         return rows
 
-    def _diff(self, db: sqlite3.Connection, listing: dict[str, int]) -> None:
-        """Re-read the files whose (name, inode) differ from the rows (``listing``: now)."""
-        known = dict(db.execute("SELECT name, ino FROM files").fetchall())
-        # Dict item views compare as sets, in C: a name whose inode changed shows on both sides.
-        self._resync(sorted({name for name, _ in listing.items() ^ known.items()}))
+    def _diff(self, differ: set[str]) -> None:
+        """Re-read the fact files whose (name, inode) differ from the rows (``differ``)."""
+        self._resync(sorted(name for name in differ if is_fact_file_name(name)))
 
     def _sweep(self, temps: list[str]) -> int:
         """Remove our stale temp files (``fs.sweep_temps``'s rule, from a listing in hand)."""
