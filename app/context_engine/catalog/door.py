@@ -13,6 +13,7 @@ policy decision → confirmation when asked → store → ``Changes`` → one ``
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -20,13 +21,14 @@ from ..errors import ContextEngineError
 from ..facts.changes import Changes
 from ..facts.model import FACT_TYPES, SCOPES, Fact
 from ..paths import EnginePaths, slugify
-from ..policy.confirmation import ConfirmationService
-from ..policy.write_policy import Controller, ToolArgumentError
 from .ops import Accept, Actor, Agent, Forget, Op, Recover, Restore, Save, WriteOutcome
-from .policy_writes import archive, forget_targets, policy_write
 
+# The S10 policy (``policy_writes``, ``policy.write_policy``: the sensitive-content rules,
+# the confirmation service) loads only for an agent's write or a forget: a person's save,
+# the common CLI write, never consults it (issue 14: a cold ``remember``).
 if TYPE_CHECKING:
     from ..facts.memory import Memory
+    from ..policy.confirmation import ConfirmationService
     from ..suggestions.accept import Edits
     from ..suggestions.model import MemoryCandidate
 
@@ -39,17 +41,24 @@ def apply(
     paths: EnginePaths,
     op: Op,
     actor: Actor,
-    confirmation: ConfirmationService,
+    confirmation: Callable[[], ConfirmationService],
     *,
     has_project_store: bool = True,
 ) -> WriteOutcome:
-    """Run ``op`` for ``actor`` through the policy, the confirmation service and the store."""
+    """Run ``op`` for ``actor`` through the policy, the confirmation service and the store.
+
+    ``confirmation`` gives the service; it is called only when the policy may ask (an
+    agent's write, the app's forget).
+    """
     if isinstance(actor, Agent):
-        return _for_agent(memory, op, actor, confirmation, has_project_store)
+        return _for_agent(memory, op, actor, confirmation(), has_project_store)
     if isinstance(op, Forget) and actor.surface == "app":
+        from ..policy.write_policy import Controller
+        from .policy_writes import policy_write
+
         # The app's one forget dialog: the same path as every forget that asks a person.
         who = Controller("interactive")
-        return policy_write(memory, "forget", {"name": op.ref}, who, "ask", confirmation)
+        return policy_write(memory, "forget", {"name": op.ref}, who, "ask", confirmation())
     return _for_person(memory, paths, op)
 
 
@@ -60,6 +69,9 @@ def _for_agent(
     confirmation: ConfirmationService,
     has_project_store: bool,
 ) -> WriteOutcome:
+    from ..policy.write_policy import Controller
+    from .policy_writes import policy_write
+
     who = Controller(actor.controller, owns_project_store=actor.owns_store)
     if isinstance(op, Save):
         args, tool = op.args(), "remember"
@@ -79,6 +91,8 @@ def _for_person(memory: Memory, paths: EnginePaths, op: Op) -> WriteOutcome:
         updated = op.id is not None
         return explicit(changes, "Updated" if updated else "Saved")
     if isinstance(op, Forget):
+        from .policy_writes import archive, forget_targets
+
         targets = forget_targets(memory.snapshot().facts, op.ref)
         # No readable fact by that ref: the store's own lookup still archives an unreadable file.
         changes = archive(memory, targets) if targets else memory.forget(op.ref)
@@ -96,10 +110,12 @@ def _for_person(memory: Memory, paths: EnginePaths, op: Op) -> WriteOutcome:
 def _save(memory: Memory, op: Save) -> Changes:
     """The person's save as given: checked revision and digest, create-only when asked."""
     fact_type = next((t for t in FACT_TYPES if t == op.type), None)
-    if op.type is not None and fact_type is None:
-        raise ToolArgumentError("type must be one of user, feedback, project, reference")
     scope = next((s for s in SCOPES if s == op.scope), None)
-    if op.scope is not None and scope is None:
+    if (op.type is not None and fact_type is None) or (op.scope is not None and scope is None):
+        from ..policy.write_policy import ToolArgumentError
+
+        if op.type is not None and fact_type is None:
+            raise ToolArgumentError("type must be one of user, feedback, project, reference")
         raise ToolArgumentError("scope must be one of project, global")
     return memory.save(name=op.name, title=op.title, description=op.description, body=op.body,
                        type=fact_type, scope=scope, id=op.id,

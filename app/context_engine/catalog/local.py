@@ -266,7 +266,7 @@ class LocalCatalog:
         self.require("writes")
         if isinstance(op, Accept):
             self.require("suggestions")
-        outcome = apply(self.memory, self.paths, op, actor, self.confirmation)
+        outcome = apply(self.memory, self.paths, op, actor, lambda: self.confirmation)
         fact = outcome.fact
         if outcome.ran and outcome.written and fact is not None:
             from . import journal  # who wrote it, beside the index (never in the fact file)

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
 import marshal
 import os
 import sqlite3
@@ -35,6 +34,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from ..digests import blake2b
 from .model import Diagnostic, Fact, FileStamp, ParsedFact, Scope
 from .stat_listing import RACY_NS as RACY_NS  # one rule for every reader
 
@@ -68,6 +68,7 @@ _LISTED = (
 )
 _COLUMNS = f"{_LISTED}, legacy, extra, body"
 _FACT, _DIAGNOSTIC = 0, 1
+FACT_KIND = _FACT  # ``writer_rows``' kind of a fact (else a diagnostic)
 _WIDTH = 23  # columns of a whole row
 
 
@@ -75,7 +76,7 @@ _WIDTH = 23  # columns of a whole row
 def code_tag() -> str:
     """Digest of the code whose output the rows hold: rows of another codec are never read."""
     here = Path(__file__).resolve().parent
-    digest = hashlib.blake2b(f"schema {SCHEMA}".encode(), digest_size=12)
+    digest = blake2b(f"schema {SCHEMA}".encode(), digest_size=12)
     for name in (
         "codec.py", "fastpath.py", "yaml_strict.py", "yaml_text.py", "decoding.py", "fields.py",
         "model.py", "timestamps.py", "derived_index.py",
@@ -391,6 +392,20 @@ class FactIndex:
             if db is None:
                 return []
             return db.execute(f"SELECT {_LISTED} FROM files").fetchall()
+        return []  # the index broke while reading
+
+    def writer_rows(self) -> list[tuple[Any, ...]]:
+        """Every row's (name, dev, ino, size, mtime_ns, ctime_ns, mode, checked_ns, kind, id,
+        fact_name, title, description, type, scope, legacy), unvalidated, no body: what a
+        store's writer state is rebuilt from (``write_state``), in one query."""
+        query = (
+            "SELECT name, dev, ino, size, mtime_ns, ctime_ns, mode, checked_ns, kind, id,"
+            " fact_name, title, description, type, scope, legacy FROM files"
+        )
+        with self._using() as db:
+            if db is None:
+                return []
+            return db.execute(query).fetchall()
         return []  # the index broke while reading
 
     def survey(

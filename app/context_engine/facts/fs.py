@@ -9,10 +9,9 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
-import secrets
 import stat
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
@@ -24,6 +23,12 @@ TEMP_SUFFIX = ".partial"
 LOCK_NAME = ".lock"
 READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
 _CHUNK = 1 << 20
+# ``copy_file_range`` refusals that mean "not here" (another file system, an old kernel, a
+# file system without it): the bytes are then read and written.
+_NO_KERNEL_COPY = frozenset(
+    getattr(errno, name) for name in ("EXDEV", "ENOSYS", "EINVAL", "EOPNOTSUPP", "ENOTSUP",
+                                      "EPERM") if hasattr(errno, name)
+)
 
 
 class FS:
@@ -42,6 +47,27 @@ class FS:
     def read(self, fd: int, size: int) -> bytes:
         """``os.read``."""
         return os.read(fd, size)
+
+    def pread(self, fd: int, size: int, offset: int) -> bytes:
+        """``os.pread``."""
+        return os.pread(fd, size, offset)
+
+    def copy_range(self, src: int, dst: int, count: int, offset: int) -> int:
+        """Up to ``count`` bytes of ``src`` from ``offset`` to ``dst``'s position, copied by
+        the kernel (``os.copy_file_range``), else read and written; how many (0: end of file)."""
+        copy = getattr(os, "copy_file_range", None)
+        if copy is not None:
+            try:
+                copied: int = copy(src, dst, count, offset)
+            except OSError as exc:
+                if exc.errno not in _NO_KERNEL_COPY:
+                    raise
+            else:
+                if copied > 0:
+                    return copied
+                # 0: the end of the file, or a file system that copies nothing: read to see.
+        data = os.pread(src, min(count, _CHUNK), offset)
+        return self.write(dst, data) if data else 0
 
     def fstat(self, fd: int) -> os.stat_result:
         """``os.fstat``."""
@@ -94,6 +120,16 @@ def write_all(fs: FS, fd: int, data: bytes) -> None:
         view = view[written:]
 
 
+def copy_all(fs: FS, src: int, dst: int, offset: int, length: int) -> None:
+    """Copy ``length`` bytes of ``src`` from ``offset`` to ``dst``; a file that ends early
+    (changed since it was checked) raises."""
+    while length > 0:
+        copied = fs.copy_range(src, dst, min(length, 1 << 30), offset)
+        if copied <= 0:
+            raise OSError(errno.EIO, "the file ended before the range being copied")
+        offset, length = offset + copied, length - copied
+
+
 def read_file(
     fs: FS, path: str | Path, *, dir_fd: int | None = None
 ) -> tuple[bytes, os.stat_result]:
@@ -141,17 +177,25 @@ def fsync_dir(fs: FS, directory: Path) -> None:
 
 
 def _temp_path(directory: Path) -> Path:
-    return directory / f"{TEMP_PREFIX}{secrets.token_hex(8)}{TEMP_SUFFIX}"
+    return directory / f"{TEMP_PREFIX}{os.urandom(8).hex()}{TEMP_SUFFIX}"
 
 
-def _write_temp(fs: FS, temp_dir: Path, data: bytes, mode: int = PRIVATE_FILE) -> Path:
-    """Create, fill and fsync a fresh temp file with exactly ``mode``; removed on failure."""
+def _write_temp(
+    fs: FS, temp_dir: Path, data: bytes | Callable[[int], None], mode: int = PRIVATE_FILE
+) -> Path:
+    """Create, fill and fsync a fresh temp file with exactly ``mode``; removed on failure.
+
+    ``data``: the bytes, or a function that writes them to the file descriptor it is given.
+    """
     temp = _temp_path(temp_dir)
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     fd = fs.open(temp, flags, PRIVATE_FILE)
     try:
         fix_new_file_mode(fd, mode)
-        write_all(fs, fd, data)
+        if callable(data):
+            data(fd)
+        else:
+            write_all(fs, fd, data)
         fs.fsync(fd)
     except BaseException:
         fs.close(fd)
@@ -175,7 +219,7 @@ def _io_error(action: str, path: Path, exc: OSError) -> StoreIOError:
 def atomic_write(
     fs: FS,
     target: Path,
-    data: bytes,
+    data: bytes | Callable[[int], None],
     *,
     create_only: bool = False,
     temp_dir: Path | None = None,
@@ -188,7 +232,7 @@ def atomic_write(
     target raises ``AlreadyExists`` and is never touched), then fsync the directory. Errors before
     the commit point raise ``StoreIOError`` with nothing changed; a failing directory fsync after
     it raises ``DurabilityUnknown(revision)``. A new file is 0600; a replaced one keeps its
-    mode (S2.6).
+    mode (S2.6). ``data`` may be a function writing the bytes to the temp file's descriptor.
     """
     directory = target.parent
     mode = PRIVATE_FILE if create_only else kept_mode(target)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import hashlib
+import os
 import re
-import secrets
 
+from context_engine.digests import sha256
 from context_engine.paths import slugify
 
 NEW_ID_PREFIX = "mem-"
@@ -17,13 +17,13 @@ ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 
 def new_id() -> str:
     """``mem-`` + 32 lowercase hex digits from a cryptographic random source (S3.5)."""
-    return NEW_ID_PREFIX + secrets.token_hex(16)
+    return NEW_ID_PREFIX + os.urandom(16).hex()
 
 
 def legacy_id(name: str, scope: str) -> str:
     """``legacy-`` + 24 hex of sha256("reasonix-memory-v2\\0" + scope + "\\0" + slug(name))."""
     seed = "reasonix-memory-v2\0" + scope + "\0" + slugify(name)
-    return LEGACY_ID_PREFIX + hashlib.sha256(seed.encode("utf-8")).hexdigest()[:24]
+    return LEGACY_ID_PREFIX + sha256(seed.encode("utf-8")).hexdigest()[:24]
 
 
 def legacy_scope(frontmatter_scope: str | None, fact_type: str) -> str:

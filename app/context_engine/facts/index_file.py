@@ -22,8 +22,13 @@ _MANAGED = re.compile(
 
 def managed_line(fact: Fact) -> str:
     """`- [<display title>](<name>.md) — [<scope>/<type>] <one-line description>`."""
-    title, description = _single(fact.display_title), _single(fact.description)
-    return f"- [{title}]({fact.name}.md) — [{fact.scope}/{fact.type}] {description}".rstrip()
+    return line_of(fact.name, fact.title, fact.description, fact.scope, fact.type)
+
+
+def line_of(name: str, title: str, description: str, scope: str, fact_type: str) -> str:
+    """``managed_line`` of a fact with these fields (the display title as ``Fact``'s: S3.8)."""
+    shown, about = _single(title or name.replace("-", " ")), _single(description)
+    return f"- [{shown}]({name}.md) — [{scope}/{fact_type}] {about}".rstrip()
 
 
 def _single(text: str) -> str:

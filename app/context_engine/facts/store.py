@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import gc
-import hashlib
 import os
 import stat
 import threading
@@ -24,6 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..digests import sha256
 from ..errors import FactFormatError
 from ..paths import safe_join, slugify
 from .decoding import MAX_FACT_BYTES
@@ -72,7 +72,7 @@ class LoadedFile:
     @property
     def digest(self) -> str:
         """sha256 (hex) of the exact bytes read: the full-value check of RELIABILITY C6."""
-        return hashlib.sha256(self.data).hexdigest()
+        return sha256(self.data).hexdigest()
 
 
 def fact_slug(name: str) -> str:

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
 import os
 import sqlite3
 import stat
@@ -42,10 +41,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..digests import blake2b
 from ..errors import ContextEngineError
 from . import derived_index
-from .fs import read_file, sweep_temps
-from .index_file import is_managed, managed_line, render_parts, write_index
+from .fs import (
+    FS,
+    READ_FLAGS,
+    atomic_write,
+    copy_all,
+    is_temp_name,
+    read_file,
+    sweep_temps,
+    write_all,
+)
+from .index_file import is_managed, line_of, managed_line, render_parts, write_index
 from .model import Diagnostic, ParsedFact
 from .store import INDEX_NAME, is_fact_file_name
 
@@ -62,6 +71,8 @@ _DDL = (
     " fact_id TEXT, fact_name TEXT, line TEXT, legacy INTEGER NOT NULL,"
     " spliceable INTEGER NOT NULL, size INTEGER NOT NULL) WITHOUT ROWID",
     "CREATE INDEX files_by_id ON files (fact_id)",
+    # Covering: the listing compare after another program's change scans it, not the lines.
+    "CREATE INDEX files_by_inode ON files (name, ino)",
     "CREATE INDEX files_in_order ON files (kind, fact_name, fact_id, name, size)",
     "CREATE INDEX files_legacy ON files (legacy) WHERE legacy = 1",
     "CREATE INDEX files_unspliceable ON files (spliceable) WHERE kind = 0 AND spliceable = 0",
@@ -76,7 +87,7 @@ _SAVED = (
 def code_tag() -> str:
     """The codec's tag plus this module's and MEMORY.md's code: rows of other code are dropped."""
     here = Path(__file__).resolve().parent
-    digest = hashlib.blake2b(f"{SCHEMA} {derived_index.code_tag()}".encode(), digest_size=12)
+    digest = blake2b(f"{SCHEMA} {derived_index.code_tag()}".encode(), digest_size=12)
     for name in ("index_file.py", "write_state.py", "store.py"):
         try:
             digest.update((here / name).read_bytes())
@@ -121,6 +132,59 @@ def _row(name: str, ino: int, item: ParsedFact | Diagnostic | None) -> _Row:
     return _Row(name, ino, _FACT, fact.id, fact.name, line, item.needs_upgrade, _spliceable(line))
 
 
+def _values(row: _Row) -> tuple[Any, ...]:
+    """``row`` as the ``files`` table's columns."""
+    return (row.name, row.ino, row.kind, row.fact_id, row.fact_name, row.line, int(row.legacy),
+            int(row.spliceable), row.size)
+
+
+def _size(line: str) -> int:
+    """``_Row.size`` of a fact's line."""
+    return len(f"{line}\n".encode("utf-8", errors="surrogateescape"))
+
+
+_clock = time.monotonic
+
+
+class _Progress:
+    """A line on stderr while a rebuild reads many files (after a second: most never show)."""
+
+    def __init__(self, scope: str, total: int) -> None:
+        self.scope, self.total = scope, total
+        self.started = self.shown = _clock()
+        self.visible = False
+
+    def report(self, done: int) -> None:
+        """``done`` of the files read: from the second on, rewritten in place on a terminal
+        (at most twice a second), else a line every five seconds and the last one."""
+        import sys
+
+        now = _clock()
+        tty = sys.stderr.isatty()
+        every = 0.5 if tty else 5.0
+        last = done == self.total
+        if now - self.started < 1.0 or (self.visible and now - self.shown < every and not last):
+            return
+        self.shown, self.visible = now, True
+        end = "\r" if tty else "\n"
+        with contextlib.suppress(OSError, ValueError):
+            sys.stderr.write(
+                f"context-engine: reading the {self.scope} store for its first write:"
+                f" {done:,}/{self.total:,} files{end}"
+            )
+            sys.stderr.flush()
+
+    def end(self) -> None:
+        """Finish the line, if one was shown on a terminal."""
+        import sys
+
+        if self.visible:
+            with contextlib.suppress(OSError, ValueError):
+                if sys.stderr.isatty():
+                    sys.stderr.write("\n")
+                    sys.stderr.flush()
+
+
 def _spliceable(line: str) -> bool:
     """A line a later render finds again as exactly one managed line (else: render in full)."""
     if not is_managed(line) or len(f"{line}\n".splitlines()) != 1:
@@ -140,6 +204,16 @@ def _dir_identity(root: Path) -> str:
         str(v) for v in (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns,
                          st.st_mode)
     )
+
+
+def _listing(root: Path) -> dict[str, int]:
+    """One ``scandir`` without ``lstat``: every entry's inode by name (a comprehension: the
+    filtering is done on the few names that differ from the rows, not on every entry)."""
+    try:
+        with os.scandir(root) as entries:
+            return {entry.name: entry.inode() for entry in entries}
+    except FileNotFoundError:
+        return {}
 
 
 def _line_bytes(row: _Row) -> bytes:
@@ -163,6 +237,61 @@ def _identity(st: os.stat_result) -> str:
 
 # An edit of MEMORY.md's managed block: at a byte offset, remove or insert one line's bytes.
 _Op = tuple[str, int, bytes]
+
+
+class _Pieces:
+    """A file's new bytes as ranges of its old bytes and inserted bytes, edited by offset."""
+
+    __slots__ = ("parts",)
+
+    def __init__(self, size: int) -> None:
+        self.parts: list[tuple[int, int] | bytes] = [(0, size)] if size else []
+
+    def _cut(self, at: int) -> int:
+        """The index of the part starting at ``at`` (the part holding it is split there)."""
+        pos = 0
+        for i, part in enumerate(self.parts):
+            if pos == at:
+                return i
+            size = part[1] - part[0] if isinstance(part, tuple) else len(part)
+            if at < pos + size:
+                k = at - pos
+                halves: list[tuple[int, int] | bytes] = (
+                    [(part[0], part[0] + k), (part[0] + k, part[1])]
+                    if isinstance(part, tuple) else [part[:k], part[k:]]
+                )
+                self.parts[i : i + 1] = halves
+                return i + 1
+            pos += size
+        return len(self.parts)  # the end (or past it: what is taken there comes up short)
+
+    def insert(self, at: int, data: bytes) -> None:
+        """Insert ``data`` at byte ``at`` of the new bytes."""
+        self.parts.insert(self._cut(at), data)
+
+    def take(self, at: int, size: int) -> list[tuple[int, int] | bytes]:
+        """Remove ``size`` bytes at ``at``; the parts removed."""
+        i = self._cut(at)
+        j = self._cut(at + size)
+        removed = self.parts[i:j]
+        del self.parts[i:j]
+        return removed
+
+    @staticmethod
+    def read(fs: FS, fd: int, parts: list[tuple[int, int] | bytes]) -> bytes:
+        """The bytes of ``parts`` (ranges read from ``fd``)."""
+        return b"".join(
+            fs.pread(fd, part[1] - part[0], part[0]) if isinstance(part, tuple) else part
+            for part in parts
+        )
+
+    def write(self, fs: FS, src: int, dst: int) -> None:
+        """Write the new bytes to ``dst``: old ranges copied from ``src`` by the kernel."""
+        for part in self.parts:
+            if isinstance(part, tuple):
+                copy_all(fs, src, dst, part[0], part[1] - part[0])
+            else:
+                write_all(fs, dst, part)
 
 
 class WriteState:
@@ -202,10 +331,16 @@ class WriteState:
             ):
                 self._rebuild(db, current, checked)
             elif meta["dir"] != current or not self._settled(meta):
-                if sweep_temps(self.store.fs, self.store.root):
+                known = dict(db.execute("SELECT name, ino FROM files").fetchall())
+                # Dict item views compare as sets, in C: a name whose inode changed is on
+                # both sides; our stale temp files and other non-fact entries show up too.
+                differ = {name for name, _ in _listing(self.store.root).items() ^ known.items()}
+                if self._sweep([n for n in differ if is_temp_name(n)]):
+                    # Recorded before the listing that vouches for it, as on every path.
                     checked, current = time.time_ns(), _dir_identity(self.store.root)
+                    differ = {name for name, _ in _listing(self.store.root).items() ^ known.items()}
                 self._meta = meta
-                self._diff(db)
+                self._diff(differ)
                 # Saved even when no row changed, or the next writer would list it again.
                 self._meta["dir"], self._meta["checked_ns"] = current, str(checked)
                 self._changed = True
@@ -252,25 +387,19 @@ class WriteState:
         db = self._db
         if db is None or not self.ready:
             return False
-        fs, root = self.store.fs, self.store.root
         try:
-            raw, st = read_file(fs, root / INDEX_NAME)
-            identity = _identity(st)
-        except OSError:
-            raw, identity = b"", ""  # missing, unreadable or a symlink: never read through
-        try:
-            data, start, end, count = self._spliced(db, raw, identity) or self._rendered(db, raw)
-        except sqlite3.Error:
-            self._drop()
-            return False
-        try:
-            write_index(fs, root, raw, data)
+            try:
+                done = self._write_spliced(db) or self._write_rendered(db)
+            except sqlite3.Error:
+                self._drop()
+                return False
         except (OSError, ContextEngineError):
             self._meta["synced"] = "0"  # written or not, the next write renders in full
             with contextlib.suppress(sqlite3.Error):
                 self._commit(db, observe=True)
             self._drop()
             raise
+        start, end, count = done
         checked = time.time_ns()
         self._meta.update(
             memory=_memory_identity(self.store), memory_checked=str(checked),
@@ -319,37 +448,104 @@ class WriteState:
         return mtime % 1_000_000 != 0 and ctime % 1_000_000 != 0
 
     def _rebuild(self, db: sqlite3.Connection, current: str, checked: int) -> None:
-        """Every row from one snapshot of the store (through the derived index)."""
+        """Every row from the files now: the derived index's trusted rows (no body is read),
+        the rest read and parsed (and recorded in the index as they go)."""
         if sweep_temps(self.store.fs, self.store.root):
             checked, current = time.time_ns(), _dir_identity(self.store.root)
-        self.store.snapshot()
-        rows = [_row(name, key[1], item) for name, key, item in self.store.entries()]
-        db.execute("DELETE FROM files")
+        rows = sorted(self._rows_now())  # in key order: the table's B-tree only appends
+        db.execute("DROP TABLE IF EXISTS files")  # then its indexes, built once, at the end
+        db.execute(_DDL[1])
+        db.executemany("INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        for statement in _DDL[2:]:
+            db.execute(statement)
         db.execute("DELETE FROM meta")
-        db.executemany("INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", [
-            (r.name, r.ino, r.kind, r.fact_id, r.fact_name, r.line, int(r.legacy),
-             int(r.spliceable), r.size) for r in rows
-        ])
         self._meta = {"code": code_tag(), "root": str(self.store.root), "dir": current,
                       "checked_ns": str(checked),
                       "memory": "", "memory_checked": "0", "block_start": "0", "block_end": "0",
                       "count": "0", "synced": "0"}
         self._changed = True
 
-    def _diff(self, db: sqlite3.Connection) -> None:
-        """Re-read the files whose (name, inode) differ from the rows: one scandir, no lstat."""
-        listing: dict[str, int] = {}
+    def _rows_now(self) -> list[tuple[Any, ...]]:
+        """A row (the ``files`` columns) per entry of the store directory, as ``_resync``
+        makes them; an entry that cannot be lstat'ed has none (a snapshot reports it)."""
+        store = self.store
+        checked = time.time_ns()  # before any lstat: the derived index's rule
+        listing: list[tuple[str, os.stat_result]] = []
         try:
-            with os.scandir(self.store.root) as entries:
-                for entry in entries:
-                    if is_fact_file_name(entry.name):
-                        listing[entry.name] = entry.inode()
-        except FileNotFoundError:
-            pass
-        known = dict(db.execute("SELECT name, ino FROM files").fetchall())
-        changed = [n for n, ino in listing.items() if known.get(n) != ino]
-        changed += [n for n in known if n not in listing]
-        self._resync(sorted(changed))
+            fd = os.open(store.root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+        try:
+            for name in os.listdir(fd):
+                if is_fact_file_name(name):
+                    with contextlib.suppress(OSError):
+                        listing.append((name, os.lstat(name, dir_fd=fd)))
+        finally:
+            os.close(fd)
+        indexed = (
+            {r[0]: r for r in store.index.writer_rows()} if store.index is not None else {}
+        )
+        racy = derived_index.RACY_NS
+        rows: list[tuple[Any, ...]] = []
+        unread: list[tuple[str, os.stat_result]] = []
+        for name, st in listing:
+            if not stat.S_ISREG(st.st_mode):
+                rows.append(_values(_Row(name, st.st_ino, _OTHER)))
+                continue
+            r = indexed.get(name)
+            if (
+                r is not None
+                and (r[1], r[2], r[3], r[4], r[5], r[6])
+                == (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_mode)
+                and max(st.st_mtime_ns, st.st_ctime_ns) < r[7] - racy
+            ):
+                if r[8] == derived_index.FACT_KIND:
+                    line = line_of(r[10], r[11], r[12], r[14], r[13])
+                    rows.append((name, st.st_ino, _FACT, r[9], r[10], line, int(bool(r[15])),
+                                 int(_spliceable(line)), _size(line)))
+                else:
+                    rows.append(_values(_Row(name, st.st_ino, _UNREADABLE)))
+            else:
+                unread.append((name, st))
+        rows.extend(self._parsed(unread, checked))
+        return rows
+
+    def _parsed(
+        self, files: list[tuple[str, os.stat_result]], checked: int
+    ) -> list[tuple[Any, ...]]:
+        """Rows of files the index could not vouch for, read and parsed now; each batch is
+        recorded in the index at once, so an interrupted rebuild keeps what it read."""
+        store = self.store
+        rows: list[tuple[Any, ...]] = []
+        recorded: list[tuple[str, tuple[int, int, int, int, int, int], int, Any]] = []
+        progress = _Progress(store.scope, len(files))
+        for done, (name, st) in enumerate(files, 1):
+            item = store._read_entry(store.root / name, st)
+            if item is not None:
+                identity = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns,
+                            st.st_mode)
+                recorded.append((name, identity, checked, item))
+                rows.append(_values(_row(name, st.st_ino, item)))
+            if len(recorded) >= 2000 or done == len(files):
+                if recorded and store.index is not None:
+                    store.index.update(recorded)
+                recorded = []
+                progress.report(done)
+        progress.end()
+        return rows
+
+    def _diff(self, differ: set[str]) -> None:
+        """Re-read the fact files whose (name, inode) differ from the rows (``differ``)."""
+        self._resync(sorted(name for name in differ if is_fact_file_name(name)))
+
+    def _sweep(self, temps: list[str]) -> int:
+        """Remove our stale temp files (``fs.sweep_temps``'s rule, from a listing in hand)."""
+        removed = 0
+        for name in temps:
+            with contextlib.suppress(FileNotFoundError):
+                self.store.fs.unlink(self.store.root / name)
+                removed += 1
+        return removed
 
     def _resync(self, names: list[str]) -> None:
         """Replace the rows of ``names`` from the files now, recording MEMORY.md's edits."""
@@ -428,43 +624,70 @@ class WriteState:
 
     # -- MEMORY.md ---------------------------------------------------------------------------
 
-    def _spliced(
-        self, db: sqlite3.Connection, raw: bytes, identity: str
-    ) -> tuple[bytes, int, int, int] | None:
-        """The recorded MEMORY.md with this session's edits, when that is a full render's bytes.
+    def _write_spliced(self, db: sqlite3.Connection) -> tuple[int, int, int] | None:
+        """This session's edits spliced into the recorded MEMORY.md, when that is a full
+        render's bytes; the block's (start, end, count) after it. None: render instead.
 
         The file must be the one the last write left (same identity, trusted as the
         directory's is) and every line one a render finds again as managed; each removed
-        line must be found, byte for byte, where the rows say it is.
+        line must be found, byte for byte, where the rows say it is. Only those lines and one
+        byte are read: the unchanged bytes go from the old file to the new one in the kernel
+        (a MEMORY.md of 100,000 facts is ~19 MB).
         """
         meta = self._meta
         if not self._splice or meta.get("synced") != "1":
             return None
         start, end, count = int(meta["block_start"]), int(meta["block_end"]), int(meta["count"])
-        if count == 0 or not identity or meta["memory"] != identity:
+        if count == 0 or not meta["memory"]:
             return None
-        if not self._settled({"dir": identity, "checked_ns": meta["memory_checked"]}):
+        if not self._settled({"dir": meta["memory"], "checked_ns": meta["memory_checked"]}):
             return None
         if db.execute("SELECT 1 FROM files WHERE kind = 0 AND spliceable = 0 LIMIT 1").fetchone():
             return None  # a line a render would not find again as managed: render in full
-        if len(raw) < end or raw[end - 1 : end] != b"\n":
-            return None
-        data = raw
-        for kind, offset, line in self._ops:
-            at = start + offset
-            if kind == "del":
-                if data[at : at + len(line)] != line:
+        fs, path = self.store.fs, self.store.root / INDEX_NAME
+        try:
+            fd = fs.open(path, READ_FLAGS)
+        except OSError:
+            return None  # missing, unreadable or a symlink: rendered (never read through)
+        try:
+            try:
+                st = fs.fstat(fd)
+                if not stat.S_ISREG(st.st_mode) or _identity(st) != meta["memory"]:
                     return None
-                data = data[:at] + data[at + len(line) :]
-                end, count = end - len(line), count - 1
-            else:
-                if at > end:
+                if st.st_size < end or fs.pread(fd, 1, end - 1) != b"\n":
                     return None
-                data = data[:at] + line + data[at:]
-                end, count = end + len(line), count + 1
-        if count <= 0:
-            return None  # no block any more: the render decides what is left
-        return data, start, end, count
+                pieces = _Pieces(st.st_size)
+                for kind, offset, line in self._ops:
+                    at = start + offset
+                    if kind == "del":
+                        if pieces.read(fs, fd, pieces.take(at, len(line))) != line:
+                            return None
+                        end, count = end - len(line), count - 1
+                    else:
+                        if at > end:
+                            return None
+                        pieces.insert(at, line)
+                        end, count = end + len(line), count + 1
+            except OSError:
+                return None  # unreadable now: rendered from what can be read
+            if count <= 0:
+                return None  # no block any more: the render decides what is left
+            if self._ops:
+                atomic_write(fs, path, functools.partial(pieces.write, fs, fd))
+        finally:
+            fs.close(fd)
+        return start, end, count
+
+    def _write_rendered(self, db: sqlite3.Connection) -> tuple[int, int, int]:
+        """MEMORY.md rendered from the rows around what it holds now (``index_file``)."""
+        fs, root = self.store.fs, self.store.root
+        try:
+            raw, _ = read_file(fs, root / INDEX_NAME)
+        except OSError:
+            raw = b""  # missing, unreadable or a symlink: never read through
+        data, start, end, count = self._rendered(db, raw)
+        write_index(fs, root, raw, data)
+        return start, end, count
 
     def _rendered(self, db: sqlite3.Connection, raw: bytes) -> tuple[bytes, int, int, int]:
         """``render_index`` over the rows' lines: hand-written lines kept, managed regenerated."""

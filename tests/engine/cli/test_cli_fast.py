@@ -172,6 +172,11 @@ def test_plain_remember_writes_and_prints_what_the_full_command_line_does(
             results.append((done.returncode, _unrandom(done.stdout, paths), _unrandom(err, paths)))
             if module == "context_engine.cli.entry":
                 assert "click" not in imported, argv
+                # A person's save never consults the S10 policy: its rules do not load.
+                assert "context_engine.policy.write_policy" not in imported, argv
+                assert "context_engine.catalog.policy_writes" not in imported, argv
+                # Temp names and ids from os.urandom, digests from CPython's own modules.
+                assert not imported & {"_hashlib", "secrets"}, argv
         assert results[0] == results[1], argv
     snapshots = [[(f.name, f.scope, f.type, f.title, f.description, f.body, f.revision)
                   for f in Memory(paths).snapshot().facts] for paths in homes]

@@ -7,6 +7,7 @@ comes out byte-identical to a full regeneration from every parsed fact.
 from __future__ import annotations
 
 import dataclasses
+import errno
 import os
 import subprocess
 import sys
@@ -14,8 +15,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from context_engine.facts import codec, write_state
+from context_engine.facts import codec, derived_index, write_state
 from context_engine.facts.codec import parse_fact, render_fact
+from context_engine.facts.fs import FS
 from context_engine.facts.index_file import render_index
 from context_engine.facts.memory import Memory
 from context_engine.facts.store import Store
@@ -164,14 +166,142 @@ def test_a_directory_change_without_a_fact_change_is_listed_once(
     listed: list[str] = []
     real = write_state.WriteState._diff
 
-    def diff(self: write_state.WriteState, db: object) -> None:
+    def diff(self: write_state.WriteState, *args: object) -> None:
         listed.append(self.store.scope)
-        real(self, db)  # type: ignore[arg-type]
+        real(self, *args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(write_state.WriteState, "_diff", diff)
     _memory(paths).save(name="p2", body="x")
     _memory(paths).save(name="p3", body="x")
     assert listed.count("global") == 1
+
+
+def test_another_programs_change_costs_one_listing_and_stale_temps_still_go(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    paths = make_paths(tmp_path)
+    _fill(paths, 6)
+    _memory(paths).save(name="warm", body="x")
+    store = paths.project_store
+    _replace_outside(store / "fact-002.md", title="Edited elsewhere", revision=2)
+    listings: list[str] = []
+    real_scandir, real_listdir = os.scandir, os.listdir
+
+    def scandir(path: object = ".") -> object:
+        listings.append(str(path))
+        return real_scandir(path)  # type: ignore[arg-type]
+
+    def listdir(path: object = ".") -> list[str]:
+        listings.append(str(path))
+        return real_listdir(path)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    monkeypatch.setattr(os, "listdir", listdir)
+    before = _index_bytes(paths, "project")
+    _memory(paths).save(name="after", body="y")
+    monkeypatch.undo()
+    assert listings.count(str(store)) == 1  # the sweep and the diff share one scandir
+    assert _index_bytes(paths, "project") == _full_regeneration(paths, "project", before)
+    assert "[Edited elsewhere](fact-002.md)" in _index_bytes(paths, "project").decode()
+    stale = store / ".tmp-0123456789abcdef.partial"  # a crashed writer's temp file
+    stale.write_bytes(b"half")
+    _replace_outside(store / "fact-003.md", title="Edited again", revision=2)
+    _memory(paths).save(name="later", body="z")
+    assert not stale.exists()
+    assert "[Edited again](fact-003.md)" in _index_bytes(paths, "project").decode()
+
+
+class _CountingFS(FS):
+    """Counts the bytes read from MEMORY.md (by ``read`` or ``pread``) and kernel copies."""
+
+    def __init__(self) -> None:
+        self.index_fds: set[int] = set()
+        self.read_bytes = 0
+        self.copies = 0
+
+    def open(self, path: str | Path, flags: int, mode: int = 0o644, *,
+             dir_fd: int | None = None) -> int:
+        fd = super().open(path, flags, mode, dir_fd=dir_fd)
+        (self.index_fds.add if Path(path).name == "MEMORY.md" else self.index_fds.discard)(fd)
+        return fd
+
+    def read(self, fd: int, size: int) -> bytes:
+        data = super().read(fd, size)
+        self.read_bytes += len(data) if fd in self.index_fds else 0
+        return data
+
+    def pread(self, fd: int, size: int, offset: int) -> bytes:
+        data = super().pread(fd, size, offset)
+        self.read_bytes += len(data) if fd in self.index_fds else 0
+        return data
+
+    def copy_range(self, src: int, dst: int, count: int, offset: int) -> int:
+        self.copies += 1
+        return super().copy_range(src, dst, count, offset)
+
+
+@pytest.mark.parametrize("kernel_copy", ["works", "refused", "copies nothing"])
+def test_a_spliced_memory_md_is_not_read_into_the_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kernel_copy: str
+) -> None:
+    paths = make_paths(tmp_path)
+    ids = _fill(paths, 150)
+    _memory(paths).save(name="warm", body="x")
+    size = len(_index_bytes(paths, "project"))
+    if kernel_copy == "refused":
+        def refuse(*args: object) -> int:
+            raise OSError(errno.EXDEV, "cross-device")
+
+        monkeypatch.setattr(os, "copy_file_range", refuse)
+    elif kernel_copy == "copies nothing":
+        monkeypatch.setattr(os, "copy_file_range", lambda *args: 0)
+    for op in ({"name": "middle-new", "description": "d", "body": "b"},
+               {"id": ids[70], "title": "Retitled"}, {"id": ids[71], "body": "same line"}):
+        before = _index_bytes(paths, "project")
+        fs = _CountingFS()
+        Memory(paths, clock=lambda: NOW, fs=fs).save(**op)  # type: ignore[arg-type]
+        assert _index_bytes(paths, "project") == _full_regeneration(paths, "project", before)
+        if kernel_copy == "works":
+            assert fs.read_bytes < 1000 < size  # the removed line and one byte, not the file
+        assert fs.copies >= (1 if "body" not in op or "name" in op else 0)
+    text = _index_bytes(paths, "project").decode()
+    assert "(middle-new.md)" in text and "[Retitled](fact-070.md)" in text
+
+
+def _lose_state(paths: EnginePaths, scope: str) -> None:
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{state_path(paths, scope)}{suffix}").unlink(missing_ok=True)  # type: ignore[arg-type]
+
+
+def test_a_lost_state_is_rebuilt_from_the_index_without_a_snapshot(
+    tmp_path: Path, counted: dict[str, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(derived_index, "RACY_NS", 0)  # every row settled: no 2 s wait here
+    paths = make_paths(tmp_path)
+    _fill(paths, 30)
+    _memory(paths).save(name="first", body="x")  # builds the derived index and the state
+    _lose_state(paths, "project")
+    before = _index_bytes(paths, "project")
+    counted.update(parse=0, snapshot=0)
+    _memory(paths).save(name="second", body="y")
+    assert counted["snapshot"] == 0  # rows and lines from the index, no fact object made
+    assert counted["parse"] <= 2  # the file written, never the 31 others
+    assert _index_bytes(paths, "project") == _full_regeneration(paths, "project", before)
+
+
+def test_a_long_rebuild_shows_its_progress_on_stderr(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    paths = make_paths(tmp_path)
+    _fill(paths, 40)
+    ticks = iter(range(0, 10_000, 2))  # each look at the clock two seconds on
+    monkeypatch.setattr(write_state, "_clock", lambda: next(ticks))
+    _memory(paths).save(name="first", body="x")
+    err = capsys.readouterr().err
+    assert "reading the project store for its first write: 40/40 files" in err
+    capsys.readouterr()
+    _memory(paths).save(name="second", body="x")  # the state stands: nothing is read
+    assert capsys.readouterr().err == ""
 
 
 def test_a_store_reached_through_a_symlink_is_watched_where_it_points(tmp_path: Path) -> None:
