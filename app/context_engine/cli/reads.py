@@ -79,7 +79,7 @@ def list_facts(ctx: CliContext, fact_type: str | None, scope: str | None) -> Non
     if ctx.json and fact_type is None and scope is None:
         printed = printed_facts(ctx.catalog(), "json", Clock())
         if printed is not None:
-            if printed.count:
+            if printed.total:
                 echo_bytes(b'{\n  "facts": [\n    ' + printed.text + b"\n  ]\n}")
             else:
                 echo_bytes(b'{\n  "facts": []\n}')
@@ -148,8 +148,8 @@ def summary_printed(catalog: Catalog) -> bytes | None:
     printed = printed_facts(catalog, "lines", Clock())
     if printed is None:
         return None
-    head, _, _, tail = _summary_parts(catalog, view.resolution, printed.count, printed.diagnostics)
-    facts = printed.text if printed.count else b"  (none)"
+    head, _, _, tail = _summary_parts(catalog, view.resolution, printed.total, printed.diagnostics)
+    facts = printed.text if printed.total else b"  (none)"
     return b"\n".join(("\n".join(head).encode(), facts, "\n".join(tail).encode()))
 
 

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 class PrintedFacts(NamedTuple):
     """Both stores' active facts as printed text, and the listing's diagnostics."""
 
-    count: int
+    total: int  # active facts
     text: bytes  # UTF-8: the facts' S12 objects joined by ``,`` lines, or ``memory``'s lines
     diagnostics: list[Diagnostic]  # project first, each store's sorted by path
 
@@ -66,7 +66,7 @@ def printed_facts(
         if result is None:
             return None
         if isinstance(result, derived_index.Printed):
-            return PrintedFacts(result.count, result.text, _diagnostics(stores, scan_diagnostics,
+            return PrintedFacts(result.total, result.text, _diagnostics(stores, scan_diagnostics,
                                                                        result.diagnostics))
         if attempt == 1:
             return None  # still not vouched for (another writer, an index we cannot write)

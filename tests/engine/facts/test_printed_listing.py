@@ -155,8 +155,8 @@ def test_printed_facts_are_the_listing_printed_fact_by_fact(
             return
         assert printed is not None and lines is not None
         full = list_memory(_unindexed(paths))
-        assert printed.count == lines.count == len(full.facts)
-        body = b'{\n  "facts": [\n    ' + printed.text + b"\n  ]\n}" if printed.count else (
+        assert printed.total == lines.total == len(full.facts)
+        body = b'{\n  "facts": [\n    ' + printed.text + b"\n  ]\n}" if printed.total else (
             b'{\n  "facts": []\n}'
         )
         assert body == expected
