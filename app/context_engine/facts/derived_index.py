@@ -592,8 +592,10 @@ def print_facts(
     read first. ``None``: the index cannot print this (missing, not printable, odd scopes).
     """
     main, others = indexes[0], indexes[1:]
-    if any(other._open() is None for other in others):
-        return None
+    for other in others:  # opened (and its meta checked or reset) as any reader opens it
+        with other._lock:
+            if other._open() is None:
+                return None
     with main._using() as db:
         if db is None:
             return None
