@@ -561,7 +561,7 @@ class FactIndex:
 class Printed(NamedTuple):
     """What one query printed for both stores' facts (``print_facts``)."""
 
-    count: int  # active facts
+    total: int  # active facts
     text: bytes  # the facts' printed forms, joined (UTF-8)
     # Per store, its diagnostic rows: (file name, code, message, line).
     diagnostics: list[list[tuple[str, str, str, int | None]]]
