@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # the write types load with the first write (a hook turn neve
     from ..facts.fs import FS
     from ..facts.listing import Listing
     from ..facts.memory import Memory, MemorySnapshot
+    from ..facts.printed_listing import PrintedFacts
     from ..policy.confirmation import ConfirmationService
     from ..recall.service import RecallService
     from ..recall.trace import RecallTrace
@@ -167,6 +168,19 @@ class LocalCatalog:
 
         self.require("facts")
         return list_memory(self.memory)
+
+    def printed_facts(
+        self,
+        form: str,
+        now: datetime,
+        edges: dict[str, tuple[datetime, datetime]],
+        default: tuple[datetime, datetime],
+    ) -> PrintedFacts | None:
+        """``listing()``'s facts printed by the derived index (``facts/printed_listing.py``)."""
+        from ..facts.printed_listing import printed_facts
+
+        self.require("facts")
+        return printed_facts(self.memory, form, now, edges, default)
 
     def read(self, ref: str) -> LoadedFact:
         """The fact ``ref`` resolves to (``facts/refs.py``) and the digest of its bytes."""

@@ -36,6 +36,23 @@ def echo(text: str, *, nl: bool = True, err: bool = False) -> None:
     stream.flush()
 
 
+def echo_bytes(data: bytes) -> None:
+    """``echo(data.decode())``: UTF-8 text written as it is when the stream would encode it so.
+
+    A listing of 100,000 facts is tens of megabytes: decoding and encoding it again would cost
+    more than the query that printed it.
+    """
+    stream = sys.stdout
+    binary = getattr(stream, "buffer", None)
+    if "click" in sys.modules or binary is None or b"\x1b" in data or not _plain_utf8(stream):
+        echo(data.decode("utf-8"))
+        return
+    stream.flush()
+    binary.write(data)
+    binary.write(b"\n")
+    binary.flush()
+
+
 def _plain_utf8(stream: Any) -> bool:
     """A text stream click would write to as it is (its encoding UTF-8)."""
     encoding = getattr(stream, "encoding", None)

@@ -139,8 +139,8 @@ def _plain_remember(given: dict[str, str]) -> bool:
 def run(plain: PlainCommand) -> int:
     """Run a plain command as its click command would; the exit code."""
     from ..errors import ContextEngineError
-    from .context import CliContext, echo, fail
-    from .reads import list_facts, read_fact, recall_message, summary
+    from .context import CliContext, echo, echo_bytes, fail
+    from .reads import list_facts, read_fact, recall_message, summary, summary_printed
 
     ctx = CliContext(home=plain.home, workspace=plain.workspace, json=plain.as_json)
     try:
@@ -169,6 +169,8 @@ def run(plain: PlainCommand) -> int:
                 from ..defaults import RECALL_BUDGET, RECALL_LIMIT
 
                 recall_message(ctx, " ".join(plain.args), RECALL_LIMIT, RECALL_BUDGET)
+            elif not ctx.json and (printed := summary_printed(ctx.catalog())) is not None:
+                echo_bytes(printed)  # what ``memory_cmds.page`` does off a terminal
             else:
                 payload, text = summary(ctx.catalog())
                 if ctx.json:

@@ -9,29 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
-from json.encoder import encode_basestring as _quote  # the C escaper when available
 from typing import Any
 
 from ..facts.freshness import _ZERO_BEFORE, WINDOWS, Freshness
 from ..facts.listing import ListedFact
-from ..facts.timestamps import format_timestamp
+from ..facts.rendered import json_head, json_tail, rfc3339
 from .pretty_json import Encoded
 
-
-def rfc3339(iso: str | None) -> str | None:
-    """``format_timestamp`` of the aware datetime whose ``isoformat()`` is ``iso``."""
-    if iso is None:
-        return None
-    # The writer's shape, in UTC: cut the text instead of formatting a datetime. Years before
-    # 1000 (Go's zero time) take the slow path: ``strftime("%Y")`` does not pad them.
-    if iso.endswith("+00:00") and iso[0] != "0":
-        size = len(iso)
-        if size == 25:
-            return f"{iso[:19]}Z"
-        if size == 32 and iso[19] == ".":
-            fraction = iso[20:26].rstrip("0")
-            return f"{iso[:19]}.{fraction}Z" if fraction else f"{iso[:19]}Z"
-    return format_timestamp(datetime.fromisoformat(iso))
+Edges = tuple[datetime, datetime]  # (fresh, current): a stamp at or after them is that fresh
 
 
 class Clock:
@@ -43,6 +28,10 @@ class Clock:
         self._edges = {kind: (_minus(self.now, a), _minus(self.now, b))
                        for kind, (a, b) in WINDOWS.items()}
         self._default = self._edges["project"]
+
+    def edges(self) -> tuple[datetime, dict[str, Edges], Edges]:
+        """(now, (fresh, current) edges per type, the edges of any other type)."""
+        return self.now, self._edges, self._default
 
     def freshness(self, fact_type: str, iso: str | None) -> Freshness:
         """``freshness_of(fact_type, datetime.fromisoformat(iso), now)``."""
@@ -102,25 +91,16 @@ def encoded_facts(facts: Sequence[ListedFact], clock: Clock) -> Encoded:
     """The ``listed_json`` objects as an ``Encoded`` list: each fact written by one template."""
 
     def texts(indent: str) -> list[str]:
-        o = f"\n{indent}  "  # a key's line
-        c = f"\n{indent}}}"  # the closing brace's line
-        q = _quote
         fresh = clock.freshness
         out = []
         for f in facts:
-            revision = f.revision
-            if type(revision) is not int:
-                raise _NotPlain
-            created, updated = rfc3339(f.created_at), rfc3339(f.updated_at)
-            out.append(
-                f'{{{o}"id": {q(f.id)},{o}"revision": {int.__repr__(revision)},'
-                f'{o}"name": {q(f.name)},{o}"title": {q(f.title)},'
-                f'{o}"description": {q(f.description)},{o}"type": {q(f.type)},'
-                f'{o}"scope": {q(f.scope)},{o}"reference": {q(f"{f.scope}/{f.name}.md")},'
-                f'{o}"created_at": {"null" if created is None else q(created)},'
-                f'{o}"updated_at": {"null" if updated is None else q(updated)},'
-                f'{o}"freshness": "{fresh(f.type, f.updated_at or f.created_at)}"{c}'
+            head = json_head(
+                f.id, f.revision, f.name, f.title, f.description, f.type, f.scope,
+                f.created_at, f.updated_at, indent,
             )
+            if head is None:
+                raise _NotPlain
+            out.append(head + json_tail(fresh(f.type, f.updated_at or f.created_at), indent))
         return out
 
     return Encoded(texts, lambda: list(listed_json(facts, clock)))

@@ -6,17 +6,19 @@ plain command lines of ``cli/fast.py`` run the same code and print the same byte
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..facts.freshness import freshness
 from ..facts.timestamps import format_timestamp
-from .context import CliContext, echo
+from .context import CliContext, echo, echo_bytes
 
 if TYPE_CHECKING:
     from ..catalog.base import Catalog
     from ..facts.listing import Listing
-    from ..facts.model import Fact
+    from ..facts.model import Diagnostic, Fact
+    from ..facts.printed_listing import PrintedFacts
     from ..instructions import Resolution
     from .listed import Clock
 
@@ -61,10 +63,27 @@ def catalog_listing(catalog: Catalog) -> Listing:
     return listing_of(snapshot.facts, snapshot.diagnostics)
 
 
+def printed_facts(catalog: Catalog, form: str, clock: Clock) -> PrintedFacts | None:
+    """Both stores' facts printed by a local catalog's derived index, else ``None``."""
+    from ..catalog.local import LocalCatalog
+
+    if not isinstance(catalog, LocalCatalog):
+        return None
+    return catalog.printed_facts(form, *clock.edges())
+
+
 def list_facts(ctx: CliContext, fact_type: str | None, scope: str | None) -> None:
     """``list``: active facts of both stores, sorted by name, scope and id."""
     from .listed import Clock, encoded_facts, listed_lines
 
+    if ctx.json and fact_type is None and scope is None:
+        printed = printed_facts(ctx.catalog(), "json", Clock())
+        if printed is not None:
+            if printed.total:
+                echo_bytes(b'{\n  "facts": [\n    ' + printed.text + b"\n  ]\n}")
+            else:
+                echo_bytes(b'{\n  "facts": []\n}')
+            return
     snapshot = catalog_listing(ctx.catalog())
     facts = [
         f
@@ -106,35 +125,58 @@ def summary(catalog: Catalog) -> tuple[dict[str, Any], str]:
     Instructions in effect, active facts, archive count, store locations (a remote catalog
     names its workspace instead of paths) and diagnostics.
     """
-    from ..catalog.local import LocalCatalog
     from .listed import Clock, listed_lines
 
     view = catalog.instructions()
-    resolution = view.resolution
-    lines = ["Instructions:"]
-    lines += [f"  {doc.order}. [{doc.scope}] {doc.path}" for doc in view.resolution.documents]
-    if not view.resolution.documents:
-        lines.append("  (none)")
-    lines += [f"  ! {d.path}: {d.message}" for d in view.resolution.diagnostics]
     snapshot = catalog_listing(catalog)
     clock = Clock()
-    lines.append(f"Facts ({len(snapshot.facts)}):")
-    lines += [f"  {line}" for line in listed_lines(snapshot.facts, clock)]
+    head, archived, stores, tail = _summary_parts(
+        catalog, view.resolution, len(snapshot.facts), snapshot.diagnostics
+    )
+    lines = [*head, *(f"  {line}" for line in listed_lines(snapshot.facts, clock))]
     if not snapshot.facts:
         lines.append("  (none)")
-    lines += [f"  ! {d.path}: {d.message}" for d in snapshot.diagnostics]
+    lines += tail
+    return _payload(view.resolution, snapshot, clock, archived, stores), "\n".join(lines)
+
+
+def summary_printed(catalog: Catalog) -> bytes | None:
+    """``summary``'s text (UTF-8), its fact lines printed by the derived index; else ``None``."""
+    from .listed import Clock
+
+    view = catalog.instructions()
+    printed = printed_facts(catalog, "lines", Clock())
+    if printed is None:
+        return None
+    head, _, _, tail = _summary_parts(catalog, view.resolution, printed.total, printed.diagnostics)
+    facts = printed.text if printed.total else b"  (none)"
+    return b"\n".join(("\n".join(head).encode(), facts, "\n".join(tail).encode()))
+
+
+def _summary_parts(
+    catalog: Catalog, resolution: Resolution, count: int, diagnostics: Sequence[Diagnostic]
+) -> tuple[list[str], int, dict[str, str], list[str]]:
+    """The summary's text lines before and after the fact lines, its archive count and stores."""
+    from ..catalog.local import LocalCatalog
+
+    lines = ["Instructions:"]
+    lines += [f"  {doc.order}. [{doc.scope}] {doc.path}" for doc in resolution.documents]
+    if not resolution.documents:
+        lines.append("  (none)")
+    lines += [f"  ! {d.path}: {d.message}" for d in resolution.diagnostics]
+    lines.append(f"Facts ({count}):")
+    tail = [f"  ! {d.path}: {d.message}" for d in diagnostics]
     local = catalog if isinstance(catalog, LocalCatalog) else None
     archived = local.archive_count() if local else len(catalog.archived())  # local: no parse
-    lines.append(f"Archive: {archived} forgotten (context-engine memory archived)")
+    tail.append(f"Archive: {archived} forgotten (context-engine memory archived)")
     if local is None:
-        lines.append(f"Stores: on the remote workspace {catalog.name}")
-        remote = {"remote": catalog.name}
-        return _payload(resolution, snapshot, clock, archived, remote), "\n".join(lines)
-    lines.append("Stores:")
+        tail.append(f"Stores: on the remote workspace {catalog.name}")
+        return lines, archived, {"remote": catalog.name}, tail
+    tail.append("Stores:")
     stores = {"project": str(local.paths.project_store), "global": str(local.paths.global_store)}
-    lines.append(f"  project {stores['project']}")
-    lines.append(f"  global  {stores['global']}")
-    return _payload(resolution, snapshot, clock, archived, stores), "\n".join(lines)
+    tail.append(f"  project {stores['project']}")
+    tail.append(f"  global  {stores['global']}")
+    return lines, archived, stores, tail
 
 
 def _payload(

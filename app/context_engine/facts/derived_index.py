@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..digests import blake2b
+from . import rendered
 from .model import Diagnostic, Fact, FileStamp, ParsedFact, Scope
 from .stat_listing import RACY_NS as RACY_NS  # one rule for every reader
 
@@ -48,6 +49,9 @@ Item = ParsedFact | Diagnostic
 # Above this many names, one full scan of the table beats a lookup per name.
 _BULK = 64
 
+RENDER_KEY = (
+    "kind, fact_name, scope, id, name, stamp_us, type, revision, description, json_head"
+)
 # The body and the extra keys come last: a listing's query never reads their overflow pages.
 _DDL = (
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
@@ -56,10 +60,18 @@ _DDL = (
     " ctime_ns INTEGER, mode INTEGER, checked_ns INTEGER, kind INTEGER, id TEXT,"
     " revision INTEGER, fact_name TEXT, title TEXT, description TEXT, type TEXT, scope TEXT,"
     " created_at TEXT, updated_at TEXT, encoding TEXT, diag_line INTEGER, legacy INTEGER,"
-    " extra BLOB, body TEXT) WITHOUT ROWID",
+    " extra BLOB, body TEXT, json_head TEXT, stamp_us INTEGER) WITHOUT ROWID",
     # ``read`` by id or by a frontmatter name looks up its candidates, not every row.
     "CREATE INDEX IF NOT EXISTS files_id ON files (id)",
     "CREATE INDEX IF NOT EXISTS files_fact_name ON files (fact_name)",
+    # A listing's rows in its order with what it prints (``facts/rendered.py``): read from
+    # this index alone, in order, without a sort or a visit of the table.
+    f"CREATE INDEX IF NOT EXISTS files_render ON files ({RENDER_KEY})",
+    # Every row's identity without a visit of the table (bodies make it ~30 times larger).
+    "CREATE INDEX IF NOT EXISTS files_identity ON files"
+    " (name, dev, ino, size, mtime_ns, ctime_ns, mode, checked_ns)",
+    # A fact whose declared scope is the other store's (the listing order then needs Python).
+    "CREATE INDEX IF NOT EXISTS files_scope ON files (scope, kind)",
 )
 # What a listing needs (no body, no extra keys); ``_COLUMNS`` is a whole row.
 _LISTED = (
@@ -67,9 +79,10 @@ _LISTED = (
     " title, description, type, scope, created_at, updated_at, encoding, diag_line"
 )
 _COLUMNS = f"{_LISTED}, legacy, extra, body"
+_STORED = f"{_COLUMNS}, json_head, stamp_us"  # what a recorded row writes
 _FACT, _DIAGNOSTIC = 0, 1
 FACT_KIND = _FACT  # ``writer_rows``' kind of a fact (else a diagnostic)
-_WIDTH = 23  # columns of a whole row
+_WIDTH = 25  # columns of a recorded row
 
 
 @functools.cache
@@ -79,7 +92,7 @@ def code_tag() -> str:
     digest = blake2b(f"schema {SCHEMA}".encode(), digest_size=12)
     for name in (
         "codec.py", "fastpath.py", "yaml_strict.py", "yaml_text.py", "decoding.py", "fields.py",
-        "model.py", "timestamps.py", "derived_index.py",
+        "model.py", "timestamps.py", "derived_index.py", "rendered.py", "freshness.py",
     ):
         digest.update(name.encode())
         try:
@@ -159,18 +172,27 @@ def _extra_blob(fact: Fact) -> bytes | None:
 
 
 def _record(name: str, identity: Identity, checked_ns: int, item: Item) -> tuple[Any, ...] | None:
-    """The row for one file (``_COLUMNS`` order), or ``None`` when the parse cannot be kept."""
+    """The row for one file (``_STORED`` order), or ``None`` when the parse cannot be kept."""
     head = (name, *identity, checked_ns)
     if isinstance(item, Diagnostic):
         return (*head, _DIAGNOSTIC, None, None, None, None, item.message, None, None, None,
-                None, item.code, item.line, 0, None, None)
+                None, item.code, item.line, 0, None, None, None, None)
     fact = item.fact
     extra = _extra_blob(fact)
     if extra is None:
         return None
+    created, updated = _iso(fact.created_at), _iso(fact.updated_at)
+    printed = rendered.json_head(fact.id, fact.revision, fact.name, fact.title,
+                                 fact.description, fact.type, fact.scope, created, updated)
     return (*head, _FACT, fact.id, fact.revision, fact.name, fact.title, fact.description,
-            fact.type, fact.scope, _iso(fact.created_at), _iso(fact.updated_at), item.encoding,
-            None, int(item.needs_upgrade), extra, fact.body)
+            fact.type, fact.scope, created, updated, item.encoding, None,
+            int(item.needs_upgrade), extra, fact.body, printed,
+            rendered.stamp_us(created, updated))
+
+
+def recordable(item: Item) -> bool:
+    """Whether ``FactIndex.update`` records this parse (its extra keys survive marshal)."""
+    return isinstance(item, Diagnostic) or _extra_blob(item.fact) is not None
 
 
 def _item(root: Path, row: tuple[Any, ...]) -> Item:
@@ -468,7 +490,7 @@ class FactIndex:
             try:
                 placeholders = ", ".join("?" * _WIDTH)
                 db.executemany(
-                    f"INSERT OR REPLACE INTO files ({_COLUMNS}) VALUES ({placeholders})", records
+                    f"INSERT OR REPLACE INTO files ({_STORED}) VALUES ({placeholders})", records
                 )
                 db.executemany("DELETE FROM files WHERE name = ?", gone)
                 db.execute("COMMIT")
@@ -534,6 +556,156 @@ class FactIndex:
                 return set()
             return {row[0] for row in db.execute("SELECT name FROM files")}
         return set()  # the index broke while reading: no names
+
+
+class Printed(NamedTuple):
+    """What one query printed for both stores' facts (``print_facts``)."""
+
+    total: int  # active facts
+    text: bytes  # the facts' printed forms, joined (UTF-8)
+    # Per store, its diagnostic rows: (file name, code, message, line).
+    diagnostics: list[list[tuple[str, str, str, int | None]]]
+
+
+class Untrusted(NamedTuple):
+    """Files of each store no row vouches for, and rows whose file is gone."""
+
+    changed: list[list[str]]
+    removed: list[list[str]]
+
+
+def print_facts(
+    indexes: list[FactIndex],
+    files: list[dict[str, os.stat_result]],
+    fresh: list[set[str]],
+    form: str,
+    freshness: tuple[str, list[Any]],
+) -> Printed | Untrusted | None:
+    """Every active fact of the stores' indexes printed by one query, in listing order.
+
+    ``files``: each store's lstat listing (``listing.scan_store``); a row prints only when its
+    file's identity equals it and had settled when recorded (the racy rule), or the row was just
+    recorded from that very identity by this listing (``fresh``, per store). All rows are
+    validated and printed in one read transaction. ``form``: ``"json"`` (each fact's S12 object
+    at ``rendered.ITEM_INDENT``, joined by ``,`` lines) or ``"lines"`` (``memory``'s indented
+    text lines). Order: (name, scope, id, file name), as ``list_memory``. ``Untrusted``: files to
+    read first. ``None``: the index cannot print this (missing, not printable, odd scopes).
+    """
+    main, others = indexes[0], indexes[1:]
+    for other in others:  # opened (and its meta checked or reset) as any reader opens it
+        with other._lock:
+            if other._open() is None:
+                return None
+    with main._using() as db:
+        if db is None:
+            return None
+        schemas = ["main"]
+        # Any error here only means "not printed this way": the caller lists as before (and
+        # ``_using`` must not take it for a damaged main index).
+        try:
+            for n, other in enumerate(others):
+                mode = "rw" if other._writable else "ro&immutable=1"
+                uri = f"file:{_uri_path(other.path)}?mode={mode}"
+                db.execute(f"ATTACH DATABASE ? AS s{n}", (uri,))
+                schemas.append(f"s{n}")
+            db.execute("BEGIN")
+            try:
+                return _printed(db, schemas, indexes, files, fresh, form, freshness)
+            finally:
+                db.execute("COMMIT")
+        except sqlite3.Error:
+            return None
+        finally:
+            for schema in schemas[1:]:
+                with contextlib.suppress(sqlite3.Error):
+                    db.execute(f"DETACH DATABASE {schema}")
+    return None  # the index could not be opened
+
+
+def _printed(
+    db: sqlite3.Connection,
+    schemas: list[str],
+    indexes: list[FactIndex],
+    files: list[dict[str, os.stat_result]],
+    fresh: list[set[str]],
+    form: str,
+    freshness: tuple[str, list[Any]],
+) -> Printed | Untrusted | None:
+    racy = RACY_NS
+    untrusted = Untrusted([], [])
+    for schema, index, listed, recorded in zip(schemas, indexes, files, fresh, strict=True):
+        meta = dict(db.execute(f"SELECT key, value FROM {schema}.meta").fetchall())
+        if meta != index._meta():
+            return None
+        rest = dict(listed)
+        take = rest.pop
+        removed: list[str] = []
+        changed: list[str] = []
+        query = (
+            "SELECT name, dev, ino, size, mtime_ns, ctime_ns, mode, checked_ns"
+            f" FROM {schema}.files INDEXED BY files_identity"
+        )
+        for row in db.execute(query):
+            name = row[0]
+            st = take(name, None)
+            if st is None:
+                removed.append(name)
+            elif not (
+                st.st_mtime_ns == row[4]
+                and st.st_ctime_ns == row[5]
+                and st.st_ino == row[2]
+                and st.st_size == row[3]
+                and st.st_dev == row[1]
+                and st.st_mode == row[6]
+                and (max(row[4], row[5]) < row[7] - racy or name in recorded)
+            ):
+                changed.append(name)
+        changed += rest
+        untrusted.changed.append(changed)
+        untrusted.removed.append(removed)
+        # A declared scope of the other store: its ties across stores need the stable sort.
+        odd = (
+            f"SELECT 1 FROM {schema}.files INDEXED BY files_scope"
+            " WHERE (scope < ? OR scope > ?) AND kind = 0 LIMIT 1"
+        )
+        if db.execute(odd, (index.scope, index.scope)).fetchone() is not None:
+            return None
+    if any(untrusted.changed) or any(untrusted.removed):
+        return untrusted
+    expression, args = freshness
+    if form == "json":
+        item = f"json_head || {expression} || '\"' || char(10) || ?"
+        args = [*args, f"{rendered.ITEM_INDENT}}}"]
+        separator = f",\n{rendered.ITEM_INDENT}"
+    else:
+        item = (
+            "'  ' || scope || '/' || fact_name || '.md  ' || id || '  r' || revision || '  '"
+            f" || type || '  ' || {expression} || '  — ' || description"
+        )
+        separator = "\n"
+    columns = "kind, fact_name, scope, id, name, stamp_us, type, revision, description, json_head"
+    sides = [f"SELECT {columns} FROM {schema}.files WHERE kind = 0" for schema in schemas]
+    source = (
+        f"({' UNION ALL '.join(sides)} ORDER BY fact_name, scope, id, name)"
+        if len(sides) > 1
+        else f"{schemas[0]}.files INDEXED BY files_render WHERE kind = 0"
+    )
+    query = f"SELECT count(*), count(json_head), group_concat({item}, ?) FROM {source}"
+    factory = db.text_factory
+    db.text_factory = bytes
+    try:
+        count, printable, text = db.execute(query, [*args, separator]).fetchone()
+    finally:
+        db.text_factory = factory
+    if count != printable:
+        return None  # a row the template could not write (the generic encoder decides)
+    diagnostics = [
+        db.execute(
+            f"SELECT name, encoding, description, diag_line FROM {schema}.files WHERE kind = 1"
+        ).fetchall()
+        for schema in schemas
+    ]
+    return Printed(count, text or b"", diagnostics)
 
 
 def _busy(exc: sqlite3.OperationalError) -> bool:

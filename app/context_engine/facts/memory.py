@@ -19,16 +19,15 @@ from typing import TYPE_CHECKING
 
 from ..errors import ContextEngineError, StoreIOError
 from ..paths import EnginePaths
-from .archive import ArchivedEntry
 from .changes import Changes
 from .derived_index import Summary, store_index
 from .fs import FS, store_lock, sweep_temps
 from .model import Diagnostic, Fact, FactType, Scope, utc_now
 from .resolve import Stores, resolve_loaded
-from .revisions import history
 from .store import LoadedFile, Store
 
 if TYPE_CHECKING:
+    from .archive import ArchivedEntry
     from .recovery import ArchiveCache
 
 # The write modules (saving, recovery, migration: the codec, YAML) load on the first write:
@@ -144,6 +143,8 @@ class Memory:
 
     def revisions(self, ref: str) -> tuple[Fact, ...]:
         """History of the fact ``ref`` names from both stores, newest first, active excluded."""
+        from .revisions import history
+
         active = self.resolve(ref)
         order = (self.stores.get(active.scope), self.stores.other(active.scope))
         return tuple(

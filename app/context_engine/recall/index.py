@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import sys
 from array import array
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
@@ -114,6 +114,69 @@ class Scored:
     def plain(self) -> bool:
         """Whether the plain Python path produced these."""
         return isinstance(self.slots, array)
+
+
+class _LazySlots(dict[str, int]):
+    """key → slot of a restored index, built on first use; its size is known before.
+
+    A cold turn over a saved state asks the index its size (N, avgdl) and the keys of the slots
+    it ranks, never a key's slot: 100,000 restored keys would cost a dict built for nothing.
+    The keys are written by ``export`` from a ``_slot_of``, so they are unique.
+    """
+
+    __slots__ = ("_count", "_pending")
+
+    def __init__(self, keys: list[str | None]) -> None:
+        super().__init__()
+        self._pending: list[str | None] | None = keys
+        self._count = len(keys) - keys.count(None)
+
+    def _built(self) -> dict[str, int]:
+        keys, self._pending = self._pending, None
+        if keys is not None:
+            dict.update(self, {key: slot for slot, key in enumerate(keys) if key is not None})
+        return self
+
+    def __len__(self) -> int:
+        return self._count if self._pending is not None else dict.__len__(self)
+
+    def __contains__(self, key: object) -> bool:
+        return dict.__contains__(self._built(), key)
+
+    def __getitem__(self, key: str) -> int:
+        return dict.__getitem__(self._built(), key)
+
+    def __setitem__(self, key: str, slot: int) -> None:
+        dict.__setitem__(self._built(), key, slot)
+
+    def __delitem__(self, key: str) -> None:
+        dict.__delitem__(self._built(), key)
+
+    def __iter__(self) -> Iterator[str]:
+        return dict.__iter__(self._built())
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return dict.get(self._built(), key, default)
+
+    def pop(self, key: str, *default: Any) -> Any:
+        return dict.pop(self._built(), key, *default)
+
+    def keys(self) -> Any:
+        return dict.keys(self._built())
+
+    def values(self) -> Any:
+        return dict.values(self._built())
+
+    def items(self) -> Any:
+        return dict.items(self._built())
+
+    def copy(self) -> dict[str, int]:
+        return dict(self._built())
+
+    def __eq__(self, other: object) -> bool:
+        return dict.__eq__(self._built(), other)
+
+    __hash__ = None
 
 
 @dataclass(slots=True)
@@ -389,7 +452,7 @@ class SparseIndex:
         index = cls()
         index._keys = keys
         index._free = free
-        index._slot_of = {key: slot for slot, key in enumerate(keys) if key is not None}
+        index._slot_of = _LazySlots(keys)
         index._frozen = postings
         index._set_per_slot(len(keys), arrays)
         index.total_length = total
