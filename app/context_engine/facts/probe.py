@@ -34,6 +34,7 @@ class Probe:
         self.answer: list[set[str] | None] | None = None
         self._scanned: Scanned | None = None
         self.walked = False  # a store was listed in full (the token may be recorded)
+        self.walked_existing = False  # ... and it exists (a missing one costs no lstat)
 
     def ask(self, since: object) -> list[set[str] | None] | None:
         """Per store, the names changed since ``since`` (``None``: unknown); ``None``: none."""
@@ -54,8 +55,18 @@ class Probe:
                 self.ask(None)
             started = time.time_ns()  # before the scan: every lstat and read comes after it
             self._scanned = (scan_listings(self.paths), started)
-            self.walked = True
+            self.walked = self.walked_existing = True
         return self._scanned
+
+    def worth_recording(self, saved: object) -> bool:
+        """Whether the token should replace ``saved`` beside a view validated after it: a
+        store was walked that the saved token could not vouch for (a missing store the
+        monitor cannot watch is no reason: its walk costs nothing)."""
+        token = self.token
+        if token is None or not self.walked:
+            return False
+        same_monitor = isinstance(saved, list) and len(saved) == 2 and saved[0] == token[0]
+        return self.walked_existing or not same_monitor
 
     def vouched(self) -> bool:
         """Whether the monitor says nothing changed in either store."""
@@ -78,8 +89,11 @@ class Probe:
             if names is None:
                 now = scan_listing(root)
                 self.walked = True
+                self.walked_existing = self.walked_existing or bool(now) or os.path.isdir(root)
                 named += [(si, name) for name, ident in now.items() if old.get(name) != ident]
                 named += [(si, name) for name in old if name not in now]
+            elif not names:
+                now = old  # nothing changed there: the saved entries as they are
             else:
                 now = dict(old)
                 for name in names:

@@ -558,7 +558,7 @@ def open_quiet(
             if stat_listing.listing_settled(listings, started):
                 # Verified by content, and settled before that check began: trusted from now.
                 settle["unsettled"] = []
-        if may_write and probe is not None and probe.walked and probe.token is not None:
+        if may_write and probe is not None and probe.worth_recording(meta.get(MONITOR)):
             settle[MONITOR] = probe.token  # listed in full after the token was taken
         if settle:
             StateFile(recall_cache_path(paths)).update_meta(settle, reader.seen)

@@ -323,6 +323,36 @@ def test_a_change_is_read_from_the_named_file_only(
         assert changed == again == turn(paths, prompt)
 
 
+def test_a_store_the_monitor_cannot_watch_costs_no_write_per_turn(
+    tmp_path: Path, monitors: Monitors, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settle_all(monkeypatch)
+    workspace = tmp_path / "ws"
+    (workspace / ".git").mkdir(parents=True)
+    paths = EnginePaths.resolve(home=tmp_path / "home", workspace=workspace)
+    Memory(paths).save(name="tabs", description="Style", body="Tabs, not spaces, in docker.",
+                       type="feedback", scope="global")
+    shutil.rmtree(paths.project_store, ignore_errors=True)
+    assert not paths.project_store.exists()  # no project fact yet: nothing to watch there
+    monitors.thread(paths.state)
+    turn(paths)
+    turn(paths)  # records the token (the global store walked once)
+    from context_engine.recall.persist import recall_cache_path
+
+    state_dir = recall_cache_path(paths).parent
+
+    def files() -> dict[str, tuple[int, int]]:
+        return {p.name: (p.stat().st_ino, p.stat().st_mtime_ns) for p in state_dir.iterdir()}
+
+    before = files()
+    with monkeypatch.context() as patch:
+        calls = _StoreCalls(patch, paths)
+        quiet_answer = turn(paths)
+    assert files() == before  # no state written for a store that stays unknown
+    assert calls.calls == []
+    assert quiet_answer == full_turn(paths, monkeypatch)
+
+
 def test_readers_fall_back_when_the_monitor_is_gone_or_its_socket_stale(
     paths: EnginePaths, monitors: Monitors, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -470,3 +500,38 @@ def test_a_quiet_hook_process_with_the_monitor_up_lstats_no_fact_file(
     walked = hook(CONTEXT_ENGINE_MONITOR="0")
     assert int(str(walked["calls"])) >= 33  # one per fact file, without the monitor
     assert walked["out"] == quiet_turn["out"]
+
+
+@pytest.mark.slow  # whole processes
+def test_read_only_commands_with_the_monitor_write_nothing_in_the_home(
+    monitors: Monitors, tmp_path: Path
+) -> None:
+    from support.index import raw_fact
+
+    ws = tmp_path / "ws"
+    (ws / ".git").mkdir(parents=True)
+    home = tmp_path / "home"
+    paths = EnginePaths.resolve(home=home, workspace=ws, root=ws)
+    paths.project_store.mkdir(parents=True)
+    (paths.project_store / "release.md").write_bytes(
+        raw_fact("release", "Release from main docker build.", description="Release")
+    )
+
+    def tree() -> dict[str, tuple[int, int]]:
+        found = {}
+        for dirpath, dirs, files in os.walk(tmp_path):
+            for name in [*dirs, *files]:
+                st = os.lstat(os.path.join(dirpath, name))
+                found[os.path.join(dirpath, name)] = (st.st_mtime_ns, st.st_size)
+        return found
+
+    before = tree()
+    exe = str(Path(sys.executable).parent / "context-engine")
+    base = [exe, "--home", str(home), "--workspace", str(ws)]
+    for args in (["search", "docker"], ["--json", "list"], ["read", "release"], ["memory"],
+                 ["search", "release"]):
+        subprocess.run([*base, *args], check=True, capture_output=True, env=monitors.env(),
+                       timeout=120)
+    monitors.wait_up(paths.state)  # started by the first read, and asked by the others
+    assert tree() == before
+    assert not str(client.socket_path(str(paths.state))).startswith(str(tmp_path))
