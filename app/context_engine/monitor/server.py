@@ -254,7 +254,7 @@ def _loop(monitor: Monitor, listener: _socket.socket, state: str, idle: float) -
             return 1
         if listener.fileno() in ready:
             try:
-                fd, _ = listener._accept()  # type: ignore[attr-defined]  # the C accept
+                fd, _ = listener._accept()  # type: ignore[attr-defined]  # reason: the C accept
             except OSError:
                 continue
             conn = _socket.socket(fileno=fd)
