@@ -296,6 +296,7 @@ def test_a_quiet_turn_with_the_monitor_lstats_no_fact_file(
     assert len(calls.calls) >= 3
 
 
+@pytest.mark.slow
 def test_a_change_is_read_from_the_named_file_only(
     paths: EnginePaths, monitors: Monitors, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -353,6 +354,7 @@ def test_a_store_the_monitor_cannot_watch_costs_no_write_per_turn(
     assert quiet_answer == full_turn(paths, monkeypatch)
 
 
+@pytest.mark.slow
 def test_readers_fall_back_when_the_monitor_is_gone_or_its_socket_stale(
     paths: EnginePaths, monitors: Monitors, monkeypatch: pytest.MonkeyPatch
 ) -> None:
