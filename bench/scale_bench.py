@@ -443,9 +443,10 @@ def run_size(count: int, cache: Path, work: Path, repeats: int) -> dict[str, flo
     # The project store's directory is named after the workspace path: follow the copy.
     generated = EnginePaths.resolve(home=source / "home", workspace=source / "ws")
     (home / "projects" / generated.slug).rename(paths.project_dir)
-    # A short idle time: a bench stopped half-way leaves no monitor for long.
+    # The monitor's idle time outlasts the slowest gap between two hooks of a size (the FTS
+    # anchor's build at 100k); a bench stopped half-way leaves it for 30 minutes at most.
     env = dict(os.environ, HOME=str(base), CONTEXT_ENGINE_HOOK_RELAY="0", PYTHONHASHSEED="0",
-               CONTEXT_ENGINE_MONITOR_IDLE="120")
+               CONTEXT_ENGINE_MONITOR_IDLE="1800")
     env.pop("REASONIX_HOME", None)
     env.pop("REASONIX_STATE_HOME", None)
     exe = str(Path(sys.executable).parent / "context-engine")
@@ -584,6 +585,9 @@ def run_size(count: int, cache: Path, work: Path, repeats: int) -> dict[str, flo
     result["host RSS MB: imports"] = held["imports"]
     result["host RSS MB: quiet turns"] = held["quiet"]
     result["host RSS MB: after a change"] = held["change"]
+    end = monitor_client.status(str(paths.state))
+    if (end or {}).get("pid") != (up or {}).get("pid"):  # it exited or was replaced meanwhile
+        MONITORS[count] += f"; at the end: {_monitor_note(end)}"
     monitor_client.stop(str(paths.state))  # leave no monitor behind
     shutil.rmtree(base, ignore_errors=True)
     return result
