@@ -9,6 +9,10 @@ processes (CPU = user + system from ``os.wait4``, medians of ``--repeats``):
   first hook after one fact changed on disk, and the first once that change has settled
   (past the 2 s racy window: the bench waits, as a person's next prompt would; only a settled
   state lets a quiet hook read nothing but the listing);
+* the same quiet hook with ``CONTEXT_ENGINE_MONITOR=0``: the warm-up hooks start the store
+  monitor (``context_engine/monitor``, as in use), so "hook quiet" is answered with its word
+  and this row walks the stores with one ``lstat`` per file (the table's footer says whether
+  a monitor was up; each size stops its monitor when done);
 * ``remember`` (a new fact, an update by id, a new fact right after our own write; the first
   write, which builds the writer state, is warmed and printed apart), ``recall "<msg>"``,
   ``list --json``, ``read``
@@ -439,7 +443,10 @@ def run_size(count: int, cache: Path, work: Path, repeats: int) -> dict[str, flo
     # The project store's directory is named after the workspace path: follow the copy.
     generated = EnginePaths.resolve(home=source / "home", workspace=source / "ws")
     (home / "projects" / generated.slug).rename(paths.project_dir)
-    env = dict(os.environ, HOME=str(base), CONTEXT_ENGINE_HOOK_RELAY="0", PYTHONHASHSEED="0")
+    # The monitor's idle time outlasts the slowest gap between two hooks of a size (the FTS
+    # anchor's build at 100k); a bench stopped half-way leaves it for 30 minutes at most.
+    env = dict(os.environ, HOME=str(base), CONTEXT_ENGINE_HOOK_RELAY="0", PYTHONHASHSEED="0",
+               CONTEXT_ENGINE_MONITOR_IDLE="1800")
     env.pop("REASONIX_HOME", None)
     env.pop("REASONIX_STATE_HOME", None)
     exe = str(Path(sys.executable).parent / "context-engine")
@@ -477,6 +484,15 @@ def run_size(count: int, cache: Path, work: Path, repeats: int) -> dict[str, flo
     print(f"  first write (writer state built): {first.cpu:.2f} s CPU", flush=True)
     settle()
     Child(hook, payload, env)
+    # The warm-up hooks started the store monitor (documented behaviour): "hook quiet" runs
+    # with it; "hook quiet, no monitor" walks the stores (CONTEXT_ENGINE_MONITOR=0).
+    from context_engine.monitor import client as monitor_client
+
+    no_monitor = dict(env, CONTEXT_ENGINE_MONITOR="0")
+    Child(hook, payload, env)  # the first hook the monitor answers records its token
+    up = monitor_client.status(str(paths.state))
+    MONITORS[count] = _monitor_note(up)
+    print(f"  store monitor: {MONITORS[count]}", flush=True)
     projects = sorted(paths.project_store.glob("*.md"))
     victims = [p for p in projects if p.name != "MEMORY.md"][: repeats + 2]
     listing = json.loads(Child([*ce, "--json", "list"], env=env).stdout)
@@ -489,6 +505,7 @@ def run_size(count: int, cache: Path, work: Path, repeats: int) -> dict[str, flo
         add("python -c pass", Child([py, "-c", "pass"], env=env))
         add("fts5 anchor", Child([py, "-c", FTS_QUERY, str(fts)], payload, env))
         out = add("hook quiet", Child(hook, payload, env))
+        add("hook quiet, no monitor", Child(hook, payload, no_monitor))
         if i == 0 and b"memory-recall" not in out.stdout:
             print("  note: the hook added no recall block", flush=True)
         add("recall", Child([*ce, "recall", PROMPT], env=env))
@@ -568,14 +585,35 @@ def run_size(count: int, cache: Path, work: Path, repeats: int) -> dict[str, flo
     result["host RSS MB: imports"] = held["imports"]
     result["host RSS MB: quiet turns"] = held["quiet"]
     result["host RSS MB: after a change"] = held["change"]
+    end = monitor_client.status(str(paths.state))
+    if (end or {}).get("pid") != (up or {}).get("pid"):  # it exited or was replaced meanwhile
+        MONITORS[count] += f"; at the end: {_monitor_note(end)}"
+    monitor_client.stop(str(paths.state))  # leave no monitor behind
     shutil.rmtree(base, ignore_errors=True)
     return result
+
+
+MONITORS: dict[int, str] = {}
+
+
+def _monitor_note(up: dict[str, object] | None) -> str:
+    """Whether a store monitor answered, and its resident size."""
+    if up is None:
+        return "not running (hook quiet walked the stores)"
+    pid = up.get("pid")
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as handle:
+            kb = next(int(line.split()[1]) for line in handle if line.startswith("VmRSS"))
+    except (OSError, StopIteration, ValueError):
+        return f"up (pid {pid})"
+    return f"up (pid {pid}, RSS {kb / 1024:.1f} MB)"
 
 
 PROCESS_KEYS = (
     "python -c pass",
     "fts5 anchor",
     "hook quiet",
+    "hook quiet, no monitor",
     "hook after change",
     "hook after change, settled",
     "remember new",
@@ -659,6 +697,8 @@ def main() -> None:
             print(f"{count:,} facts:", flush=True)
             results[count] = run_size(count, args.cache, Path(work), args.repeats)
     print(f"\nmedians of {args.repeats} runs; {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}")
+    for count, note in MONITORS.items():
+        print(f"store monitor at {count:,}: {note}")
     report(sizes, results)
 
 

@@ -107,9 +107,10 @@ def sees_every_change(path: str | os.PathLike[str]) -> bool:
 class DirWatch:
     """One inotify descriptor (non-blocking, close-on-exec) watching a few directories."""
 
-    def __init__(self, fd: int, add_watch: Any) -> None:
+    def __init__(self, fd: int, add_watch: Any, rm_watch: Any = None) -> None:
         self._fd = fd
         self._add_watch = add_watch
+        self._rm_watch = rm_watch
 
     @classmethod
     def open(cls) -> DirWatch | None:
@@ -120,15 +121,21 @@ class DirWatch:
             libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
             init1 = libc.inotify_init1
             add_watch = libc.inotify_add_watch
+            rm_watch = libc.inotify_rm_watch
         except (OSError, AttributeError):
             return None
         init1.argtypes, init1.restype = [ctypes.c_int], ctypes.c_int
         add_watch.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]
         add_watch.restype = ctypes.c_int
+        rm_watch.argtypes, rm_watch.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
         fd = init1(os.O_NONBLOCK | os.O_CLOEXEC)  # IN_NONBLOCK | IN_CLOEXEC share these values
         if fd < 0:
             return None
-        return cls(fd, add_watch)
+        return cls(fd, add_watch, rm_watch)
+
+    def fileno(self) -> int:
+        """The descriptor (readable when events are queued), for ``select``."""
+        return self._fd
 
     def add(self, directory: str | os.PathLike[str]) -> int | None:
         """Watch ``directory`` (followed if a symlink); its watch descriptor, ``None`` if not."""
@@ -136,6 +143,12 @@ class DirWatch:
             return None
         wd = int(self._add_watch(self._fd, os.fsencode(directory), WATCH_MASK))
         return None if wd < 0 else wd
+
+    def remove(self, wd: int) -> None:
+        """Stop watching one directory (its pending events stay queued; an ``IN_IGNORED``
+        follows)."""
+        if self._fd >= 0 and self._rm_watch is not None:
+            self._rm_watch(self._fd, wd)
 
     def drain(self) -> Drained:
         """Every event queued so far, without waiting (an empty result: nothing happened)."""

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import bisect
 import marshal
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..facts import stat_listing
 from ..facts.model import Diagnostic, Fact
-from ..facts.stat_listing import Listing
+from ..facts.stat_listing import Identity, Listing
 from .engine import _is_archived
 from .pool import POOL, PREFIX, SHADOWED
 from .quiet import (
@@ -74,8 +74,16 @@ def brought_up(
     scanned: tuple[tuple[Listing, Listing], int],
     materialize: Callable[[], Sequence[Fact]],
     may_write: bool,
+    *,
+    named: Sequence[tuple[int, str]] | None = None,
+    monitor: object = None,
 ) -> QuietFacts | None:
-    """The saved state with the changed files applied, or ``None`` (read the stores)."""
+    """The saved state with the changed files applied, or ``None`` (read the stores).
+
+    ``named``: the (store index, file name) entries known to differ from the saved listing
+    (the store monitor named them, facts/probe.py); else the listings are compared whole.
+    ``monitor``: the monitor's token taken before ``scanned``, saved with the new listing.
+    """
     from ..facts.equivalence import equivalence_keys
     from ..facts.store import read_store_entry
     from .persist import fact_record
@@ -88,7 +96,12 @@ def brought_up(
     more = reader.meta("odd", "skipped_scopes")
     if not (isinstance(saved, tuple) and len(saved) == 2) or "odd" not in more:
         return None
-    changed = _changed_files(saved, listings, list(meta.get("unsettled", ())))
+    if named is None:
+        changed = _changed_files(saved, listings, list(meta.get("unsettled", ())))
+    else:
+        picked = dict.fromkeys(named)
+        picked.update(((_SCOPES.index(s), n), None) for s, n, _ in meta.get("unsettled", ()))
+        changed = list(picked) if len(picked) <= MAX_CHANGED else None
     if changed is None:
         return None
     odd: dict[tuple[str, str], str | None] = dict(more["odd"])
@@ -203,12 +216,22 @@ def brought_up(
     # Files not settled at this read: named for the next turn to compare by content.
     before = started - stat_listing.RACY_NS
     unsettled: list[tuple[str, str, str | None]] = []
-    for si, files in enumerate(listings):
-        scope = _SCOPES[si]
-        for name, identity in files.items():
-            if max(identity[3], identity[4]) >= before:
-                default = f"{scope}/{name}"
-                unsettled.append((scope, name, odd.get((scope, name), default)))
+    # Only a re-read file can be unsettled when the rest are the saved listing's entries:
+    # each of those had settled before the earlier read (or was listed as not, and re-read).
+    if named is not None:
+        rows: Iterable[tuple[int, str, Identity]] = [
+            (si, name, listings[si][name]) for si, name in changed if name in listings[si]
+        ]
+    else:
+        rows = (
+            (si, name, identity)
+            for si, files in enumerate(listings)
+            for name, identity in files.items()
+        )
+    for si, name, identity in rows:
+        if max(identity[3], identity[4]) >= before:
+            scope = _SCOPES[si]
+            unsettled.append((scope, name, odd.get((scope, name), f"{scope}/{name}")))
     if len(unsettled) > MAX_UNSETTLED:
         return None
 
@@ -224,6 +247,7 @@ def brought_up(
         "count": count,
         "marks_digest": digest,
         "masked": sorted(masked),
+        "monitor": monitor,
     }
     from ..session.notes import FactMark
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, overload
 from ..digests import blake2b
 from ..facts import stat_listing
 from ..facts.model import Diagnostic, Fact
+from ..facts.probe import Probe
 from ..facts.stat_listing import Listing, scan_listings
 from .engine import Recaller
 from .index import SparseIndex
@@ -39,6 +40,9 @@ if TYPE_CHECKING:
 # compared with their saved records (git re-compares racily clean entries); above this many,
 # reading the stores in full is as cheap.
 MAX_UNSETTLED = 32
+# ``meta`` key: the store monitor's token taken before the walk this state's listing came
+# from (facts/probe.py, monitor/): a later turn asks what changed since it.
+MONITOR = "monitor"
 
 
 def quiet_meta(
@@ -47,6 +51,7 @@ def quiet_meta(
     diagnostics: Iterable[Diagnostic],
     listings: tuple[Listing, Listing] | None,
     read_ns: int,
+    monitor: object = None,
 ) -> dict[str, object]:
     """What a later cold turn checks first, saved beside the index by ``RecallCache``.
 
@@ -93,6 +98,7 @@ def quiet_meta(
             "global" if d.path.parent == paths.global_store else "project" for d in diagnostics
         ],
         "count": len(facts),
+        MONITOR: monitor,
     }
 
 
@@ -497,24 +503,23 @@ def open_quiet(
     paths: EnginePaths,
     materialize: Callable[[], Sequence[Fact]],
     may_write: bool = False,
-    scanned: tuple[tuple[Listing, Listing], int] | None = None,
+    scanned: tuple[tuple[Listing, Listing], int] | Probe | None = None,
 ) -> QuietFacts | None:
     """The facts of a saved state the stores still vouch for, or ``None`` (read them).
 
     ``may_write``: once the files that had not settled are verified and have settled since,
     say so in the state (a hook may; a read-only command writes nothing). ``scanned``: the
-    listings just taken and when their scan began (else scanned here).
+    listings just taken and when their scan began, or a ``Probe`` that asks the store
+    monitor first (facts/probe.py; else scanned here).
     """
-    if scanned is None:
-        scanned = (scan_listings(paths), time.time_ns())
-    listings, started = scanned
-    listing = listing_bytes(listings)
+    probe = scanned if isinstance(scanned, Probe) else None
+    scan = None if isinstance(scanned, Probe) else scanned
     reader = StateFile(recall_cache_path(paths)).open()
     if reader is None:
         return None
     try:
         meta = reader.meta("version", "code", "roots", "listing", "marks_digest", "masked",
-                           "skipped", "failed", "count", "unsettled")
+                           "skipped", "failed", "count", "unsettled", MONITOR)
         saved = meta.get("listing")
         if (
             meta.get("version") != VERSION
@@ -524,22 +529,70 @@ def open_quiet(
         ):
             reader.close()
             return None
+        named: list[tuple[int, str]] | None = None
+        if probe is not None:
+            # The validation step: the monitor's word since the token saved with this state.
+            scan, named, listing = _validated(probe, meta, saved)
+        else:
+            if scan is None:
+                scan = (scan_listings(paths), time.time_ns())
+            listing = listing_bytes(scan[0])
+        listings = None if scan is None else scan[0]
         if saved != listing or not _still_saved(paths, reader, list(meta.get("unsettled", ()))):
             # A few files changed: the saved state brought up to them, else the full read.
             from .delta import brought_up
 
-            view = brought_up(paths, reader, meta, scanned, materialize, may_write)
+            if scan is None:  # vouched, but a file that had not settled changed
+                scan = _saved_scan(saved)
+            token = probe.token if probe is not None else None
+            view = brought_up(paths, reader, meta, scan, materialize, may_write,
+                              named=named, monitor=token)
             if view is None:
                 reader.close()
             return view
-        if meta.get("unsettled") and may_write and stat_listing.listing_settled(listings, started):
-            # Verified by content, and settled before that check began: trusted from now on.
-            StateFile(recall_cache_path(paths)).update_meta({"unsettled": []}, reader.seen)
+        settle: dict[str, object] = {}
+        if meta.get("unsettled") and may_write:
+            if listings is None:
+                listings = _saved_scan(saved)[0]
+            started = scan[1] if scan is not None else time.time_ns()
+            if stat_listing.listing_settled(listings, started):
+                # Verified by content, and settled before that check began: trusted from now.
+                settle["unsettled"] = []
+        if may_write and probe is not None and probe.worth_recording(meta.get(MONITOR)):
+            settle[MONITOR] = probe.token  # listed in full after the token was taken
+        if settle:
+            StateFile(recall_cache_path(paths)).update_meta(settle, reader.seen)
         recaller = saved_recaller(reader, meta)
     except (sqlite3.Error, EOFError, ValueError, TypeError, KeyError):
         reader.close()
         return None
+    assert isinstance(listing, bytes)
     return QuietFacts(reader, recaller, meta, listing, materialize)
+
+
+def _saved_scan(saved: object) -> tuple[tuple[Listing, Listing], int]:
+    """The saved listing as if just scanned (the monitor vouched for it)."""
+    listings = marshal.loads(saved) if isinstance(saved, bytes) else None
+    if not (isinstance(listings, tuple) and len(listings) == 2):
+        raise ValueError("no saved listing")
+    return listings, time.time_ns()
+
+
+def _validated(
+    probe: Probe, meta: dict[str, Any], saved: object
+) -> tuple[tuple[tuple[Listing, Listing], int] | None, list[tuple[int, str]] | None, object]:
+    """(the listings now and when taken — ``None``: exactly the saved ones —, the entries
+    the monitor named that differ — ``None``: not known —, the listing's bytes)."""
+    answer = probe.ask(meta.get(MONITOR))
+    if answer is None or not isinstance(saved, bytes) or all(a is None for a in answer):
+        scanned = probe.scanned()  # no monitor, or it knows nothing: today's walk
+        return scanned, None, listing_bytes(scanned[0])
+    if probe.vouched():
+        return None, [], saved  # nothing changed since the token: not one lstat
+    patched = probe.patched(_saved_scan(saved)[0])
+    assert patched is not None  # an answer was given
+    scanned, named = patched
+    return scanned, named, saved if not named else listing_bytes(scanned[0])
 
 
 def saved_recaller(reader: StateReader, meta: dict[str, Any]) -> Recaller:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import sys
 import threading
-import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -24,6 +23,7 @@ from ..paths import EnginePaths
 if TYPE_CHECKING:
     from ..facts.indexed_read import StoreReader
     from ..facts.memory import Memory, MemorySnapshot
+    from ..facts.probe import Probe
     from ..facts.stat_listing import Listing
     from ..facts.store import Store
     from .engine import Recaller, RecallResult
@@ -61,6 +61,7 @@ class RecallService:
         # without reading any fact; ``quiet=False`` (tests) always reads the stores.
         self.quiet = True
         self._quiet: QuietFacts | None = None
+        self._probe: Probe | None = None  # the first read's listings (and monitor token)
         self.lock = threading.Lock()  # held around every use of the live index
         # A long-lived host (MCP server, ``serve``, an engine embedded in an agent) sets this
         # before its first read: the stores are then watched (recall/live.py) and a turn
@@ -99,11 +100,11 @@ class RecallService:
 
     def _unwatched_facts(self) -> Sequence[Fact]:
         """Today's read: the saved state while the listings vouch for it, else the stores."""
-        scanned = self._first_scan()
-        quiet = self._quiet_facts(scanned)
+        probe = self._first_probe()
+        quiet = self._quiet_facts(probe)
         if quiet is not None:
             return quiet
-        return self._read_stores(scanned)
+        return self._read_stores(None if probe is None else probe.scanned())
 
     def _watched_facts(self) -> Sequence[Fact]:
         """The facts of a watched host: the last ones while the kernel reports nothing."""
@@ -195,18 +196,17 @@ class RecallService:
             if self._reader is not None:
                 self._reader.close()
 
-    def _first_scan(self) -> tuple[tuple[Listing, Listing], int] | None:
-        """A process's first read: the listings, scanned once for the quiet check and the read."""
+    def _first_probe(self) -> Probe | None:
+        """A process's first read: the listings, taken once for the quiet check and the read
+        (through the store monitor when it can vouch for them, facts/probe.py)."""
         if not (self.quiet and self._reader is None and self._quiet is None):
             return None
-        from ..facts.stat_listing import scan_listings
+        from ..facts.probe import Probe
 
-        started = time.time_ns()  # before the scan: every lstat and read comes after it
-        return scan_listings(self.paths), started
+        self._probe = Probe(self.paths)
+        return self._probe
 
-    def _quiet_facts(
-        self, scanned: tuple[tuple[Listing, Listing], int] | None = None
-    ) -> QuietFacts | None:
+    def _quiet_facts(self, scanned: Probe | None = None) -> QuietFacts | None:
         """The saved state's facts while the stores still list what it was saved under."""
         if self._quiet is not None:
             if self._quiet.unchanged(self.paths):
@@ -294,7 +294,8 @@ class RecallService:
 
         known = reader.identities()
         cache = RecallCache(recall_cache_path(self.paths))
-        quiet = quiet_meta(self.paths, current, diagnostics, reader.listing(), loaded_ns)
+        token = None if self._probe is None else self._probe.token  # taken before the walk
+        quiet = quiet_meta(self.paths, current, diagnostics, reader.listing(), loaded_ns, token)
         return cache.open(
             current,
             diagnostics,

@@ -1,0 +1,223 @@
+"""Ask the store monitor what changed since a token; start it when it is not running.
+
+Imported by every cold process that validates a store, so it loads no ``typing``, ``socket``
+(the C ``_socket`` serves), ``subprocess`` or ``tempfile``: a connect, one request line, one
+reply line. Every failure — disabled, another platform, no socket, a stale socket, a slow or
+confused monitor — reads as "no answer", and the caller validates by ``lstat`` as before.
+
+The socket is ``<runtime dir>/<key>.sock``, the key a digest of the user and the state root:
+one monitor per (user, state root). The runtime dir is ``$XDG_RUNTIME_DIR/context-engine``,
+else ``$TMPDIR`` (or ``/tmp``) ``/ce-<uid>``; each is created 0700 and refused when someone
+else owns it or others may enter it. Nothing is ever written in the home or the state root.
+"""
+
+from __future__ import annotations
+
+import _socket
+import json
+import os
+import stat
+import sys
+
+from ..digests import sha256
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+PROTOCOL = 1
+ENV = "CONTEXT_ENGINE_MONITOR"  # "0": never ask, never start one
+IDLE_ENV = "CONTEXT_ENGINE_MONITOR_IDLE"  # seconds without a request before it exits
+DEFAULT_IDLE = 600.0
+# A monitor answers from memory after one non-blocking read of its queue: well under a
+# millisecond. Past these the cold process walks the store itself (a loaded machine).
+CONNECT_TIMEOUT = 0.1
+REPLY_TIMEOUT = 0.5
+_UNIX_PATH_LIMIT = 100  # sun_path is 104 bytes on macOS, 108 on Linux
+_MAX_REPLY = 4 * 1024 * 1024
+
+# A token: (monitor instance, generation). Recorded beside a saved view of the stores.
+Token = list[object]  # [instance: str, generation: int] as JSON carries it
+
+_spawned: list[int] = []  # monitors this process started (reaped once they exit)
+
+
+def enabled() -> bool:
+    """Whether monitors are used here: Linux, Unix sockets, not turned off."""
+    return (
+        os.environ.get(ENV, "1") != "0"
+        and sys.platform.startswith("linux")
+        and hasattr(_socket, "AF_UNIX")
+    )
+
+
+def _private_dir(directory: str) -> bool:
+    """Create ``directory`` 0700 if needed; True only if it is ours and private."""
+    try:
+        os.makedirs(directory, mode=0o700, exist_ok=True)
+        st = os.lstat(directory)
+    except OSError:
+        return False
+    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o077
+
+
+def runtime_dirs() -> list[str]:
+    """The candidate private directories for the socket, best first."""
+    out = []
+    xdg = os.environ.get("XDG_RUNTIME_DIR", "")
+    if xdg and os.path.isabs(xdg):
+        out.append(os.path.join(xdg, "context-engine"))
+    tmp = os.environ.get("TMPDIR", "")
+    base = tmp if tmp and os.path.isabs(tmp) else "/tmp"
+    out.append(os.path.join(base, f"ce-{os.getuid()}"))
+    return out
+
+
+def key_of(state: str) -> str:
+    """One monitor per (user, state root)."""
+    return sha256(f"{os.getuid()}\0{state}".encode("utf-8", "surrogateescape")).hexdigest()[:20]
+
+
+def socket_path(state: str) -> str | None:
+    """Where the monitor of ``state`` listens (its private directory made); None: nowhere."""
+    key = key_of(state)
+    for directory in runtime_dirs():
+        path = os.path.join(directory, f"{key}.sock")
+        if len(os.fsencode(path)) <= _UNIX_PATH_LIMIT and _private_dir(directory):
+            return path
+    return None
+
+
+def _exchange(path: str, message: dict[str, object], reply_timeout: float) -> object:
+    """Send one request line, read one reply line (raises ``OSError``/``ValueError``)."""
+    conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        conn.settimeout(CONNECT_TIMEOUT)
+        conn.connect(path)
+        conn.settimeout(reply_timeout)
+        conn.sendall(json.dumps(message).encode("utf-8") + b"\n")
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            chunk = conn.recv(65536)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+            if chunk.endswith(b"\n"):
+                break
+            if size > _MAX_REPLY:
+                raise ValueError("reply too large")
+    finally:
+        conn.close()
+    return json.loads(b"".join(chunks))
+
+
+def changes_since(
+    state: str, dirs: Sequence[str], since: object, *, start: bool = True
+) -> tuple[Token, list[set[str] | None]] | None:
+    """(the token now, per directory the names changed since ``since`` or ``None``: unknown).
+
+    ``None``: no answer at all (disabled, not running — then started unless ``start`` is
+    false —, slow or confused). The token now is what a caller records beside a view it
+    validates *after* this call.
+    """
+    if not enabled():
+        return None
+    _reap()
+    path = socket_path(state)
+    if path is None:
+        return None
+    message = {"v": PROTOCOL, "state": state, "dirs": list(dirs), "since": since}
+    try:
+        reply = _exchange(path, message, REPLY_TIMEOUT)
+    except (FileNotFoundError, ConnectionRefusedError):
+        if start:
+            spawn(state)
+        return None
+    except (OSError, ValueError):
+        return None
+    if not isinstance(reply, dict) or reply.get("v") != PROTOCOL:
+        return None
+    token, found = reply.get("token"), reply.get("dirs")
+    if not (
+        isinstance(token, list) and len(token) == 2 and isinstance(token[0], str)
+        and isinstance(token[1], int) and isinstance(found, list) and len(found) == len(dirs)
+    ):
+        return None
+    out: list[set[str] | None] = []
+    for names in found:
+        if isinstance(names, list) and all(isinstance(name, str) for name in names):
+            out.append(set(names))
+        else:
+            out.append(None)
+    return token, out
+
+
+def spawn(state: str) -> int | None:
+    """Start a monitor for ``state``, detached (new session, no inherited descriptors)."""
+    if not enabled() or not hasattr(os, "posix_spawn"):
+        return None
+    actions: list[tuple[object, ...]] = [
+        (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+        (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+        (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
+    ]
+    try:  # descriptors someone made inheritable (a pipe a caller waits on): closed in it
+        for name in os.listdir("/proc/self/fd"):
+            fd = int(name)
+            if fd > 2 and _inheritable(fd):
+                actions.append((os.POSIX_SPAWN_CLOSE, fd))
+    except (OSError, ValueError):
+        pass
+    # -P: the working directory is not put on sys.path (a stray package there is not ours).
+    argv = [sys.executable, "-P", "-m", "context_engine.monitor", state]
+    try:
+        pid = os.posix_spawn(sys.executable, argv, os.environ, file_actions=actions, setsid=True)
+    except OSError:
+        return None
+    _spawned.append(pid)
+    return pid
+
+
+def _inheritable(fd: int) -> bool:
+    try:
+        return os.get_inheritable(fd)
+    except OSError:
+        return False
+
+
+def _reap() -> None:
+    """Collect monitors this process started that have exited (no zombie in a host)."""
+    for pid in list(_spawned):
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            done = pid
+        if done:
+            _spawned.remove(pid)
+
+
+def status(state: str) -> dict[str, object] | None:
+    """The running monitor's pid and token (``None``: none answers)."""
+    path = socket_path(state)
+    if path is None or not enabled():
+        return None
+    try:
+        reply = _exchange(path, {"v": PROTOCOL, "state": state, "dirs": [], "since": None}, 2.0)
+    except (OSError, ValueError):
+        return None
+    return reply if isinstance(reply, dict) and reply.get("v") == PROTOCOL else None
+
+
+def stop(state: str, timeout: float = 2.0) -> bool:
+    """Ask the monitor of ``state`` to exit; True if one answered."""
+    path = socket_path(state)
+    if path is None:
+        return False
+    try:
+        _exchange(path, {"v": PROTOCOL, "state": state, "op": "stop"}, timeout)
+    except (OSError, ValueError):
+        return False
+    _reap()
+    return True
