@@ -19,6 +19,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 BIN = Path(sys.executable).parent
@@ -57,6 +58,19 @@ async def mcp_tools(home: Path, workspace: Path) -> list[str]:
     async with Client(params) as client:
         listed = await client.list_tools()
         return sorted(tool.name for tool in listed.tools)
+
+
+def monitor_answers(home: Path) -> bool:
+    """Whether the store monitor the cold commands started answers (then it is stopped)."""
+    probe = ("import sys; from context_engine.monitor import client\n"
+             "print('up' if client.status(sys.argv[1]) else 'down'); sys.stdout.flush()\n")
+    stop = "import sys; from context_engine.monitor import client; client.stop(sys.argv[1])"
+    for _ in range(40):
+        if run([sys.executable, "-c", probe, str(home.resolve())]).stdout.strip() == "up":
+            run([sys.executable, "-c", stop, str(home.resolve())])
+            return True
+        time.sleep(0.5)
+    return False
 
 
 def main() -> int:
@@ -106,6 +120,8 @@ def main() -> int:
             context = ""
         check("hook claude-code UserPromptSubmit", hook.returncode == 0
               and f"id={fact_id}" in context, hook.stdout[-2000:] + hook.stderr[-2000:])
+        check("the store monitor started by these commands answers", monitor_answers(home),
+              "no monitor answered for the home within 20 s")
         try:
             tools = asyncio.run(asyncio.wait_for(mcp_tools(home, workspace), 120))
         except Exception as exc:  # the smoke test reports any failure as a failed check

@@ -240,16 +240,27 @@ def run(state: str, idle: float) -> int:
         os.close(lock)
 
 
+STATE_CHECK_SECONDS = 2.0
+
+
 def _loop(monitor: Monitor, listener: _socket.socket, state: str, idle: float) -> int:
     last = time.monotonic()
+    had_state = os.path.isdir(state)
     while True:
         left = idle - (time.monotonic() - last)
         if left <= 0:
             return 0
         watch_fd = monitor.watch.fileno()
-        ready, _, _ = select.select([listener.fileno(), watch_fd], [], [], left)
+        # Woken at least every few seconds to see that the state root still exists: a demo's
+        # or a test's temporary home is removed, and nothing would be left to vouch for. (One
+        # not created yet when the monitor started is waited for by the idle time alone.)
+        ready, _, _ = select.select(
+            [listener.fileno(), watch_fd], [], [], min(left, STATE_CHECK_SECONDS)
+        )
         if watch_fd in ready:
             monitor.drain()  # keeps the kernel's queue short between requests
+        if had_state and not os.path.isdir(state):
+            return 0
         if monitor.broken:
             return 1
         if listener.fileno() in ready:

@@ -433,6 +433,25 @@ def test_a_monitor_exits_when_idle(monkeypatch: pytest.MonkeyPatch, tmp_path: Pa
         found.close()
 
 
+def test_a_monitor_exits_when_its_state_root_is_removed(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # A demo's or a test's temporary home: the monitor must not outlive it by its idle time.
+    found = Monitors(monkeypatch, idle=600.0)
+    state = tmp_path / "home"
+    store = state / "memory"
+    _fact(store, "one", "a body")
+    try:
+        pid = found.spawn(state)
+        assert client.changes_since(str(state), [str(store)], None, start=False) is not None
+        import shutil
+
+        shutil.rmtree(state)
+        assert wait_gone(pid, 20.0)
+    finally:
+        found.close()
+
+
 @pytest.mark.slow
 def test_a_killed_monitor_leaves_readers_correct_and_is_replaced(
     paths: EnginePaths, monitors: Monitors, monkeypatch: pytest.MonkeyPatch
