@@ -86,6 +86,9 @@ class SavedLive:
         self._roots = {"project": paths.project_store, "global": paths.global_store}
         meta = base._meta
         more = meta if "odd" in meta else self.reader.meta("odd", "skipped_scopes")
+        # Without the saved ``odd`` map (a state from older code) a file's old reference is
+        # unknown: every change goes to the full read.
+        self.usable = "odd" in more
         self._odd: dict[tuple[str, str], str | None] = dict(more.get("odd") or {})
         self._held_by = {ref: key for key, ref in self._odd.items() if ref is not None}
         skipped = list(meta.get("skipped") or ())
@@ -173,7 +176,7 @@ class SavedLive:
         from ..facts.store import read_store_entry
 
         named = sorted(set(changed))
-        if len(named) > MAX_CHANGED:
+        if not self.usable or len(named) > MAX_CHANGED:
             return None
         tracked = self._tracked()
         old_refs: dict[str, Fact] = {}

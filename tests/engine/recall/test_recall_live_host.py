@@ -473,15 +473,22 @@ def test_closing_a_host_releases_its_watch_and_index_files(paths: EnginePaths) -
 # its changes are applied to that state (recall/saved_live.py), never by reading every fact.
 
 
-def _saved_host(paths: EnginePaths) -> ContextEngine:
-    """A watched host whose first read came from the state an earlier cold turn saved."""
+def _saved_host(paths: EnginePaths, *, changed_before: bool = False) -> ContextEngine:
+    """A watched host whose first read came from the state an earlier cold turn saved
+    (``changed_before``: brought up at open to files changed since, recall/delta.py)."""
     from context_engine.recall.quiet import QuietFacts
 
     plain = ContextEngine(paths)  # a cold turn: it saves the recall state
     run_turn(plain, None, "docker release")
     plain.close()
+    if changed_before:
+        # A project twin of global/style (S7.2) and a changed body, before the host opens.
+        (paths.project_store / "style.md").write_bytes(_fact_bytes("style", "Spaces here."))
+        replace_raw(paths.project_store / "fact-3.md", _fact_bytes("fact-3", "ocelot", revision=2))
     engine = _host(paths)
-    assert isinstance(engine.catalog.index._current, QuietFacts)
+    current = engine.catalog.index._current
+    assert isinstance(current, QuietFacts)
+    assert (current._moved is not None) == changed_before
     return engine
 
 
@@ -551,10 +558,11 @@ def test_a_host_on_a_saved_state_reads_only_the_changed_file(
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("changed_before", [False, True])
 def test_a_host_on_a_saved_state_follows_a_random_run_as_a_plain_host_does(
-    paths: EnginePaths,
+    paths: EnginePaths, changed_before: bool
 ) -> None:
-    watched = _saved_host(paths)
+    watched = _saved_host(paths, changed_before=changed_before)
     plain = ContextEngine(paths)
     _, seen = run_turn(watched, None, "docker")
     _, reference = run_turn(plain, None, "docker")
