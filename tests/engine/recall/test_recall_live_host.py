@@ -600,3 +600,19 @@ def test_a_host_on_a_saved_state_follows_a_random_run_as_a_plain_host_does(
 
     assert isinstance(watched.catalog.index._current, SavedHostFacts)
     _state_same_as_fresh(watched)
+
+
+@pytest.mark.slow
+def test_a_host_on_a_saved_state_sees_its_own_writes(paths: EnginePaths) -> None:
+    from context_engine.recall.saved_live import SavedHostFacts
+
+    engine = _saved_host(paths)
+    args = {"name": "own-write", "description": "d", "body": "zebra ocelot", "type": "reference"}
+    outcome = engine.run_tool("remember", args, controller="headless", mode="yolo")
+    assert outcome.written, outcome
+    result, _ = run_turn(engine, None, "zebra ocelot")
+    assert "own write" in result.recall_block
+    assert isinstance(engine.catalog.index._current, SavedHostFacts)
+    args = {"name": "second-write", "description": "e", "body": "quokka", "type": "reference"}
+    assert engine.run_tool("remember", args, controller="headless", mode="yolo").written
+    _state_same_as_fresh(engine)
