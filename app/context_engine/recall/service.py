@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from .engine import Recaller, RecallResult
     from .live import LiveStores
     from .quiet import QuietFacts
+    from .saved_live import SavedLive
     from .trace import TraceLog
 
 
@@ -62,6 +63,7 @@ class RecallService:
         self.quiet = True
         self._quiet: QuietFacts | None = None
         self._probe: Probe | None = None  # the first read's listings (and monitor token)
+        self._saved_live: SavedLive | None = None  # a watched host's changes on that state
         self.lock = threading.Lock()  # held around every use of the live index
         # A long-lived host (MCP server, ``serve``, an engine embedded in an agent) sets this
         # before its first read: the stores are then watched (recall/live.py) and a turn
@@ -134,7 +136,12 @@ class RecallService:
                 if applied is not None:
                     self.watch_stats["applied"] += 1
                     return applied
-            self._quiet = None  # something changed: the saved state no longer vouches
+            elif self._quiet is not None and self._current is self._quiet:
+                on_state = self._apply_to_state(changed)
+                if on_state is not None:
+                    self.watch_stats["applied"] += 1
+                    return on_state
+            self._quiet = self._saved_live = None  # the saved state no longer vouches
         facts = self._unwatched_facts()
         self._current, self._current_diagnostics, self._current_read = facts, (), None
         if facts is self._facts and self._facts is not None:  # a full read: the entries now
@@ -168,6 +175,28 @@ class RecallService:
         self._current, self._current_read = applied.facts, None
         self._current_diagnostics = applied.diagnostics
         return applied.facts
+
+    def _apply_to_state(self, changed: set[tuple[Scope, str]]) -> Sequence[Fact] | None:
+        """The named files applied to the saved state a host opened on (recall/saved_live.py):
+        its first change costs what later ones do, no fact of the stores read in full.
+
+        ``None`` (duplicates, too many files): the caller reads the stores as before.
+        """
+        quiet = self._quiet
+        assert quiet is not None
+        saved = self._saved_live
+        if saved is None or saved.base.reader is not quiet.reader:
+            from .saved_live import SavedLive
+
+            saved = self._saved_live = SavedLive(self.paths, quiet)
+        # The index is the saved state's: no other reader holds it while this one changes it.
+        with self.lock:
+            view = saved.apply(changed)
+        if view is None:
+            return None
+        self._quiet = self._current = view
+        self._current_diagnostics, self._current_read = saved.diagnostics, None
+        return view
 
     def _stores(self) -> tuple[Store, ...]:
         """Both stores of the reader (for reading one entry again)."""

@@ -16,6 +16,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 from context_engine.engine import ContextEngine
@@ -145,6 +146,8 @@ elif kind == "garbage":
     target.write_bytes(b"---\nnot: [valid\n")
 elif kind == "touch":
     os.utime(target)
+elif kind == "dup":
+    (store / "copy-two.md").write_bytes(target.read_bytes())
 """
 
 
@@ -464,3 +467,152 @@ def test_closing_a_host_releases_its_watch_and_index_files(paths: EnginePaths) -
         assert any(what.endswith(".sqlite") for _, what in held)
     assert _open_fds() - before == set()
     _same_as_fresh(engine)  # still usable: reads check the listings and reopen what they need
+
+
+# A host opened on a settled saved recall state (recall/quiet.py) answers quiet turns from it;
+# its changes are applied to that state (recall/saved_live.py), never by reading every fact.
+
+
+def _saved_host(paths: EnginePaths, *, changed_before: bool = False) -> ContextEngine:
+    """A watched host whose first read came from the state an earlier cold turn saved
+    (``changed_before``: brought up at open to files changed since, recall/delta.py)."""
+    from context_engine.recall.quiet import QuietFacts
+
+    plain = ContextEngine(paths)  # a cold turn: it saves the recall state
+    run_turn(plain, None, "docker release")
+    plain.close()
+    if changed_before:
+        # A project twin of global/style (S7.2) and a changed body, before the host opens.
+        (paths.project_store / "style.md").write_bytes(_fact_bytes("style", "Spaces here."))
+        replace_raw(paths.project_store / "fact-3.md", _fact_bytes("fact-3", "ocelot", revision=2))
+    engine = _host(paths)
+    current = engine.catalog.index._current
+    assert isinstance(current, QuietFacts)
+    assert (current._moved is not None) == changed_before
+    return engine
+
+
+def _state_same_as_fresh(engine: ContextEngine) -> None:
+    """As ``_same_as_fresh``, before any read in full: traces, masks, marks, diagnostics."""
+    from context_engine.session.notes import FactMark
+
+    service = engine.catalog.index
+    facts = engine.active_facts()
+    fresh = Memory(engine.paths).snapshot()
+    recaller = service.recaller(facts)
+    scratch = Recaller(fresh.facts, diagnostics=fresh.diagnostics)
+    for query in QUERIES:
+        got = recaller.recall(query, now=NOW)
+        want = scratch.recall(query, now=NOW)
+        assert got.block == want.block, query
+        assert got.trace.to_dict() == want.trace.to_dict(), query
+    view = cast(Any, facts)
+    if len({f.id for f in fresh.facts}) == len(fresh.facts):
+        assert view.masked() == masked_global_ids(fresh.facts)
+        for fact in fresh.facts:
+            assert view.mark(fact.id) == FactMark(fact.id, fact.revision, fact.reference)
+            assert view.fact(fact.id) == fact or view.fact(fact.id).body == fact.body
+        assert len(view) == len(fresh.facts)
+    got_diagnostics = [(d.code, d.path, d.message) for d in service_diagnostics(engine)]
+    assert got_diagnostics == [(d.code, d.path, d.message) for d in fresh.diagnostics]
+    _same_as_fresh(engine)  # and in full (this reads the stores)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "kind", ["replace", "in-place", "create", "delete", "rename", "garbage", "touch", "dup"]
+)
+def test_a_host_on_a_saved_state_applies_an_edit_to_it(paths: EnginePaths, kind: str) -> None:
+    from context_engine.recall.saved_live import SavedHostFacts
+
+    engine = _saved_host(paths)
+    subprocess.run(
+        [sys.executable, "-c", EDIT, str(TESTS), kind, str(paths.project_store)], check=True
+    )
+    engine.active_facts()
+    service = engine.catalog.index
+    if kind == "dup":  # the same id in two files: the full read reports it, as before
+        assert not isinstance(service._current, SavedHostFacts)
+    else:
+        assert isinstance(service._current, SavedHostFacts)
+        assert service.watch_stats["applied"] == 1
+    _state_same_as_fresh(engine)
+    assert service.watch_stats["rescans"] == 0
+
+
+def test_a_host_on_a_saved_state_reads_only_the_changed_file(
+    paths: EnginePaths, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    engine = _saved_host(paths)
+    target = paths.project_store / "fact-2.md"
+    recaller = engine.catalog.index.recaller()
+    before = recaller.stats.tokenized
+    calls = _FileCalls(monkeypatch, paths)
+    replace_raw(target, target.read_bytes().replace(b"every Monday", b"zebra quokka Friday"))
+    result, _ = run_turn(engine, None, "zebra quokka")
+    assert "fact-2" in result.recall_block
+    # Not a scan of both stores and a read of every file: the one file named by the kernel.
+    assert calls.on_files() == [("lstat", str(target))]
+    assert engine.catalog.index.recaller() is recaller
+    assert recaller.stats.tokenized - before == 2  # the old text out, the new in
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("changed_before", [False, True])
+def test_a_host_on_a_saved_state_follows_a_random_run_as_a_plain_host_does(
+    paths: EnginePaths, changed_before: bool
+) -> None:
+    watched = _saved_host(paths, changed_before=changed_before)
+    plain = ContextEngine(paths)
+    _, seen = run_turn(watched, None, "docker")
+    _, reference = run_turn(plain, None, "docker")
+    rng = random.Random(5)
+    store = paths.project_store
+    for step in range(30):
+        names = sorted(p.name for p in store.glob("*.md") if p.name != "MEMORY.md")
+        op = rng.choice(["replace", "in-place", "create", "delete", "rename", "garbage", "twin"])
+        victim = store / rng.choice(names) if names else None
+        if op == "create" or victim is None:
+            (store / f"new-{step}.md").write_bytes(raw_fact(f"new-{step}", f"zebra {step}"))
+        elif op == "replace":
+            replace_raw(victim, _fact_bytes(victim.stem, f"quokka {step}", revision=step + 2))
+        elif op == "in-place":
+            edit_in_place_same_size(victim, b"e", b"o")
+        elif op == "delete":
+            os.unlink(victim)
+        elif op == "rename":
+            os.rename(victim, store / f"moved-{step}.md")
+        elif op == "garbage":
+            victim.write_bytes(b"---\nbroken: [\n")
+        else:  # a global twin of a project fact appears or goes (S7.2 masks)
+            twin = paths.global_store / victim.name
+            if twin.exists():
+                os.unlink(twin)
+            else:
+                twin.write_bytes(
+                    _fact_bytes(victim.stem, f"twin {step}", "global", "reference", step + 2)
+                )
+        got, seen = run_turn(watched, seen, "zebra quokka")
+        want, reference = run_turn(plain, reference, "zebra quokka")
+        assert got.notes == want.notes, step
+        assert got.recall_block == want.recall_block, step
+    from context_engine.recall.saved_live import SavedHostFacts
+
+    assert isinstance(watched.catalog.index._current, SavedHostFacts)
+    _state_same_as_fresh(watched)
+
+
+@pytest.mark.slow
+def test_a_host_on_a_saved_state_sees_its_own_writes(paths: EnginePaths) -> None:
+    from context_engine.recall.saved_live import SavedHostFacts
+
+    engine = _saved_host(paths)
+    args = {"name": "own-write", "description": "d", "body": "zebra ocelot", "type": "reference"}
+    outcome = engine.run_tool("remember", args, controller="headless", mode="yolo")
+    assert outcome.written, outcome
+    result, _ = run_turn(engine, None, "zebra ocelot")
+    assert "own write" in result.recall_block
+    assert isinstance(engine.catalog.index._current, SavedHostFacts)
+    args = {"name": "second-write", "description": "e", "body": "quokka", "type": "reference"}
+    assert engine.run_tool("remember", args, controller="headless", mode="yolo").written
+    _state_same_as_fresh(engine)
