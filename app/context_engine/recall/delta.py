@@ -115,12 +115,16 @@ def brought_up(
     *,
     named: Sequence[tuple[int, str]] | None = None,
     monitor: object = None,
+    listing: bytes | None = None,
+    listing_sum: str | None = None,
 ) -> QuietFacts | None:
     """The saved state with the changed files applied, or ``None`` (read the stores).
 
     ``named``: the (store index, file name) entries known to differ from the saved listing
     (the store monitor named them, facts/probe.py); else the listings are compared whole.
     ``monitor``: the monitor's token taken before ``scanned``, saved with the new listing.
+    ``listing``/``listing_sum``: ``listing_bytes(scanned listings)`` and its digest when the
+    caller has them already (else computed here).
     """
     from ..facts.equivalence import equivalence_keys
     from ..facts.store import read_store_entry
@@ -249,31 +253,25 @@ def brought_up(
     recaller._skipped = tuple(TraceSkip(code=c, file=f, message=m) for c, f, m in skipped)
 
     # Files not settled at this read: named for the next turn to compare by content.
+    # Only a changed file or one unsettled at the save can be: every other one has the
+    # identity it had then, settled before that save's read began, so before this one's.
     before = started - stat_listing.RACY_NS
     unsettled: list[tuple[str, str, str | None]] = []
-    # Only a re-read file can be unsettled when the rest are the saved listing's entries:
-    # each of those had settled before the earlier read (or was listed as not, and re-read).
-    if named is not None:
-        rows: Iterable[tuple[int, str, Identity]] = [
-            (si, name, listings[si][name]) for si, name in changed if name in listings[si]
-        ]
-    else:
-        rows = (
-            (si, name, identity)
-            for si, files in enumerate(listings)
-            for name, identity in files.items()
-        )
-    for si, name, identity in rows:
-        if max(identity[3], identity[4]) >= before:
+    maybe = {**dict.fromkeys(changed), **{(_SCOPES.index(scope), name): None
+                                          for scope, name, _ in meta.get("unsettled", ())}}
+    for si, name in maybe:
+        identity = listings[si].get(name)
+        if identity is not None and max(identity[3], identity[4]) >= before:
             scope = _SCOPES[si]
             unsettled.append((scope, name, odd.get((scope, name), f"{scope}/{name}")))
     if len(unsettled) > MAX_UNSETTLED:
         return None
 
-    listing = listing_bytes(listings)
+    if listing is None:
+        listing = listing_bytes(listings)
     digest = moved_digest(str(meta["marks_digest"]), dropped, added)
     values: dict[str, Any] = {
-        LISTING_SUM: listing_digest(listing),
+        LISTING_SUM: listing_sum if listing_sum is not None else listing_digest(listing),
         "unsettled": unsettled,
         "odd": odd,
         "skipped": skipped,

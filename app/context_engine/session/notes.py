@@ -100,6 +100,10 @@ class Baseline:
             raise ValueError("malformed session baseline") from exc
 
 
+# A saved baseline's table answers this many lookups by scanning its ids, then builds a dict.
+_SCANS = 16
+
+
 class _MarkTable(Mapping[str, FactMark]):
     """A saved baseline's marks, decoded (and checked) when first looked at.
 
@@ -111,7 +115,9 @@ class _MarkTable(Mapping[str, FactMark]):
     def __init__(self, raw: list[Any]) -> None:
         self._raw = raw
         self._table: dict[str, FactMark] | None = None
+        self._checked: list[Any] | None = None  # the ids, once checked ([]: malformed)
         self._where: dict[Any, int] | None = None
+        self._scans = 0
 
     def _decoded(self) -> dict[str, FactMark]:
         if self._table is None:
@@ -123,29 +129,53 @@ class _MarkTable(Mapping[str, FactMark]):
                 self._table = {}  # a malformed saved baseline: every fact reads as new
         return self._table
 
-    def _positions(self) -> dict[Any, int] | None:
-        """id → position of its entry (the last one, as in ``_decoded``); ``None`` when an
-        entry is not an (id, revision, reference) of those types: decoded whole, then."""
-        if self._where is None and self._table is None:
+    def _ids(self) -> list[Any] | None:
+        """The entries' ids in order when every entry is a well-formed (id, revision,
+        reference); ``None``: decoded whole, then (a malformed one reads as nothing)."""
+        if self._checked is None and self._table is None:
             from operator import itemgetter
 
             raw = self._raw  # every check below at C speed: no Python loop over 10^5 entries
-            if not raw or set(map(type, raw)) - {list, tuple} or set(map(len, raw)) != {3}:
-                return None
-            ids = list(map(itemgetter(0), raw))
-            if (
-                set(map(type, ids)) == {str}
-                and set(map(type, map(itemgetter(1), raw))) == {int}
-                and set(map(type, map(itemgetter(2), raw))) == {str}
-            ):
-                self._where = dict(zip(ids, range(len(raw)), strict=True))
-        return self._where
+            self._checked = []
+            if raw and not set(map(type, raw)) - {list, tuple} and set(map(len, raw)) == {3}:
+                ids = list(map(itemgetter(0), raw))
+                if (
+                    set(map(type, ids)) == {str}
+                    and set(map(type, map(itemgetter(1), raw))) == {int}
+                    and set(map(type, map(itemgetter(2), raw))) == {str}
+                ):
+                    self._checked = ids
+        return self._checked or None
+
+    def _position(self, key: str) -> int | None:
+        """Where ``key``'s entry is (the last one, as in ``_decoded``), ``None``: not there.
+
+        A few lookups scan the ids (C speed, ~1 ms each at 10^5); past ``_SCANS`` of them an
+        id → position table is built once (hashing every id costs ~40 ms at 10^5)."""
+        ids = self._ids()
+        assert ids is not None
+        if self._where is None:
+            self._scans += 1
+            if self._scans <= _SCANS:
+                try:
+                    at = ids.index(key)
+                except ValueError:
+                    return None
+                while True:  # the last of equal ids wins, as in a dict built from the list
+                    try:
+                        at = ids.index(key, at + 1)
+                    except ValueError:
+                        return at
+            self._where = dict(zip(ids, range(len(ids)), strict=True))
+        return self._where.get(key)
 
     def __getitem__(self, key: str) -> FactMark:
-        where = self._positions()
-        if where is None:
+        if self._ids() is None:
             return self._decoded()[key]
-        return FactMark(*self._raw[where[key]])
+        at = self._position(key)
+        if at is None:
+            raise KeyError(key)
+        return FactMark(*self._raw[at])
 
     def get(self, key: str, default: Any = None) -> Any:
         try:
@@ -158,12 +188,11 @@ class _MarkTable(Mapping[str, FactMark]):
 
     def raw(self) -> list[Any] | None:
         """The saved entries as they are, when every one is well formed (else ``None``)."""
-        return self._raw if self._positions() is not None else None  # (empty: decoded)
+        return self._raw if self._ids() is not None else None
 
     def moved(self, changed: Mapping[str, FactMark], gone: Iterable[str]) -> Mapping[str, FactMark]:
         """These marks with ``changed`` set and ``gone`` removed, as a new table."""
-        where = self._positions()
-        if where is None:
+        if self._ids() is None:
             marks = dict(self._decoded())
             marks.update(changed)
             for key in gone:
@@ -172,13 +201,24 @@ class _MarkTable(Mapping[str, FactMark]):
         raw = list(self._raw)
         for key, mark in changed.items():
             entry = [mark.id, mark.revision, mark.reference]
-            if key in where:
-                raw[where[key]] = entry
+            at = self._position(key)
+            if at is not None:
+                raw[at] = entry
             else:
                 raw.append(entry)
-        drop = sorted((where[key] for key in set(gone) if key in where), reverse=True)
-        for position in drop:
-            del raw[position]
+        ids = self._ids()
+        assert ids is not None
+        drop: set[int] = set()
+        for key in set(gone):  # every entry of the id (an earlier one would show through)
+            at = -1
+            while True:
+                try:
+                    at = ids.index(key, at + 1)
+                except ValueError:
+                    break
+                drop.add(at)
+        for at in sorted(drop, reverse=True):
+            del raw[at]
         return _MarkTable(raw)
 
     def __iter__(self) -> Iterator[str]:

@@ -54,13 +54,18 @@ def test_a_small_or_decoded_baseline_is_copied() -> None:
     assert type(moved) is dict and moved == {"mem-2": _mark(2)} and small == {"mem-1": _mark(1)}
 
 
-def test_a_saved_baseline_moves_as_its_raw_list_equal_to_a_copied_table() -> None:
+@pytest.mark.parametrize("scans", [16, 1])  # ids scanned, or a table built past one lookup
+def test_a_saved_baseline_moves_as_its_raw_list_equal_to_a_copied_table(
+    monkeypatch: pytest.MonkeyPatch, scans: int
+) -> None:
     from context_engine.session.notes import Baseline, _MarkTable
 
+    monkeypatch.setattr(notes, "_SCANS", scans)
     rng = random.Random(7)
     size = 120
     plain: dict[str, FactMark] = {f"mem-{i}": _mark(i) for i in range(size)}
     raw = [[m.id, m.revision, m.reference] for m in plain.values()]
+    raw.insert(3, ["mem-9", 0, "project/old.md"])  # an earlier entry of one id: the last wins
     moved: object = Baseline.from_json({"facts": raw, "instructions": {}, "masked": [],
                                         "digest": "d"}).facts
     for step in range(300):
