@@ -34,6 +34,7 @@ from .quiet import (
     moved_digest,
     saved_recaller,
 )
+from .saved_listing import SavedListing
 from .state import (
     LISTING_SUM,
     Changes,
@@ -52,21 +53,15 @@ _SCOPES = ("project", "global")
 
 
 def _changed_files(
-    saved: tuple[Listing, Listing],
+    saved: SavedListing,
     listings: tuple[Listing, Listing],
     unsettled: Sequence[tuple[str, str, str | None]],
 ) -> list[tuple[int, str]] | None:
     """(scope index, file name) of every file to read again; ``None`` when too many."""
-    changed: dict[tuple[int, str], None] = {}
-    for si in (0, 1):
-        old, new = saved[si], listings[si]
-        if old == new:
-            continue
-        # The entries either side lacks, compared as sets at C speed (10^5 entries a store).
-        for name in sorted({name for name, _ in old.items() ^ new.items()}):
-            changed[(si, name)] = None
-        if len(changed) > MAX_CHANGED:
-            return None
+    found = saved.changed(listings, MAX_CHANGED)
+    if found is None:
+        return None
+    changed = dict.fromkeys(found)
     for scope, name, _ in unsettled:
         changed[(_SCOPES.index(scope), name)] = None
     return list(changed) if len(changed) <= MAX_CHANGED else None
@@ -131,7 +126,7 @@ def brought_up(
     from .persist import fact_record
 
     listings, started = scanned
-    saved = reader.saved_listings()
+    saved = reader.saved_listing()
     more = reader.meta("odd", "skipped_scopes")
     if saved is None or "odd" not in more:
         return None
@@ -152,7 +147,7 @@ def brought_up(
     new_diagnostics: dict[tuple[int, str], Diagnostic] = {}
     for si, name in changed:
         scope = _SCOPES[si]
-        if name in saved[si]:
+        if saved.identity(si, name) is not None:
             held = odd.get((scope, name), f"{scope}/{name}")
             if held is not None:
                 old_refs.add(held)

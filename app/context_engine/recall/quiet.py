@@ -28,6 +28,7 @@ from .engine import Recaller
 from .index import SparseIndex
 from .persist import VERSION, code_tag, fact_record, recall_cache_path, stand_in
 from .pool import POOL, PREFIX, SHADOWED, PoolTracker
+from .saved_listing import pack
 from .state import LISTING_SUM, StateFile, StateReader, listing_digest
 from .trace import TraceSkip
 
@@ -84,16 +85,14 @@ def quiet_meta(
         ]
         if len(unsettled) > MAX_UNSETTLED:
             unsettled = None
-    listing = (
-        listing_bytes(listings) if unsettled is not None and listings is not None else None
-    )
+    keep = unsettled is not None and listings is not None
     return {
         "roots": _roots(paths),
-        # The listing as bytes: a cold turn compares its own listing's digest, not 10^4 tuples
-        # decoded (equal bytes, equal listings; a different order only costs a read). The bytes
-        # are what a change is found by (recall/delta.py), the delta's rows over them.
-        "listing": listing,
-        LISTING_SUM: None if listing is None else listing_digest(listing),
+        # A cold turn compares its own listing's bytes by their digest, not 10^4 tuples decoded
+        # (equal bytes, equal listings; a different order only costs a read). The listing
+        # itself is kept packed: what a change is found by (recall/delta.py, saved_listing.py).
+        "listing": pack(listings) if keep and listings is not None else None,
+        LISTING_SUM: listing_digest(listing_bytes(listings)) if keep and listings else None,
         "unsettled": unsettled or [],
         "odd": odd,
         "skipped": [(d.code, d.path.name, d.message) for d in diagnostics],

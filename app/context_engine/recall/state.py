@@ -33,12 +33,13 @@ import sqlite3
 import stat
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from ..filemodes import open_private_temp
 
 if TYPE_CHECKING:
     from ..facts.stat_listing import Listing
+    from .saved_listing import SavedListing
 
 SCHEMA = 4
 _DDL = (
@@ -643,24 +644,20 @@ def _fold_patches(db: sqlite3.Connection) -> None:
 
 def _fold_listing(db: sqlite3.Connection) -> None:
     """The delta's listing rows into ``main``'s ``meta`` listing (its digest came with meta)."""
+    from .saved_listing import folded
+
     rows = db.execute("SELECT scope, name, identity FROM d.listing").fetchall()
     if not rows:
         return
     found = db.execute("SELECT value FROM main.meta WHERE key = 'listing'").fetchone()
-    blob = None if found is None else marshal.loads(found[0])
-    if not isinstance(blob, bytes):
+    packed = None if found is None else marshal.loads(found[0])
+    if packed is None:
         return
-    saved = marshal.loads(blob)
-    listings = (dict(saved[0]), dict(saved[1]))
-    for scope, name, identity in rows:
-        if identity is None:
-            listings[scope].pop(name, None)
-        else:
-            listings[scope][name] = marshal.loads(identity)
-    db.execute(
-        "INSERT OR REPLACE INTO main.meta VALUES ('listing', ?)",
-        (marshal.dumps(marshal.dumps(listings, 2)),),
-    )
+    listing = folded(packed, [
+        (int(scope), str(name), None if identity is None else marshal.loads(identity))
+        for scope, name, identity in rows
+    ])
+    db.execute("INSERT OR REPLACE INTO main.meta VALUES ('listing', ?)", (marshal.dumps(listing),))
 
 
 class _Schema:
@@ -787,25 +784,28 @@ class StateReader:
             return None, None  # absent: whatever it gets is a whole row
         return blob, patch
 
-    def saved_listings(self) -> tuple[Listing, Listing] | None:
-        """The listings the state was saved under (``meta`` listing with the delta's rows), or
-        ``None`` when it kept none."""
-        blob = self.meta("listing").get("listing")
-        if not isinstance(blob, bytes):
+    def saved_listing(self) -> SavedListing | None:
+        """The listing the state was saved under (the packed ``meta`` listing with the
+        delta's rows over it), or ``None`` when it kept none."""
+        from .saved_listing import SavedListing
+
+        packed = self.meta("listing").get("listing")
+        if packed is None:
             return None
-        listings = marshal.loads(blob)
-        if not (isinstance(listings, tuple) and len(listings) == 2):
-            raise TypeError("malformed listing")
+        rows: list[Any] = []
         if self.delta is not None:
-            rows = self.delta.execute("SELECT scope, name, identity FROM listing").fetchall()
-            if rows:
-                listings = (dict(listings[0]), dict(listings[1]))
-                for scope, name, identity in rows:
-                    if identity is None:
-                        listings[scope].pop(name, None)
-                    else:
-                        listings[scope][name] = marshal.loads(identity)
-        return cast("tuple[Listing, Listing]", listings)
+            rows = [
+                (int(scope), str(name), None if identity is None else marshal.loads(identity))
+                for scope, name, identity in self.delta.execute(
+                    "SELECT scope, name, identity FROM listing"
+                )
+            ]
+        return SavedListing(packed, rows)
+
+    def saved_listings(self) -> tuple[Listing, Listing] | None:
+        """``saved_listing()`` as two dicts (decodes every entry)."""
+        saved = self.saved_listing()
+        return None if saved is None else saved.dicts()
 
     def record(self, reference: str) -> bytes | None:
         """The saved record of one fact."""
