@@ -204,6 +204,10 @@ class Seen(NamedTuple):
 # whole write: each change copies the delta, so it must stay small beside the base.
 DELTA_SHARE = 4
 DELTA_FLOOR = 16 << 20
+# A process that read every fact (``write_changes``) folds a delta past this share of its base
+# (and this many bytes) at once: it paid O(store) already, and each later change copies it.
+FOLD_AFTER_READ_SHARE = 64
+FOLD_AFTER_READ_FLOOR = 1 << 20
 
 
 def _open_immutable(path: Path) -> tuple[sqlite3.Connection, tuple[int, int, int, int]] | None:
@@ -387,25 +391,36 @@ class StateFile:
             }
             out = targets[table]
             for key, value in rows.items():
-                if previous.get(key) != value:
+                was: Any = previous.get(key)
+                if was != value and not (
+                    # Rows of marshal bytes: equal values may differ in bytes (back-references
+                    # follow reference counts, sets their hash order): compared decoded.
+                    isinstance(was, bytes) and isinstance(value, bytes)
+                    and marshal.loads(was) == marshal.loads(value)
+                ):
                     out[key] = value
             for key in previous:
                 if key not in rows:
                     out[key] = None
         if changes.size() > self._delta_room(seen):
             return self.write(meta, records, indexes)  # a large share changed: whole
-        written = self.write_delta(seen, changes)
+        # This process read every fact already: a delta grown past a small share of the base
+        # is folded now, so the cold turns after it copy a small delta, not this one's rows.
+        small = max(FOLD_AFTER_READ_FLOOR, int(seen.base[2]) // FOLD_AFTER_READ_SHARE)
+        written = self.write_delta(seen, changes, fold_past=small)
         if written is None:
             return self.write(meta, records, indexes)  # replaced meanwhile, or too big: whole
         return written
 
-    def write_delta(self, seen: Seen, changes: Changes) -> bool | None:
+    def write_delta(
+        self, seen: Seen, changes: Changes, fold_past: int | None = None
+    ) -> bool | None:
         """Add ``changes`` to the delta of the base ``seen`` was read from (copy + rename).
 
         ``None`` when the base or the delta is no longer the one read (another process saved
         its state: nothing is mixed) or the base had no token: the caller writes the state
         whole or leaves it to the next process. ``False``: the write failed. A delta grown past
-        its room is first folded into a new base (``_fold``).
+        its room (``fold_past`` bytes when given) is then folded into a new base (``_fold``).
         """
         if seen.token is None or _identity_now(self.path) != tuple(seen.base):
             return None
@@ -414,7 +429,8 @@ class StateFile:
         if _identity_now(self.delta) != (None if seen.delta is None else tuple(seen.delta)):
             return None
         current = int(seen.delta[2]) if seen.applied and seen.delta else 0
-        fold = seen.applied and current + changes.size() > self._delta_room(seen)
+        room = self._delta_room(seen) if fold_past is None else fold_past
+        fold = current + changes.size() > room
         token = seen.token
 
         def edit(db: sqlite3.Connection) -> None:

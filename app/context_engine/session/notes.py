@@ -198,16 +198,18 @@ class _MarkTable(Mapping[str, FactMark]):
             for key in gone:
                 marks.pop(key, None)
             return marks
+        ids = self._ids()
+        assert ids is not None
         raw = list(self._raw)
+        now = list(ids)  # the new table's ids, kept beside it: it is never checked again
         for key, mark in changed.items():
-            entry = [mark.id, mark.revision, mark.reference]
+            entry = [str(mark.id), int(mark.revision), str(mark.reference)]
             at = self._position(key)
             if at is not None:
                 raw[at] = entry
             else:
                 raw.append(entry)
-        ids = self._ids()
-        assert ids is not None
+                now.append(entry[0])
         drop: set[int] = set()
         for key in set(gone):  # every entry of the id (an earlier one would show through)
             at = -1
@@ -219,7 +221,10 @@ class _MarkTable(Mapping[str, FactMark]):
                 drop.add(at)
         for at in sorted(drop, reverse=True):
             del raw[at]
-        return _MarkTable(raw)
+            del now[at]
+        table = _MarkTable(raw)
+        table._checked = now
+        return table
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._decoded())

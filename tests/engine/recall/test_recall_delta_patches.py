@@ -181,3 +181,21 @@ def test_a_lazy_index_reports_patches_relative_to_what_it_was_restored_with() ->
     assert patches["common"] == ([2], [2, 2])
     assert patches["t2"] == ([2], []) and patches["t9"] == ([], [])
     assert set(lazy.changed_slots()) == {2}
+
+
+def test_a_full_read_writes_no_unchanged_pool_rows_and_folds_a_grown_delta(
+    paths: EnginePaths, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with monkeypatch.context() as patch:
+        patch.setattr(quiet, "open_quiet", lambda *_a, **_k: None)  # the full-read path
+        cold_turn(paths)
+        write(paths.project_store, "f01.md", ["kernel", "only1", "again"])
+        cold_turn(paths)  # a few rows differ: a delta, the pool tables' equal rows left out
+        rows = delta_rows(paths, "SELECT kind, key FROM tracker")
+        assert len(rows) <= 12, rows
+        patch.setattr(state, "FOLD_AFTER_READ_FLOOR", 0)
+        patch.setattr(state, "FOLD_AFTER_READ_SHARE", 10**6)  # any delta is a large share
+        write(paths.project_store, "f02.md", ["socket", "only2", "again"])
+        cold_turn(paths)  # this process read every fact: the delta is folded at once
+        assert not state.delta_path(persist.recall_cache_path(paths)).exists()
+    check(paths)
