@@ -16,7 +16,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterable
 from itertools import chain
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
     from ..facts.stat_listing import Identity, Listing
@@ -101,7 +101,7 @@ class SavedListing:
             return None
         values = array("q")
         values.frombytes(ids[at * _WIDTH : (at + 1) * _WIDTH])
-        return tuple(values)  # type: ignore[return-value]
+        return cast("Identity", tuple(values))
 
     def identity(self, si: int, name: str) -> Identity | None:
         """The saved identity of one file (``None``: not listed then)."""
