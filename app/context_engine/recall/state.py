@@ -406,8 +406,7 @@ class StateFile:
             return self.write(meta, records, indexes)  # a large share changed: whole
         # This process read every fact already: a delta grown past a small share of the base
         # is folded now, so the cold turns after it copy a small delta, not this one's rows.
-        small = max(FOLD_AFTER_READ_FLOOR, int(seen.base[2]) // FOLD_AFTER_READ_SHARE)
-        written = self.write_delta(seen, changes, fold_past=small)
+        written = self.write_delta(seen, changes, fold_past=self._read_room(seen))
         if written is None:
             return self.write(meta, records, indexes)  # replaced meanwhile, or too big: whole
         return written
@@ -631,7 +630,16 @@ class StateFile:
             return False
         changes = Changes()
         changes.meta.update(values)
-        return bool(self.write_delta(seen, changes))
+        # A whole listing comes from a process that read every fact (recall/persist.py): it
+        # folds a delta grown past a small share at once, as ``write_changes`` does.
+        small = self._read_room(seen) if "listing" in values else None
+        return bool(self.write_delta(seen, changes, fold_past=small))
+
+    @staticmethod
+    def _read_room(seen: Seen) -> int:
+        """How large a delta a process that read every fact leaves unfolded."""
+        size = int(seen.base[2]) if len(seen.base) > 2 else 0
+        return max(FOLD_AFTER_READ_FLOOR, size // FOLD_AFTER_READ_SHARE)
 
 
 def _fold_patches(db: sqlite3.Connection) -> None:
@@ -715,6 +723,7 @@ class Changes:
         total += sum(8 * len(free) for free, _, _ in self.pools.values())
         total += sum(48 + len(vals) for _, vals in self.slots.values())
         total += 96 * len(self.listing)
+        total += sum(len(marshal.dumps(value)) for value in self.meta.values())
         total += sum(len(blob) for blob in self.postings.values() if blob is not None)
         total += sum(len(blob) for blob in self.holders.values() if blob is not None)
         total += sum(len(blob) for blob in self.tracker.values() if blob is not None)

@@ -208,3 +208,27 @@ def test_a_full_read_writes_no_unchanged_pool_rows_and_folds_a_grown_delta(
         cold_turn(paths)  # this process read every fact: the delta is folded at once
         assert not state.delta_path(persist.recall_cache_path(paths)).exists()
     check(paths)
+
+
+def test_a_whole_listing_recorded_by_a_full_read_is_folded_not_left_in_the_delta(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    file = tmp_path / "recall.v2.sqlite"
+    assert state.StateFile(file).write({"version": 2}, {}, {})
+    listing = ([f"f{i}.md" for i in range(3000)], bytes(48 * 3000))
+    monkeypatch.setattr(state, "FOLD_AFTER_READ_FLOOR", 64 << 10)  # the listing is past it
+    with state.StateFile(file).reading() as reader:
+        assert reader is not None
+        seen = reader.seen
+    assert state.StateFile(file).update_meta({"unsettled": []}, seen)  # small: a delta
+    assert state.delta_path(file).exists()
+    with state.StateFile(file).reading() as reader:
+        assert reader is not None
+        seen = reader.seen
+    assert state.StateFile(file).update_meta({"listing": listing}, seen)
+    assert not state.delta_path(file).exists()  # folded at once
+    with state.StateFile(file).reading() as reader:
+        assert reader is not None
+        assert reader.meta("listing", "unsettled", "version") == {
+            "listing": (listing[0], listing[1]), "unsettled": [], "version": 2
+        }
