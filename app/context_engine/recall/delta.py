@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import bisect
 import marshal
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..facts import stat_listing
 from ..facts.model import Diagnostic, Fact
-from ..facts.stat_listing import Identity, Listing
+from ..facts.stat_listing import Listing
 from .engine import _is_archived
 from .index import SparseIndex
 from .pool import POOL, PREFIX, SHADOWED
