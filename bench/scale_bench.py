@@ -48,6 +48,10 @@ import tempfile
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from context_engine.paths import EnginePaths
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "app")]
@@ -425,6 +429,17 @@ print(json.dumps({"remember": statistics.median(remember(i) for i in range(max(5
 """
 
 
+def state_delta_kb(paths: EnginePaths) -> float:
+    """Size of the saved recall state's delta file (KB; 0 when there is none)."""
+    from context_engine.recall.persist import recall_cache_path
+    from context_engine.recall.state import delta_path
+
+    try:
+        return delta_path(recall_cache_path(paths)).stat().st_size / 1024
+    except OSError:
+        return 0.0
+
+
 def median(values: list[float]) -> float:
     """The median."""
     return statistics.median(values) if values else float("nan")
@@ -466,6 +481,7 @@ def run_size(count: int, cache: Path, work: Path, repeats: int) -> dict[str, flo
     ).encode()
     hook = [exe, "--home", str(home), "hook", "claude-code", "UserPromptSubmit"]
     figures: dict[str, list[float]] = {}
+    delta_kb: list[float] = []  # the saved recall state's delta after each change's hook
 
     def add(key: str, child: Child) -> Child:
         figures.setdefault(key, []).append(child.cpu)
@@ -528,6 +544,7 @@ def run_size(count: int, cache: Path, work: Path, repeats: int) -> dict[str, flo
         tmp.write_bytes(render_fact(new))
         os.replace(tmp, victim)
         add("hook after change", Child(hook, payload, env))
+        delta_kb.append(state_delta_kb(paths))
         settle()
         add("hook after change, settled", Child(hook, payload, env))
         add(
@@ -590,6 +607,7 @@ def run_size(count: int, cache: Path, work: Path, repeats: int) -> dict[str, flo
     result["host RSS MB: after a change"] = held["change"]
     if "first" in held:
         result["host first change->turn"] = held["first"]
+    result["recall delta KB (largest)"] = max(delta_kb, default=0.0)
     end = monitor_client.status(str(paths.state))
     if (end or {}).get("pid") != (up or {}).get("pid"):  # it exited or was replaced meanwhile
         MONITORS[count] += f"; at the end: {_monitor_note(end)}"
@@ -648,6 +666,7 @@ MEMORY_KEYS = (
     "host RSS MB: imports",
     "host RSS MB: quiet turns",
     "host RSS MB: after a change",
+    "recall delta KB (largest)",  # the saved state's delta after each change's hook
 )
 
 

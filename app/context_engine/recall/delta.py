@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import bisect
 import marshal
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..facts import stat_listing
 from ..facts.model import Diagnostic, Fact
-from ..facts.stat_listing import Identity, Listing
+from ..facts.stat_listing import Listing
 from .engine import _is_archived
+from .index import SparseIndex
 from .pool import POOL, PREFIX, SHADOWED
 from .quiet import (
     MAX_UNSETTLED,
@@ -33,7 +34,15 @@ from .quiet import (
     moved_digest,
     saved_recaller,
 )
-from .state import Changes, StateFile, StateReader
+from .saved_listing import SavedListing
+from .state import (
+    LISTING_SUM,
+    Changes,
+    PostingsView,
+    StateFile,
+    StateReader,
+    listing_digest,
+)
 
 if TYPE_CHECKING:
     from ..paths import EnginePaths
@@ -44,27 +53,51 @@ _SCOPES = ("project", "global")
 
 
 def _changed_files(
-    saved: tuple[Listing, Listing],
+    saved: SavedListing,
     listings: tuple[Listing, Listing],
     unsettled: Sequence[tuple[str, str, str | None]],
 ) -> list[tuple[int, str]] | None:
     """(scope index, file name) of every file to read again; ``None`` when too many."""
-    changed: dict[tuple[int, str], None] = {}
-    for si in (0, 1):
-        old, new = saved[si], listings[si]
-        if old == new:
-            continue
-        for name, identity in new.items():
-            if old.get(name) != identity:
-                changed[(si, name)] = None
-        for name in old:
-            if name not in new:
-                changed[(si, name)] = None
-        if len(changed) > MAX_CHANGED:
-            return None
+    found = saved.changed(listings, MAX_CHANGED)
+    if found is None:
+        return None
+    changed = dict.fromkeys(found)
     for scope, name, _ in unsettled:
         changed[(_SCOPES.index(scope), name)] = None
     return list(changed) if len(changed) <= MAX_CHANGED else None
+
+
+def index_changes(changes: Changes, name: str, index: SparseIndex) -> None:
+    """One lazily restored pool's changes as delta rows: a patch per changed term over the
+    base's posting (a whole row for a term that came whole, is new or emptied), the changed
+    slots, and the pool's free slots and totals — rows of the changed facts only."""
+    from array import array
+
+    origin = index._frozen.origin if isinstance(index._frozen, PostingsView) else {}
+    for term, (removed, added) in index.posting_patches().items():
+        posting = None if term in index._gone else index._postings.get(term)
+        before = origin.get(term)
+        if not posting or before is None:
+            changes.postings[(name, term)] = posting.tobytes() if posting else None
+            continue
+        gone = array("i")
+        gone.frombytes(before[0])
+        pairs = array("i")
+        pairs.frombytes(before[1])
+        put = dict(zip(pairs[0::2], pairs[1::2], strict=True))
+        out = set(gone)
+        for slot in removed:
+            if put.pop(slot, None) is None:
+                out.add(slot)
+        put.update(zip(added[0::2], added[1::2], strict=True))
+        flat = array("i")
+        for slot, tf in put.items():
+            flat.append(slot)
+            flat.append(tf)
+        changes.patches[(name, term)] = (array("i", sorted(out)).tobytes(), flat.tobytes())
+    for slot, (key, vals) in index.changed_slots().items():
+        changes.slots[(name, slot)] = (key, vals)
+    changes.pools[name] = (list(index._free), index.total_length, len(index._keys))
 
 
 def brought_up(
@@ -77,24 +110,25 @@ def brought_up(
     *,
     named: Sequence[tuple[int, str]] | None = None,
     monitor: object = None,
+    listing: bytes | None = None,
+    listing_sum: str | None = None,
 ) -> QuietFacts | None:
     """The saved state with the changed files applied, or ``None`` (read the stores).
 
     ``named``: the (store index, file name) entries known to differ from the saved listing
     (the store monitor named them, facts/probe.py); else the listings are compared whole.
     ``monitor``: the monitor's token taken before ``scanned``, saved with the new listing.
+    ``listing``/``listing_sum``: ``listing_bytes(scanned listings)`` and its digest when the
+    caller has them already (else computed here).
     """
     from ..facts.equivalence import equivalence_keys
     from ..facts.store import read_store_entry
     from .persist import fact_record
 
     listings, started = scanned
-    blob = meta.get("listing")
-    if not isinstance(blob, bytes):
-        return None
-    saved = marshal.loads(blob)
+    saved = reader.saved_listing()
     more = reader.meta("odd", "skipped_scopes")
-    if not (isinstance(saved, tuple) and len(saved) == 2) or "odd" not in more:
+    if saved is None or "odd" not in more:
         return None
     if named is None:
         changed = _changed_files(saved, listings, list(meta.get("unsettled", ())))
@@ -113,7 +147,7 @@ def brought_up(
     new_diagnostics: dict[tuple[int, str], Diagnostic] = {}
     for si, name in changed:
         scope = _SCOPES[si]
-        if name in saved[si]:
+        if saved.identity(si, name) is not None:
             held = odd.get((scope, name), f"{scope}/{name}")
             if held is not None:
                 old_refs.add(held)
@@ -214,31 +248,25 @@ def brought_up(
     recaller._skipped = tuple(TraceSkip(code=c, file=f, message=m) for c, f, m in skipped)
 
     # Files not settled at this read: named for the next turn to compare by content.
+    # Only a changed file or one unsettled at the save can be: every other one has the
+    # identity it had then, settled before that save's read began, so before this one's.
     before = started - stat_listing.RACY_NS
     unsettled: list[tuple[str, str, str | None]] = []
-    # Only a re-read file can be unsettled when the rest are the saved listing's entries:
-    # each of those had settled before the earlier read (or was listed as not, and re-read).
-    if named is not None:
-        rows: Iterable[tuple[int, str, Identity]] = [
-            (si, name, listings[si][name]) for si, name in changed if name in listings[si]
-        ]
-    else:
-        rows = (
-            (si, name, identity)
-            for si, files in enumerate(listings)
-            for name, identity in files.items()
-        )
-    for si, name, identity in rows:
-        if max(identity[3], identity[4]) >= before:
+    maybe = {**dict.fromkeys(changed), **{(_SCOPES.index(scope), name): None
+                                          for scope, name, _ in meta.get("unsettled", ())}}
+    for si, name in maybe:
+        identity = listings[si].get(name)
+        if identity is not None and max(identity[3], identity[4]) >= before:
             scope = _SCOPES[si]
             unsettled.append((scope, name, odd.get((scope, name), f"{scope}/{name}")))
     if len(unsettled) > MAX_UNSETTLED:
         return None
 
-    listing = listing_bytes(listings)
+    if listing is None:
+        listing = listing_bytes(listings)
     digest = moved_digest(str(meta["marks_digest"]), dropped, added)
     values: dict[str, Any] = {
-        "listing": listing,
+        LISTING_SUM: listing_sum if listing_sum is not None else listing_digest(listing),
         "unsettled": unsettled,
         "odd": odd,
         "skipped": skipped,
@@ -277,9 +305,7 @@ def brought_up(
         for name in (POOL, SHADOWED, PREFIX):
             index = recaller._indexes[name]
             if index._dirty or index.counters.adds or index.counters.removes:
-                changes.indexes[name] = index.slot_state()
-                for term, posting in index.changed_postings().items():
-                    changes.postings[(name, term)] = posting
+                index_changes(changes, name, index)
         for reference in gone:
             changes.records[reference] = None
         for si, name in changed:
@@ -290,6 +316,8 @@ def brought_up(
                 continue
             settled = now if max(now[3], now[4]) < before else None
             changes.records[written.reference] = (settled, fact_record(written))
+        for si, name in changed:
+            changes.listing[(si, name)] = listings[si].get(name)
         for key in changed_keys:
             holding = holders_now[key]
             changes.holders[key] = marshal.dumps(holding) if holding else None

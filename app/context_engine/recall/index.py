@@ -209,6 +209,13 @@ class SparseIndex:
     _dead: dict[str, int] = field(default_factory=dict)
     _tomb: set[int] = field(default_factory=set)
     _tomb_np: Any = None
+    # A lazily restored index also keeps, per changed term, the slots taken out of and the
+    # (slot → tf) put into the posting it was restored with, and every slot changed: a delta
+    # then writes patches of the few changed facts' terms and slots, never whole postings or
+    # per-slot arrays (``None``: not tracked, a built or fully restored index). A tombstone
+    # counts as taken out when it is buried.
+    _patches: dict[str, tuple[set[int], dict[int, int]]] | None = None
+    _touched: set[int] = field(default_factory=set)
     _length: array[float] = field(default_factory=lambda: array("d"))
     _project: array[int] = field(default_factory=lambda: array("b"))
     _fresh: array[int] = field(default_factory=lambda: array("q"))
@@ -326,6 +333,14 @@ class SparseIndex:
         if frozen:
             self._gone.difference_update(counts)
             self._dirty.update(counts)
+        patches = self._patches
+        if patches is not None:
+            self._touched.add(slot)
+            for term, tf in counts.items():
+                patch = patches.get(term)
+                if patch is None:
+                    patches[term] = patch = (set(), {})
+                patch[1][slot] = tf
         self.counters.adds += 1
 
     def add_many(self, docs: Iterable[tuple[str, Mapping[str, int], DocMeta]]) -> None:
@@ -456,6 +471,7 @@ class SparseIndex:
         index._frozen = postings
         index._set_per_slot(len(keys), arrays)
         index.total_length = total
+        index._patches = {}
         return index
 
     def _per_slot(self) -> tuple[array[Any], ...]:
@@ -472,6 +488,7 @@ class SparseIndex:
             return
         postings = self._postings
         frozen = bool(self._frozen)
+        patches = self._patches
         for term in terms:
             posting = self._posting(term) if frozen else postings.get(term)
             if posting is None:
@@ -484,10 +501,14 @@ class SparseIndex:
                     del postings[term]
                     if frozen:
                         self._gone.add(term)
+                    if patches is not None:
+                        _patch_out(patches, term, slot)
                 continue
             pos = _find_slot(posting, slot)
             if pos < 0:
                 continue
+            if patches is not None:
+                _patch_out(patches, term, slot)
             # Swap-remove: posting order carries no meaning.
             last = size - 2
             if pos != last:
@@ -496,6 +517,8 @@ class SparseIndex:
             del posting[last:]
         self._release(slot)
         self._free.append(slot)
+        if patches is not None:
+            self._touched.add(slot)
 
     def _release(self, slot: int) -> None:
         """The per-slot side of a removal (the slot's postings are handled by the caller)."""
@@ -516,6 +539,8 @@ class SparseIndex:
                 continue
             if frozen:
                 self._dirty.add(term)
+            if self._patches is not None:
+                _patch_out(self._patches, term, slot)
             count = dead.get(term, 0) + 1
             if count * 2 >= len(posting):  # nothing live is left in it
                 del postings[term]
@@ -526,6 +551,8 @@ class SparseIndex:
                 dead[term] = count
         self._release(slot)
         self._tomb.add(slot)
+        if self._patches is not None:
+            self._touched.add(slot)
         self._tomb_np = None
         if len(self._tomb) >= max(TOMBS, len(self._slot_of) // 32):
             self._purge()
@@ -806,6 +833,31 @@ class SparseIndex:
             out[term] = None if posting is None or not posting else posting.tobytes()
         return out
 
+    def posting_patches(self) -> dict[str, tuple[list[int], list[int]]]:
+        """Term → (slots taken out, interleaved (slot, tf) pairs put in) of every term changed
+        since a lazy restore, relative to the posting it was restored with (tombstones purged
+        first, so the postings and free slots beside them are current)."""
+        if self._patches is None:
+            raise ValueError("not a lazily restored index")
+        self._purge()
+        out: dict[str, tuple[list[int], list[int]]] = {}
+        for term, (removed, added) in self._patches.items():
+            pairs: list[int] = []
+            for slot, tf in added.items():
+                pairs += (slot, tf)
+            out[term] = (sorted(removed), pairs)
+        return out
+
+    def changed_slots(self) -> dict[int, tuple[str | None, bytes]]:
+        """Slot → (key, its per-slot values as bytes, in export order) of every slot changed
+        since a lazy restore (recall/state.py's ``with_slots`` applies them)."""
+        self._purge()
+        per_slot = self._per_slot()
+        return {
+            slot: (self._keys[slot], b"".join(a[slot : slot + 1].tobytes() for a in per_slot))
+            for slot in sorted(self._touched)
+        }
+
     def slot_state(self) -> tuple[list[str | None], list[int], list[bytes], int]:
         """Slot keys, free slots, per-slot array bytes and total length (a delta's row)."""
         self._purge()
@@ -819,6 +871,18 @@ class SparseIndex:
         postings = sum(p.buffer_info()[1] * p.itemsize for p in self._postings.values())
         arrays = sum(a.buffer_info()[1] * a.itemsize for a in self._per_slot())
         return postings + arrays
+
+
+def _patch_out(
+    patches: dict[str, tuple[set[int], dict[int, int]]], term: str, slot: int
+) -> None:
+    """Record that ``slot`` left ``term``'s posting: undoes an add since the restore, else
+    takes the slot out of the restored posting."""
+    patch = patches.get(term)
+    if patch is None:
+        patches[term] = patch = (set(), {})
+    if patch[1].pop(slot, None) is None:
+        patch[0].add(slot)
 
 
 def _find_slot(posting: array[int], slot: int) -> int:

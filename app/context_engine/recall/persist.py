@@ -36,7 +36,7 @@ from ..paths import EnginePaths
 from .engine import Recaller, _is_archived
 from .index import SparseIndex
 from .pool import POOL, PREFIX, SHADOWED, Membership, PoolTracker
-from .state import TABLES, TRACKER_KINDS
+from .state import LISTING_SUM, TABLES, TRACKER_KINDS
 from .trace import TraceSkip
 
 VERSION = 2
@@ -234,8 +234,8 @@ class RecallCache:
         if trusted == len(current) == len(tracked):
             recaller.set_diagnostics(diagnostics)  # every fact vouched for: nothing to diff
             recaller.stats.restored = trusted
-            listing = self._quiet.get("listing")
-            if listing and document.get("listing") != listing:
+            listing = self._quiet.get(LISTING_SUM)
+            if listing and document.get(LISTING_SUM) != listing:
                 # Settled since the last save (same facts, same index): record the listing, so
                 # the next cold turn reads nothing.
                 from .state import StateFile

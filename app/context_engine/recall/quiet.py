@@ -28,7 +28,8 @@ from .engine import Recaller
 from .index import SparseIndex
 from .persist import VERSION, code_tag, fact_record, recall_cache_path, stand_in
 from .pool import POOL, PREFIX, SHADOWED, PoolTracker
-from .state import StateFile, StateReader
+from .saved_listing import pack
+from .state import LISTING_SUM, StateFile, StateReader, listing_digest
 from .trace import TraceSkip
 
 if TYPE_CHECKING:
@@ -84,13 +85,14 @@ def quiet_meta(
         ]
         if len(unsettled) > MAX_UNSETTLED:
             unsettled = None
+    keep = unsettled is not None and listings is not None
     return {
         "roots": _roots(paths),
-        # The listing as bytes: a cold turn compares its own listing's bytes, not 10^4 tuples
-        # decoded (equal bytes, equal listings; a different order only costs a read).
-        "listing": (
-            listing_bytes(listings) if unsettled is not None and listings is not None else None
-        ),
+        # A cold turn compares its own listing's bytes by their digest, not 10^4 tuples decoded
+        # (equal bytes, equal listings; a different order only costs a read). The listing
+        # itself is kept packed: what a change is found by (recall/delta.py, saved_listing.py).
+        "listing": pack(listings) if keep and listings is not None else None,
+        LISTING_SUM: listing_digest(listing_bytes(listings)) if keep and listings else None,
         "unsettled": unsettled or [],
         "odd": odd,
         "skipped": [(d.code, d.path.name, d.message) for d in diagnostics],
@@ -406,7 +408,7 @@ class QuietFacts(Sequence[Fact]):
         reader: StateReader,
         recaller: Recaller,
         meta: dict[str, Any],
-        listing: bytes,
+        listing: bytes | None,
         materialize: Callable[[], Sequence[Fact]],
         marks: list[tuple[str, int, str]] | None = None,
         moved: Moved | None = None,
@@ -496,7 +498,10 @@ class QuietFacts(Sequence[Fact]):
 
     def unchanged(self, paths: EnginePaths) -> bool:
         """Whether the stores still list exactly what the state was saved under."""
-        return listing_bytes(scan_listings(paths)) == self._listing
+        now = listing_bytes(scan_listings(paths))
+        if self._listing is not None:
+            return now == self._listing
+        return listing_digest(now) == self._meta.get(LISTING_SUM)  # vouched: the saved one
 
 
 def open_quiet(
@@ -518,9 +523,9 @@ def open_quiet(
     if reader is None:
         return None
     try:
-        meta = reader.meta("version", "code", "roots", "listing", "marks_digest", "masked",
+        meta = reader.meta("version", "code", "roots", LISTING_SUM, "marks_digest", "masked",
                            "skipped", "failed", "count", "unsettled", MONITOR)
-        saved = meta.get("listing")
+        saved = meta.get(LISTING_SUM)
         if (
             meta.get("version") != VERSION
             or meta.get("code") != code_tag()
@@ -532,28 +537,32 @@ def open_quiet(
         named: list[tuple[int, str]] | None = None
         if probe is not None:
             # The validation step: the monitor's word since the token saved with this state.
-            scan, named, listing = _validated(probe, meta, saved)
+            scan, named, listing = _validated(probe, meta, saved, reader)
         else:
             if scan is None:
                 scan = (scan_listings(paths), time.time_ns())
             listing = listing_bytes(scan[0])
         listings = None if scan is None else scan[0]
-        if saved != listing or not _still_saved(paths, reader, list(meta.get("unsettled", ()))):
+        # ``listing`` None: exactly the saved one (the monitor vouched for it).
+        current = saved if listing is None else listing_digest(listing)
+        if saved is None or current != saved or not _still_saved(
+            paths, reader, list(meta.get("unsettled", ()))
+        ):
             # A few files changed: the saved state brought up to them, else the full read.
             from .delta import brought_up
 
             if scan is None:  # vouched, but a file that had not settled changed
-                scan = _saved_scan(saved)
+                scan = _saved_scan(reader)
             token = probe.token if probe is not None else None
             view = brought_up(paths, reader, meta, scan, materialize, may_write,
-                              named=named, monitor=token)
+                              named=named, monitor=token, listing=listing, listing_sum=current)
             if view is None:
                 reader.close()
             return view
         settle: dict[str, object] = {}
         if meta.get("unsettled") and may_write:
             if listings is None:
-                listings = _saved_scan(saved)[0]
+                listings = _saved_scan(reader)[0]
             started = scan[1] if scan is not None else time.time_ns()
             if stat_listing.listing_settled(listings, started):
                 # Verified by content, and settled before that check began: trusted from now.
@@ -566,33 +575,35 @@ def open_quiet(
     except (sqlite3.Error, EOFError, ValueError, TypeError, KeyError):
         reader.close()
         return None
-    assert isinstance(listing, bytes)
     return QuietFacts(reader, recaller, meta, listing, materialize)
 
 
-def _saved_scan(saved: object) -> tuple[tuple[Listing, Listing], int]:
+def _saved_scan(reader: StateReader) -> tuple[tuple[Listing, Listing], int]:
     """The saved listing as if just scanned (the monitor vouched for it)."""
-    listings = marshal.loads(saved) if isinstance(saved, bytes) else None
-    if not (isinstance(listings, tuple) and len(listings) == 2):
+    listings = reader.saved_listings()
+    if listings is None:
         raise ValueError("no saved listing")
     return listings, time.time_ns()
 
 
 def _validated(
-    probe: Probe, meta: dict[str, Any], saved: object
-) -> tuple[tuple[tuple[Listing, Listing], int] | None, list[tuple[int, str]] | None, object]:
+    probe: Probe, meta: dict[str, Any], saved: object, reader: StateReader
+) -> tuple[
+    tuple[tuple[Listing, Listing], int] | None, list[tuple[int, str]] | None, bytes | None
+]:
     """(the listings now and when taken — ``None``: exactly the saved ones —, the entries
-    the monitor named that differ — ``None``: not known —, the listing's bytes)."""
+    the monitor named that differ — ``None``: not known —, the listing's bytes — ``None``:
+    the saved listing's, whose digest ``saved`` is)."""
     answer = probe.ask(meta.get(MONITOR))
-    if answer is None or not isinstance(saved, bytes) or all(a is None for a in answer):
+    if answer is None or not isinstance(saved, str) or all(a is None for a in answer):
         scanned = probe.scanned()  # no monitor, or it knows nothing: today's walk
         return scanned, None, listing_bytes(scanned[0])
     if probe.vouched():
-        return None, [], saved  # nothing changed since the token: not one lstat
-    patched = probe.patched(_saved_scan(saved)[0])
+        return None, [], None  # nothing changed since the token: not one lstat
+    patched = probe.patched(_saved_scan(reader)[0])
     assert patched is not None  # an answer was given
     scanned, named = patched
-    return scanned, named, saved if not named else listing_bytes(scanned[0])
+    return scanned, named, None if not named else listing_bytes(scanned[0])
 
 
 def saved_recaller(reader: StateReader, meta: dict[str, Any]) -> Recaller:

@@ -31,13 +31,17 @@ import marshal
 import os
 import sqlite3
 import stat
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from ..filemodes import open_private_temp
 
-SCHEMA = 3
+if TYPE_CHECKING:
+    from ..facts.stat_listing import Listing
+    from .saved_listing import SavedListing
+
+SCHEMA = 4
 _DDL = (
     "CREATE TABLE meta (key TEXT PRIMARY KEY, value BLOB) WITHOUT ROWID",
     "CREATE TABLE records (reference TEXT PRIMARY KEY, identity BLOB, record BLOB)"
@@ -53,6 +57,22 @@ _DDL = (
     " WITHOUT ROWID",
     # The session marks (session/notes.py): what a provider is told of each fact.
     "CREATE TABLE marks (id TEXT PRIMARY KEY, revision INTEGER, reference TEXT) WITHOUT ROWID",
+    # Delta only (empty in a base): what a change did to a term's posting of the base — slots
+    # taken out, then (slot, tf) pairs put in (int32 each) — so a change costs the changed
+    # facts' terms, not their postings' length.
+    "CREATE TABLE patches (name TEXT, term TEXT, removed BLOB, added BLOB,"
+    " PRIMARY KEY (name, term)) WITHOUT ROWID",
+    # Delta only: a pool's free slots, total length and slot count, and each changed slot's
+    # key (``NULL``: free) and per-slot values, over the base's (or a whole delta row's) arrays.
+    "CREATE TABLE pools (name TEXT PRIMARY KEY, free BLOB, total INTEGER, size INTEGER)"
+    " WITHOUT ROWID",
+    "CREATE TABLE slots (name TEXT, slot INTEGER, key TEXT, vals BLOB,"
+    " PRIMARY KEY (name, slot)) WITHOUT ROWID",
+    # Delta only: listing rows (scope index 0 project / 1 global, file name → identity,
+    # ``NULL``: gone) over the ``meta`` listing, and ``meta`` ``listing_sum`` the digest of the
+    # whole listing's bytes then.
+    "CREATE TABLE listing (scope INTEGER, name TEXT, identity BLOB, PRIMARY KEY (scope, name))"
+    " WITHOUT ROWID",
 )
 # ``meta`` key of the keyed tables besides records and postings (``holders``: equivalence key
 # → the facts holding it), passed in and read back with the meta values.
@@ -62,6 +82,79 @@ TOKEN = "token"
 # The pool tables' kinds in the ``tracker`` table, in ``PoolTracker.export()`` order.
 TRACKER_KINDS = ("m", "k", "p", "g")
 BASE = "base"
+
+
+# ``meta`` key: the digest of the listing's bytes (``listing_digest``), what a quiet turn
+# compares (a delta changes the listing by rows, so the saved bytes are the base's).
+LISTING_SUM = "listing_sum"
+
+
+def listing_digest(listing: bytes) -> str:
+    """The digest a quiet turn compares its listing's bytes by."""
+    from ..digests import blake2b
+
+    return blake2b(listing, digest_size=16).hexdigest()
+
+
+def patched(blob: bytes | None, removed: bytes, added: bytes) -> bytes:
+    """A base posting with a patch applied: ``removed`` slots out, ``added`` pairs in."""
+    from array import array
+
+    from .index import _find_slot
+
+    posting = array("i")
+    if blob:
+        posting.frombytes(blob)
+    out = array("i")
+    out.frombytes(removed)
+    if len(out) > 64:  # many: one pass (posting order carries no meaning)
+        gone = set(out)
+        kept = array("i")
+        for i in range(0, len(posting), 2):
+            if posting[i] not in gone:
+                kept.append(posting[i])
+                kept.append(posting[i + 1])
+        posting = kept
+    else:
+        for slot in out:
+            at = _find_slot(posting, slot)
+            if at >= 0:
+                del posting[at : at + 2]
+    posting.frombytes(added)
+    return posting.tobytes()
+
+
+def with_slots(
+    keys: list[str | None],
+    arrays: list[bytes],
+    size: int,
+    rows: Iterable[tuple[int, str | None, bytes]],
+) -> tuple[list[str | None], list[bytes]]:
+    """Slot keys and per-slot arrays of ``size`` slots with changed slots' rows applied."""
+    from .index import _PER_SLOT
+
+    sizes = [array_itemsize(code) for _, code in _PER_SLOT]
+    keys = list(keys) + [None] * (size - len(keys))
+    buffers = [bytearray(blob) for blob in arrays]
+    for buffer, width in zip(buffers, sizes, strict=True):
+        if len(buffer) < size * width:
+            buffer.extend(bytes(size * width - len(buffer)))
+    for slot, key, vals in rows:
+        if not 0 <= slot < size or len(vals) != sum(sizes):
+            raise ValueError("malformed slot row")
+        keys[slot] = key
+        at = 0
+        for buffer, width in zip(buffers, sizes, strict=True):
+            buffer[slot * width : (slot + 1) * width] = vals[at : at + width]
+            at += width
+    return keys, [bytes(buffer) for buffer in buffers]
+
+
+def array_itemsize(code: str) -> int:
+    """Bytes per item of an ``array`` typecode."""
+    from array import array
+
+    return array(code).itemsize
 
 
 def _usable(path: Path) -> bool:
@@ -111,6 +204,10 @@ class Seen(NamedTuple):
 # whole write: each change copies the delta, so it must stay small beside the base.
 DELTA_SHARE = 4
 DELTA_FLOOR = 16 << 20
+# A process that read every fact (``write_changes``) folds a delta past this share of its base
+# (and this many bytes) at once: it paid O(store) already, and each later change copies it.
+FOLD_AFTER_READ_SHARE = 64
+FOLD_AFTER_READ_FLOOR = 1 << 20
 
 
 def _open_immutable(path: Path) -> tuple[sqlite3.Connection, tuple[int, int, int, int]] | None:
@@ -294,25 +391,35 @@ class StateFile:
             }
             out = targets[table]
             for key, value in rows.items():
-                if previous.get(key) != value:
+                was: Any = previous.get(key)
+                if was != value and not (
+                    # Rows of marshal bytes: equal values may differ in bytes (back-references
+                    # follow reference counts, sets their hash order): compared decoded.
+                    isinstance(was, bytes) and isinstance(value, bytes)
+                    and marshal.loads(was) == marshal.loads(value)
+                ):
                     out[key] = value
             for key in previous:
                 if key not in rows:
                     out[key] = None
         if changes.size() > self._delta_room(seen):
             return self.write(meta, records, indexes)  # a large share changed: whole
-        written = self.write_delta(seen, changes)
+        # This process read every fact already: a delta grown past a small share of the base
+        # is folded now, so the cold turns after it copy a small delta, not this one's rows.
+        written = self.write_delta(seen, changes, fold_past=self._read_room(seen))
         if written is None:
             return self.write(meta, records, indexes)  # replaced meanwhile, or too big: whole
         return written
 
-    def write_delta(self, seen: Seen, changes: Changes) -> bool | None:
+    def write_delta(
+        self, seen: Seen, changes: Changes, fold_past: int | None = None
+    ) -> bool | None:
         """Add ``changes`` to the delta of the base ``seen`` was read from (copy + rename).
 
         ``None`` when the base or the delta is no longer the one read (another process saved
         its state: nothing is mixed) or the base had no token: the caller writes the state
         whole or leaves it to the next process. ``False``: the write failed. A delta grown past
-        its room is first folded into a new base (``_fold``).
+        its room (``fold_past`` bytes when given) is then folded into a new base (``_fold``).
         """
         if seen.token is None or _identity_now(self.path) != tuple(seen.base):
             return None
@@ -321,11 +428,8 @@ class StateFile:
         if _identity_now(self.delta) != (None if seen.delta is None else tuple(seen.delta)):
             return None
         current = int(seen.delta[2]) if seen.applied and seen.delta else 0
-        if seen.applied and current + changes.size() > self._delta_room(seen):
-            folded = self._fold(seen)  # the delta into a new base, once per many changes
-            if folded is None:
-                return None
-            seen = folded
+        room = self._delta_room(seen) if fold_past is None else fold_past
+        fold = current + changes.size() > room
         token = seen.token
 
         def edit(db: sqlite3.Connection) -> None:
@@ -342,14 +446,43 @@ class StateFile:
                 [(ref, None, None) if row is None else (ref, marshal.dumps(row[0]), row[1])
                  for ref, row in changes.records.items()],
             )
+            # A whole row supersedes the delta's finer rows of the same thing.
             db.executemany(
                 "INSERT OR REPLACE INTO indexes VALUES (?, ?, ?, ?, ?)",
                 [(name, marshal.dumps(keys), marshal.dumps(free), marshal.dumps(arrays), total)
                  for name, (keys, free, arrays, total) in changes.indexes.items()],
             )
+            for name in changes.indexes:
+                db.execute("DELETE FROM pools WHERE name = ?", (name,))
+                db.execute("DELETE FROM slots WHERE name = ?", (name,))
+            db.executemany(
+                "INSERT OR REPLACE INTO pools VALUES (?, ?, ?, ?)",
+                [(name, marshal.dumps(free), total, size)
+                 for name, (free, total, size) in changes.pools.items()],
+            )
+            db.executemany(
+                "INSERT OR REPLACE INTO slots VALUES (?, ?, ?, ?)",
+                [(name, slot, key, vals) for (name, slot), (key, vals) in changes.slots.items()],
+            )
             db.executemany(
                 "INSERT OR REPLACE INTO postings VALUES (?, ?, ?)",
                 [(name, term, blob) for (name, term), blob in changes.postings.items()],
+            )
+            if seen.applied:
+                db.executemany(
+                    "DELETE FROM patches WHERE name = ? AND term = ?", list(changes.postings)
+                )
+            db.executemany(
+                "INSERT OR REPLACE INTO patches VALUES (?, ?, ?, ?)",
+                [(name, term, removed, added)
+                 for (name, term), (removed, added) in changes.patches.items()],
+            )
+            if "listing" in changes.meta:
+                db.execute("DELETE FROM listing")  # a whole listing: rows over it start anew
+            db.executemany(
+                "INSERT OR REPLACE INTO listing VALUES (?, ?, ?)",
+                [(scope, name, None if identity is None else marshal.dumps(identity))
+                 for (scope, name), identity in changes.listing.items()],
             )
             db.executemany(
                 "INSERT OR REPLACE INTO holders VALUES (?, ?)", list(changes.holders.items())
@@ -368,7 +501,15 @@ class StateFile:
             return _identity_now(self.path) == tuple(seen.base)
 
         copy_of = tuple(seen.delta) if seen.applied and seen.delta else None
-        return self._replace(self.delta, copy_of, edit, still)
+        if not self._replace(self.delta, copy_of, edit, still):
+            return False
+        if fold:
+            # Then the delta into a new base, once per many changes. After the changes went in:
+            # a patch is over the base it was made against. A fold that fails leaves the delta.
+            written = _identity_now(self.delta)
+            if written is not None:
+                self._fold(Seen(tuple(seen.base), token, written, True))
+        return True
 
     @staticmethod
     def _delta_room(seen: Seen) -> int:
@@ -412,9 +553,10 @@ class StateFile:
                         f"INSERT OR REPLACE INTO main.{table}"
                         f" SELECT * FROM d.{table} WHERE {value} IS NOT NULL"
                     )
-                db.execute("INSERT OR REPLACE INTO main.indexes SELECT * FROM d.indexes")
+                _fold_patches(db)
                 db.execute("INSERT OR REPLACE INTO main.meta SELECT * FROM d.meta WHERE key != ?",
                            (BASE,))
+                _fold_listing(db)
                 db.execute("INSERT OR REPLACE INTO main.meta VALUES (?, ?)",
                            (TOKEN, marshal.dumps(token)))
                 db.execute("COMMIT")
@@ -488,7 +630,71 @@ class StateFile:
             return False
         changes = Changes()
         changes.meta.update(values)
-        return bool(self.write_delta(seen, changes))
+        # A whole listing comes from a process that read every fact (recall/persist.py): it
+        # folds a delta grown past a small share at once, as ``write_changes`` does.
+        small = self._read_room(seen) if "listing" in values else None
+        return bool(self.write_delta(seen, changes, fold_past=small))
+
+    @staticmethod
+    def _read_room(seen: Seen) -> int:
+        """How large a delta a process that read every fact leaves unfolded."""
+        size = int(seen.base[2]) if len(seen.base) > 2 else 0
+        return max(FOLD_AFTER_READ_FLOOR, size // FOLD_AFTER_READ_SHARE)
+
+
+def _fold_patches(db: sqlite3.Connection) -> None:
+    """Into ``main`` (a base being folded, the delta attached as ``d``): the pools' slot rows
+    and the postings' patches, applied to the base's values (whole delta postings are in)."""
+    names = {name for (name,) in db.execute("SELECT name FROM d.indexes")}
+    names.update(name for (name,) in db.execute("SELECT name FROM d.pools"))
+    for name in sorted(names):
+        keys, free, arrays, total = _index_of(_Schema(db, "main"), _Schema(db, "d"), name)
+        db.execute(
+            "INSERT OR REPLACE INTO main.indexes VALUES (?, ?, ?, ?, ?)",
+            (name, marshal.dumps(keys), marshal.dumps(free), marshal.dumps(arrays), total),
+        )
+    for name, term, removed, added in db.execute(
+        "SELECT name, term, removed, added FROM d.patches"
+    ).fetchall():
+        row = db.execute(
+            "SELECT pairs FROM main.postings WHERE name = ? AND term = ?", (name, term)
+        ).fetchone()
+        blob = patched(None if row is None else row[0], bytes(removed), bytes(added))
+        if blob:
+            db.execute("INSERT OR REPLACE INTO main.postings VALUES (?, ?, ?)", (name, term, blob))
+        else:
+            db.execute("DELETE FROM main.postings WHERE name = ? AND term = ?", (name, term))
+
+
+def _fold_listing(db: sqlite3.Connection) -> None:
+    """The delta's listing rows into ``main``'s ``meta`` listing (its digest came with meta)."""
+    from .saved_listing import folded
+
+    rows = db.execute("SELECT scope, name, identity FROM d.listing").fetchall()
+    if not rows:
+        return
+    found = db.execute("SELECT value FROM main.meta WHERE key = 'listing'").fetchone()
+    packed = None if found is None else marshal.loads(found[0])
+    if packed is None:
+        return
+    listing = folded(packed, [
+        (int(scope), str(name), None if identity is None else marshal.loads(identity))
+        for scope, name, identity in rows
+    ])
+    db.execute("INSERT OR REPLACE INTO main.meta VALUES ('listing', ?)", (marshal.dumps(listing),))
+
+
+class _Schema:
+    """One attached database of a connection, answering ``execute`` as its own connection
+    would (table names qualified): ``_index_of`` over a base and delta being folded."""
+
+    def __init__(self, db: sqlite3.Connection, schema: str) -> None:
+        self._db = db
+        self._schema = schema
+
+    def execute(self, sql: str, args: tuple[Any, ...] = ()) -> sqlite3.Cursor:
+        """``sql`` with its ``FROM <table>`` read from this schema."""
+        return self._db.execute(sql.replace(" FROM ", f" FROM {self._schema}."), args)
 
 
 class Changes:
@@ -502,10 +708,22 @@ class Changes:
         self.holders: dict[str, bytes | None] = {}
         self.tracker: dict[tuple[str, str], bytes | None] = {}
         self.marks: dict[str, tuple[int, str] | None] = {}
+        # (pool, term) → (removed slots, added pairs) as int32 bytes, over the base's posting.
+        self.patches: dict[tuple[str, str], tuple[bytes, bytes]] = {}
+        # pool → (free slots, total length, slot count); (pool, slot) → (key, per-slot values).
+        self.pools: dict[str, tuple[list[int], int, int]] = {}
+        self.slots: dict[tuple[str, int], tuple[str | None, bytes]] = {}
+        # (scope index, file name) → identity (``None``: gone), over the ``meta`` listing.
+        self.listing: dict[tuple[int, str], tuple[int, ...] | None] = {}
 
     def size(self) -> int:
         """About how many bytes these rows take."""
         total = sum(len(row[1]) for row in self.records.values() if row is not None)
+        total += sum(len(r) + len(a) + 16 for r, a in self.patches.values())
+        total += sum(8 * len(free) for free, _, _ in self.pools.values())
+        total += sum(48 + len(vals) for _, vals in self.slots.values())
+        total += 96 * len(self.listing)
+        total += sum(len(marshal.dumps(value)) for value in self.meta.values())
         total += sum(len(blob) for blob in self.postings.values() if blob is not None)
         total += sum(len(blob) for blob in self.holders.values() if blob is not None)
         total += sum(len(blob) for blob in self.tracker.values() if blob is not None)
@@ -559,17 +777,60 @@ class StateReader:
 
     def index(self, name: str) -> tuple[list[str | None], list[int], list[bytes], int]:
         """Slot keys, free slots, per-slot array bytes and total length of one pool."""
-        row = self._one("SELECT keys, free, arrays, total FROM indexes WHERE name = ?", (name,))
-        if row is None:
-            raise ValueError(f"no index {name}")
-        keys, free, arrays = (marshal.loads(blob) for blob in row[:3])
-        if not (isinstance(keys, list) and isinstance(free, list) and isinstance(arrays, list)):
-            raise TypeError("malformed index state")
-        return keys, free, arrays, int(row[3])
+        return _index_of(self.db, self.delta, name)
 
     def postings(self, name: str) -> PostingsView:
         """A read-only mapping term → posting bytes of one pool, fetched per term."""
         return PostingsView(self, name)
+
+    def posting(self, name: str, term: str) -> tuple[bytes | None, tuple[bytes, bytes] | None]:
+        """One term's posting (``None``: none) and, when it is the base's with the delta's
+        patch applied, that patch (``(b"", b"")``: the base's as is; ``None``: a whole row)."""
+        args = (name, term)
+        patch: tuple[bytes, bytes] = (b"", b"")
+        if self.delta is not None:
+            row = self.delta.execute(
+                "SELECT pairs FROM postings WHERE name = ? AND term = ?", args
+            ).fetchone()
+            if row is not None:
+                return (None if row[0] is None else bytes(row[0])), None
+            found = self.delta.execute(
+                "SELECT removed, added FROM patches WHERE name = ? AND term = ?", args
+            ).fetchone()
+            if found is not None:
+                patch = (bytes(found[0]), bytes(found[1]))
+        row = self.db.execute(
+            "SELECT pairs FROM postings WHERE name = ? AND term = ?", args
+        ).fetchone()
+        blob = None if row is None or row[0] is None else bytes(row[0])
+        if patch != (b"", b""):
+            blob = patched(blob, *patch) or None
+        elif blob is None:
+            return None, None  # absent: whatever it gets is a whole row
+        return blob, patch
+
+    def saved_listing(self) -> SavedListing | None:
+        """The listing the state was saved under (the packed ``meta`` listing with the
+        delta's rows over it), or ``None`` when it kept none."""
+        from .saved_listing import SavedListing
+
+        packed = self.meta("listing").get("listing")
+        if packed is None:
+            return None
+        rows: list[Any] = []
+        if self.delta is not None:
+            rows = [
+                (int(scope), str(name), None if identity is None else marshal.loads(identity))
+                for scope, name, identity in self.delta.execute(
+                    "SELECT scope, name, identity FROM listing"
+                )
+            ]
+        return SavedListing(packed, rows)
+
+    def saved_listings(self) -> tuple[Listing, Listing] | None:
+        """``saved_listing()`` as two dicts (decodes every entry)."""
+        saved = self.saved_listing()
+        return None if saved is None else saved.dicts()
 
     def record(self, reference: str) -> bytes | None:
         """The saved record of one fact."""
@@ -612,6 +873,25 @@ class StateReader:
                     rows[row[0]] = tuple(row[1:])
         return rows
 
+    def posting_rows(self, name: str) -> dict[str, bytes]:
+        """Every posting of one pool (the delta's whole rows and patches applied)."""
+        rows = {
+            str(term): bytes(row[0])
+            for term, row in self._merged(
+                "SELECT term, pairs FROM postings WHERE name = ?", (name,)
+            ).items()
+        }
+        if self.delta is not None:
+            for term, removed, added in self.delta.execute(
+                "SELECT term, removed, added FROM patches WHERE name = ?", (name,)
+            ).fetchall():
+                blob = patched(rows.get(term), bytes(removed), bytes(added))
+                if blob:
+                    rows[term] = blob
+                else:
+                    rows.pop(term, None)
+        return rows
+
     def records(self) -> list[tuple[str, bytes]]:
         """Every saved (reference, record)."""
         rows = self._merged("SELECT reference, record FROM records")
@@ -619,7 +899,7 @@ class StateReader:
 
     def document(self) -> dict[str, Any]:
         """Everything, in the shape ``recall/persist.py`` saves (for a full restore)."""
-        meta = dict(self.meta("version", "code", "tracker", "failed", "listing"))
+        meta = dict(self.meta("version", "code", "tracker", "failed", LISTING_SUM))
         records = {
             ref: (marshal.loads(identity), bytes(blob))
             for ref, (identity, blob) in self._merged(
@@ -632,9 +912,9 @@ class StateReader:
             names.update(name for (name,) in self.delta.execute("SELECT name FROM indexes"))
         for name in sorted(names):
             keys, free, arrays, total = self.index(name)
-            rows = self._merged("SELECT term, pairs FROM postings WHERE name = ?", (name,))
-            terms = sorted(rows)
-            indexes[name] = (keys, free, terms, [bytes(rows[t][0]) for t in terms], arrays, total)
+            posting = self.posting_rows(name)
+            terms = sorted(posting)
+            indexes[name] = (keys, free, terms, [posting[t] for t in terms], arrays, total)
         holders = {
             str(key): bytes(row[0]) for key, row in self._merged("SELECT key, ids FROM holders")
             .items()
@@ -649,29 +929,61 @@ class StateReader:
                 "file": self.seen}
 
 
+class _Executes(Protocol):
+    def execute(self, sql: str, args: tuple[Any, ...] = ..., /) -> sqlite3.Cursor: ...
+
+
+def _index_of(
+    base: _Executes, delta: _Executes | None, name: str
+) -> tuple[list[str | None], list[int], list[bytes], int]:
+    """One pool's slot keys, free slots, per-slot array bytes and total length: the delta's
+    whole row or the base's, then the delta's pool row and changed slots over it."""
+    sql = "SELECT keys, free, arrays, total FROM indexes WHERE name = ?"
+    row = None if delta is None else delta.execute(sql, (name,)).fetchone()
+    if row is None:
+        row = base.execute(sql, (name,)).fetchone()
+    if row is None:
+        raise ValueError(f"no index {name}")
+    keys, free, arrays = (marshal.loads(blob) for blob in row[:3])
+    if not (isinstance(keys, list) and isinstance(free, list) and isinstance(arrays, list)):
+        raise TypeError("malformed index state")
+    total = int(row[3])
+    pool = None
+    if delta is not None:
+        pool = delta.execute(
+            "SELECT free, total, size FROM pools WHERE name = ?", (name,)
+        ).fetchone()
+    if pool is not None:
+        free, total, size = marshal.loads(pool[0]), int(pool[1]), int(pool[2])
+        if not isinstance(free, list) or size < len(keys):
+            raise TypeError("malformed pool row")
+        assert delta is not None
+        rows = delta.execute("SELECT slot, key, vals FROM slots WHERE name = ?", (name,))
+        keys, arrays = with_slots(keys, arrays, size, ((int(a), b, bytes(c)) for a, b, c in rows))
+    return keys, free, arrays, total
+
+
 class PostingsView(Mapping[str, bytes]):
     """Term → posting bytes of one pool, straight from the saved state (looked up per term)."""
 
     def __init__(self, reader: StateReader, name: str) -> None:
         self._reader = reader
         self._name = name
+        # Per term looked up: the delta's patch over the base's posting it was served with,
+        # ``None`` when it came whole (or not at all): what a later patch builds on.
+        self.origin: dict[str, tuple[bytes, bytes] | None] = {}
 
     def __getitem__(self, term: str) -> bytes:
-        row = self._reader._one(
-            "SELECT pairs FROM postings WHERE name = ? AND term = ?", (self._name, term)
-        )
-        if row is None or row[0] is None:
+        blob, patch = self._reader.posting(self._name, term)
+        self.origin[term] = patch
+        if blob is None:
             raise KeyError(term)
-        blob = bytes(row[0])
         if len(blob) % 4:
             raise ValueError("malformed posting")
         return blob
 
     def __iter__(self) -> Iterator[str]:
-        rows = self._reader._merged(
-            "SELECT term, pairs FROM postings WHERE name = ?", (self._name,)
-        )
-        return iter(sorted(rows))
+        return iter(sorted(self._reader.posting_rows(self._name)))
 
     def __len__(self) -> int:
         if self._reader.delta is None:

@@ -202,7 +202,8 @@ def test_a_change_settling_records_the_listing_without_rewriting_the_state(
         real = getattr(state.StateFile, name)
         monkeypatch.setattr(
             state.StateFile, name,
-            lambda self, *a, _real=real, _name=name: writes.append(_name) or _real(self, *a),
+            lambda self, *a, _real=real, _name=name, **kw: writes.append(_name)
+            or _real(self, *a, **kw),
         )
     seen = quiet_opened(monkeypatch)
     turn(paths)  # reads the changed file; its rows go to the delta, the unsettled files named

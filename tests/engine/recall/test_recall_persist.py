@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import marshal
 import os
 from pathlib import Path
 from typing import Any
@@ -285,6 +286,11 @@ def saved_document(file: Path) -> dict[str, Any]:
         assert reader is not None
         document = reader.document()
     document.pop("file")
+    # Keyed rows of marshal bytes compare by value: equal values may be spelt differently
+    # (back-references follow reference counts), and a row whose value is unchanged is kept.
+    tables = document["@tables"]
+    for table in ("holders", "tracker"):
+        tables[table] = {key: marshal.loads(blob) for key, blob in tables[table].items()}
     return document
 
 

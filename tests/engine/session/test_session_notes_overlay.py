@@ -52,3 +52,44 @@ def test_a_small_or_decoded_baseline_is_copied() -> None:
     small = {"mem-1": _mark(1)}
     moved = _moved(small, {"mem-2": _mark(2)}, ["mem-1"])
     assert type(moved) is dict and moved == {"mem-2": _mark(2)} and small == {"mem-1": _mark(1)}
+
+
+@pytest.mark.parametrize("scans", [16, 1])  # ids scanned, or a table built past one lookup
+def test_a_saved_baseline_moves_as_its_raw_list_equal_to_a_copied_table(
+    monkeypatch: pytest.MonkeyPatch, scans: int
+) -> None:
+    from context_engine.session.notes import Baseline, _MarkTable
+
+    monkeypatch.setattr(notes, "_SCANS", scans)
+    rng = random.Random(7)
+    size = 120
+    plain: dict[str, FactMark] = {f"mem-{i}": _mark(i) for i in range(size)}
+    raw = [[m.id, m.revision, m.reference] for m in plain.values()]
+    raw.insert(3, ["mem-9", 0, "project/old.md"])  # an earlier entry of one id: the last wins
+    moved: object = Baseline.from_json({"facts": raw, "instructions": {}, "masked": [],
+                                        "digest": "d"}).facts
+    for step in range(300):
+        changed = {f"mem-{i}": _mark(i, step + 2) for i in rng.sample(range(size + 20), 2)}
+        gone = [k for k in (f"mem-{rng.randrange(size)}",) if k in plain and k not in changed]
+        assert isinstance(moved, _MarkTable)
+        for key in [*changed, *gone, "mem-none"]:
+            assert moved.get(key) == plain.get(key)
+        moved = _moved(moved, changed, gone)
+        plain.update(changed)
+        for key in gone:
+            del plain[key]
+        # Only the looked-up and changed entries were touched: nothing decoded as a whole.
+        assert isinstance(moved, _MarkTable) and moved._table is None
+        saved = Baseline(moved, {}, frozenset(), "d").to_json()["facts"]
+        assert saved is moved.raw()  # saved as it is, no per-mark re-encoding
+        assert dict(moved.items()) == plain
+    assert len(moved) == len(plain)  # type: ignore[arg-type]
+
+
+def test_a_malformed_saved_baseline_reads_as_all_new() -> None:
+    from context_engine.session.notes import Baseline
+
+    raw = [["mem-1", 1, "project/f1.md"], ["mem-2", "x", "project/f2.md"]]
+    facts = Baseline.from_json({"facts": raw, "instructions": {}, "masked": [],
+                                "digest": "d"}).facts
+    assert facts.get("mem-1") is None and len(facts) == 0
