@@ -22,6 +22,7 @@ from pathlib import Path
 
 from .. import bounded_json
 from ..digests import sha256 as _sha256
+from ..socket_lines import read_line
 
 # The client side runs in every hook process while a server is up: it imports no ``typing``,
 # ``dataclasses`` or OpenSSL-backed ``hashlib`` (about a third of such a process, issue 14).
@@ -96,10 +97,10 @@ def ask(paths: EnginePaths, request: Mapping[str, Any]) -> str | None:
             conn.connect(os.fspath(path))
             conn.settimeout(REPLY_TIMEOUT)
             conn.sendall(json.dumps(message).encode("utf-8") + b"\n")
-            reply = _read_line(conn)
+            reply = read_line(conn, MAX_MESSAGE)
         finally:
             conn.close()
-    except OSError:
+    except (OSError, ValueError):  # ValueError: a reply past MAX_MESSAGE
         return None
     try:
         data = bounded_json.loads(reply, what="relay reply")
@@ -107,20 +108,6 @@ def ask(paths: EnginePaths, request: Mapping[str, Any]) -> str | None:
         return None
     out = data.get("out") if isinstance(data, dict) else None
     return out if isinstance(out, str) else None
-
-
-def _read_line(conn: _socket.socket) -> bytes:
-    chunks: list[bytes] = []
-    size = 0
-    while True:
-        chunk = conn.recv(65536)
-        if not chunk:
-            break
-        chunks.append(chunk)
-        size += len(chunk)
-        if chunk.endswith(b"\n") or size > MAX_MESSAGE:
-            break
-    return b"".join(chunks)
 
 
 async def serve(paths: EnginePaths, answer: Answer) -> None:

@@ -20,6 +20,7 @@ import stat
 import sys
 
 from ..digests import sha256
+from ..socket_lines import read_line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -96,21 +97,10 @@ def _exchange(path: str, message: dict[str, object], reply_timeout: float) -> ob
         conn.connect(path)
         conn.settimeout(reply_timeout)
         conn.sendall(json.dumps(message).encode("utf-8") + b"\n")
-        chunks: list[bytes] = []
-        size = 0
-        while True:
-            chunk = conn.recv(65536)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-            if chunk.endswith(b"\n"):
-                break
-            if size > _MAX_REPLY:
-                raise ValueError("reply too large")
+        reply = read_line(conn, _MAX_REPLY)
     finally:
         conn.close()
-    return json.loads(b"".join(chunks))
+    return json.loads(reply)
 
 
 def changes_since(

@@ -27,6 +27,7 @@ import time
 from collections.abc import Sequence
 
 from ..facts.dir_watch import DirWatch, sees_every_change
+from ..socket_lines import read_line
 from . import client
 
 MAX_DIRS = 64  # directories watched at once (the least recently asked for goes first)
@@ -165,17 +166,7 @@ class Monitor:
 
 def _read_request(conn: _socket.socket) -> object:
     conn.settimeout(_REQUEST_TIMEOUT)
-    chunks: list[bytes] = []
-    size = 0
-    while True:
-        chunk = conn.recv(65536)
-        if not chunk:
-            break
-        chunks.append(chunk)
-        size += len(chunk)
-        if chunk.endswith(b"\n") or size > _MAX_REQUEST:
-            break
-    return json.loads(b"".join(chunks))
+    return json.loads(read_line(conn, _MAX_REQUEST))
 
 
 def _serve_one(monitor: Monitor, conn: _socket.socket, state: str) -> bool:
