@@ -29,6 +29,7 @@ from ..services.fact_rows import (
     sort_for,
     unfiltered,
 )
+from ..services.fact_table import Rows, merge_rows, patch_table
 from ..services.hub import ChangeSet, Hub
 from ..services.tasks import CancelToken, Op, TaskManager
 from ..widgets.facts_tab import SORT_KEYS, FactsTab, detail_html
@@ -45,6 +46,29 @@ def local_stores(backend: Backend | None) -> Stores | None:
         return backend.local_catalog().memory.stores
     except ContextEngineError:  # a remote catalog: no local files
         return None
+
+
+def patch_columns(
+    snapshot: FactsSnapshot, changed: dict[str, Any], ordered: Any, totals: Counts | None
+) -> tuple[Patched, None, Any, Counts | None]:
+    """A column table's snapshot with the changed files applied (for the read pool): the
+    patched snapshot, the sorted rows merged (no full re-sort), the chart's counts adjusted."""
+    rows = snapshot.rows
+    assert isinstance(rows, Rows)
+    result = patch_table(rows.table, changed)
+    if not result.changed:
+        return Patched(snapshot, changed=False), None, None, None
+    table = result.table
+    patched = FactsSnapshot(Rows(table), snapshot.diagnostics, snapshot.archived)
+    removed = tuple(rows.table.row(i) for i in result.removed)
+    added = tuple(table.row(i) for i in result.added if table.alive[i])
+    merged = None
+    if ordered is not None:
+        (column, descending), shown = ordered
+        if isinstance(shown, Rows):
+            merged = ((column, descending), merge_rows(shown, table, result, column, descending))
+    counted = adjusted_counts(totals, removed, added) if totals is not None else None
+    return Patched(patched, removed, added), None, merged, counted
 
 
 def _written_paths(detail: object) -> frozenset[str]:
@@ -109,6 +133,7 @@ class FactsPresenter(QObject):
         backend = self.backend
         indexed = local_stores(backend) is not None  # local stores: patchable
         first = not self._loaded and callable(getattr(backend, "first_rows", None))
+        tabled = callable(getattr(backend, "listed_table", None))
         listed = callable(getattr(backend, "listed_facts", None))
         generation = self._rows_generation
         page = self._page_ready
@@ -125,14 +150,17 @@ class FactsPresenter(QObject):
                 rows = backend.first_rows(token)
                 if rows is not None:
                     post(rows)
-            snapshot = backend.listed_facts(token, previous) if listed else None
+            # A column table (no Fact per row, search in the derived index), else rows.
+            snapshot = backend.listed_table(token, previous) if tabled else None
+            if snapshot is None and listed:
+                snapshot = backend.listed_facts(token, previous)
             if snapshot is None:
                 snapshot = backend.facts(token)
-            elif first:
+            elif first and not snapshot.columns:
                 post(snapshot)  # the whole table now; the patch index follows (~1 s at 100k)
             # The key index for per-file patches, built with the rows (never twice); the rows
-            # on screen (nothing changed) keep theirs.
-            if snapshot is previous or not indexed:
+            # on screen (nothing changed) keep theirs; a column table patches by its columns.
+            if snapshot is previous or not indexed or snapshot.columns:
                 return snapshot, None
             return snapshot, KeyIndex(snapshot.rows)
 
@@ -195,9 +223,12 @@ class FactsPresenter(QObject):
         unreadable = {str(d.path) for d in snapshot.diagnostics}
         self._index = None  # the worker owns (and updates) it until done
 
-        def work(token: CancelToken) -> tuple[Patched, KeyIndex, Any, Counts | None]:
+        def work(token: CancelToken) -> tuple[Patched, KeyIndex | None, Any, Counts | None]:
             if paths & unreadable:
                 raise NeedsFullRead("a file that could not be read changed")
+            if snapshot.columns:
+                return patch_columns(snapshot, read_changed(stores.all(), paths), ordered,
+                                     totals)
             keys = index if index is not None else KeyIndex(snapshot.rows)
             changed = read_changed(stores.all(), paths)
             patched = patch(snapshot, keys, changed)
@@ -213,7 +244,7 @@ class FactsPresenter(QObject):
                 counted = adjusted_counts(totals, patched.removed, patched.added)
             return patched, keys, merged, counted
 
-        def done(result: tuple[Patched, KeyIndex, Any, Counts | None]) -> None:
+        def done(result: tuple[Patched, KeyIndex | None, Any, Counts | None]) -> None:
             self._patching = None
             patched, keys, merged, counted = result
             if snapshot is not self.snapshot:  # a full read landed meanwhile: patch again
@@ -245,8 +276,10 @@ class FactsPresenter(QObject):
         self._rows_generation += 1
         # Compare ids and revisions: the echo of our own write (or a no-op touch) changes nothing.
         # A first page is always replaced by the complete listing.
+        # (A new column table is never an echo: an unchanged relisting answers the old one.)
         if self._loaded and not self.snapshot.partial and (
-                snapshot is self.snapshot or snapshot.signature == self.snapshot.signature):
+                snapshot is self.snapshot or (not snapshot.columns and not self.snapshot.columns
+                                              and snapshot.signature == self.snapshot.signature)):
             if self._index is None and self._patching is None:
                 self._index = index
         else:
@@ -286,7 +319,8 @@ class FactsPresenter(QObject):
 
         def work(token: object) -> tuple[tuple[FactRow, ...], tuple[FactRow, ...], Any]:
             ordered = cached[1] if cached is not None else sort_for(rows, criteria, SORT_KEYS)
-            shown = filter_rows(narrowed if narrowed is not None else ordered, criteria)
+            shown = filter_rows(narrowed if narrowed is not None else ordered, criteria,
+                                narrowing=narrowed is not None)
             return ordered, shown, totals if totals is not None else counts_of(shown)
 
         def done(result: tuple[tuple[FactRow, ...], tuple[FactRow, ...], Any]) -> None:
