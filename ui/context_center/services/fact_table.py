@@ -34,24 +34,26 @@ from .fact_rows import KEY_WORDS, FactFilter, FactRow
 
 # Search words → the file names per store (``None`` for a store without a usable index).
 Search = Callable[[Sequence[str], "Sequence[set[str] | None] | None"], "list[set[str] | None]"]
-_SHARED = {s: s for s in ("project", "global", "user", "feedback", "reference")}
-_KEEP_SEP = re.compile(r"(?:[^\w\x00]|_)+")  # ``normalize_key``'s class, the separator kept
+_SHARED = {s: s for s in ("project", "global", "user", "feedback", "reference", "fresh",
+                          "current", "stale")}
 _TYPES = ("user", "feedback", "project", "reference")
 
 
 def normalized(values: Sequence[str]) -> list[str]:
-    """``normalize_key`` of each value, in a few C-level passes over one joined text.
+    """``normalize_key`` of each value: one lowercasing of the joined text, then the letters
+    and digits of each (``filter(str.isalnum)``, C-level; about twice the regex's speed).
 
-    Exactly ``[normalize_key(v) for v in values]`` (checked, and per value when a value holds
-    the separator): ``str.lower`` of the joined text is that of each value, since NUL is not
-    cased (the final-sigma rule sees the same neighbours) and ``\\W`` matches it.
+    Exactly ``[normalize_key(v) for v in values]`` (tested): ``str.lower`` of the joined text
+    is that of each value, since NUL is not cased (the final-sigma rule sees the same
+    neighbours), and ``normalize_key``'s class is the complement of ``isalnum``.
     """
     if not values:
         return []
     joined = "\x00".join(values)
     if joined.count("\x00") != len(values) - 1:
         return [normalize_key(v) for v in values]
-    return _KEEP_SEP.sub("", joined.lower()).split("\x00")
+    alnum = str.isalnum
+    return ["".join(filter(alnum, v)) for v in joined.lower().split("\x00")]
 
 
 def name_keys(names: Sequence[str]) -> list[str]:
@@ -200,17 +202,36 @@ def build_table(cols: FactColumns, now: datetime | None = None,
 
 
 def _freshness(cols: FactColumns, rows: Iterable[int], moment: datetime) -> list[str]:
-    # One parse per distinct stamp: many rows share a stamp (imports, generated stores).
-    seen: dict[tuple[str, str | None], str] = {}
+    """``freshness_of`` each row's type and stamp at ``moment``.
+
+    A UTC stamp to the second (``YYYY-MM-DDTHH:MM:SS+00:00``, what the codec writes) is
+    compared as text with the window edges of its type; a stamp within the edges' second,
+    or of any other form, is parsed and asked of ``freshness_of`` itself.
+    """
+    from context_engine.facts.freshness import WINDOWS
+
+    moment = moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+    utc = moment.astimezone(UTC)
+    now_s = utc.strftime("%Y-%m-%dT%H:%M:%S")
+    edges = {kind: ((utc - fresh).strftime("%Y-%m-%dT%H:%M:%S"),
+                    (utc - current).strftime("%Y-%m-%dT%H:%M:%S"))
+             for kind, (fresh, current) in WINDOWS.items()}
+    default = edges["project"]
+    zero = "1971-01-01T00:00:00"
     out = []
     types, updated, created = cols.type, cols.updated, cols.created
     for i in rows:
         stamp = updated[i] or created[i]
-        key = (types[i], stamp)
-        value = seen.get(key)
-        if value is None:
-            value = seen[key] = _SHARED.get(v := freshness_of(types[i], _when(stamp), moment), v)
-        out.append(value)
+        kind = types[i]
+        if stamp is not None and len(stamp) == 25 and stamp.endswith("+00:00"):
+            second = stamp[:19]
+            fresh_edge, current_edge = edges.get(kind, default)
+            if zero < second < now_s and second not in (fresh_edge, current_edge):
+                out.append("fresh" if second > fresh_edge else
+                           "current" if second > current_edge else "stale")
+                continue
+        value = freshness_of(kind, _when(stamp), moment)
+        out.append(_SHARED.get(value, value))
     return out
 
 
@@ -221,8 +242,8 @@ def _notes(table: Table, rows: Iterable[int]) -> tuple[dict[int, str], set[int],
     possible duplicates get words; at 100,000 facts that is a handful.
     """
     c = table.cols
+    full = isinstance(rows, range) and rows == range(len(c.id))  # every row, in row order
     rows = list(rows)
-    full = len(rows) == len(c.id) and (not rows or rows[-1] == len(rows) - 1)
 
     def take(values: list[Any]) -> list[Any]:
         return values if full else list(map(values.__getitem__, rows))
@@ -517,8 +538,8 @@ def sort_values(table: Table, column: int) -> Sequence[Any] | None:
         return table.fresh
     if column == 5:
         return c.revision
-    if column == 6:
-        return [table.updated_text(i) for i in range(len(c.id))]
+    if column == 6:  # the shown text is the ISO stamp's first 16 characters, "T" a space
+        return [(u or k or "")[:16] for u, k in zip(c.updated, c.created, strict=True)]
     return None
 
 
@@ -609,7 +630,10 @@ def patch_table(table: Table, changed: dict[str, Fact | None],
     # are made among every row sharing a key with one of them, as a full rebuild sees them.
     affected = _related(new, [*removed, *added]) | set(added)
     context = _related(new, affected) | affected
-    notes, overridden, conflict = _notes(new, sorted(context))
+    # In listing order (name, scope, id), as a full listing sees them: twins and winners are
+    # named in that order.
+    notes, overridden, conflict = _notes(new, sorted(
+        context, key=lambda i: (cols.name[i], cols.scope[i], cols.id[i])))
     for i in (*affected, *removed):
         new.notes.pop(i, None)
         new.overridden.discard(i)
