@@ -330,21 +330,46 @@ def search_files(index: FactIndex | None, scope: str, words: Sequence[str],
     where = " AND ".join(clauses) if clauses else "1"
     query = f"SELECT name, scope FROM files WHERE kind = 0 AND ({where})"
     scoped = [w for w in words if w in scope]
-    found: set[str] = set()
-    with index._using() as db:
-        if db is None:
-            return None
+
+    def run(db: sqlite3.Connection) -> set[str]:
         if python_words:
             db.create_function("ce_holds", 2, _holds, deterministic=True)
         if scoped:  # a word found in the scope matches every row of the store by that clause
-            found = _search_scoped(db, words, scope, names)
-        elif names is None:
-            found = {row[0] for row in db.execute(query, args)}
-        else:
-            one = f"{query} AND name = ?"
-            found = {row[0] for name in names for row in db.execute(one, (*args, name))}
-        return found
+            return _search_scoped(db, words, scope, names)
+        if names is None:
+            return {row[0] for row in db.execute(query, args)}
+        one = f"{query} AND name = ?"
+        return {row[0] for name in names for row in db.execute(one, (*args, name))}
+
+    # A connection of its own: a scan of every body (~0.3-0.6 s at 100,000 facts) must not
+    # hold the index's lock, which the store's writers and readers take.
+    own = _reader(index)
+    if own is not None:
+        try:
+            return run(own)
+        except sqlite3.Error:
+            pass
+        finally:
+            own.close()
+    with index._using() as db:
+        if db is None:
+            return None
+        return run(db)
     return None  # the index broke while reading
+
+
+def _reader(index: FactIndex) -> sqlite3.Connection | None:
+    """A read-only connection to an index already opened and checked (else ``None``)."""
+    if index._db is None or not index._writable:
+        return None  # not opened (or immutable): the index's own connection, under its lock
+    try:
+        from .derived_index import _uri_path
+
+        db = sqlite3.connect(f"file:{_uri_path(index.path)}?mode=ro", uri=True, timeout=2.0,
+                             isolation_level=None)
+    except sqlite3.Error:
+        return None
+    return db
 
 
 def _search_scoped(db: sqlite3.Connection, words: Sequence[str], scope: str,

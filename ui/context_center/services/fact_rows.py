@@ -418,4 +418,4 @@ def unfiltered(criteria: FactFilter) -> bool:
 
 def counts_of(rows: Sequence[FactRow]) -> list[tuple[str, dict[str, int]]]:
     """Spread over type, scope and freshness of exactly ``rows`` (the shown ones)."""
-    return FactsSnapshot(tuple(rows), ()).counts()
+    return FactsSnapshot(rows if hasattr(rows, "counts") else tuple(rows), ()).counts()

@@ -113,7 +113,9 @@ class Table:
 
     def path(self, i: int) -> Path:
         """The fact file of row ``i``."""
-        return self.cols.roots[self.cols.store[i]] / self.cols.file[i]
+        root = self.cols.roots[self.cols.store[i]]
+        make = getattr(root, "_make_child_relpath", None)  # pathlib's fast child (no parse)
+        return make(self.cols.file[i]) if make is not None else root / self.cols.file[i]
 
     def reference(self, i: int) -> str:
         """``scope/name.md`` of row ``i``."""
