@@ -252,3 +252,38 @@ def test_sort_by_updated_orders_as_the_shown_text(tmp_path: Path,
     assert values is not None
     assert [v.replace("T", " ") for v in values] == \
         [table.updated_text(i) for i in range(len(table.cols))]
+
+
+@pytest.mark.slow
+def test_typing_runs_no_search_for_keystrokes_already_superseded(
+        qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each search scans every body in the index: the queued, stale ones are skipped."""
+    from context_center.presenters.facts import FactsPresenter
+    from context_center.services.hub import Hub
+    from context_center.services.tasks import TaskManager
+    from context_center.widgets.facts_tab import FactsTab
+
+    settle_all(monkeypatch)
+    catalog = _home(tmp_path)
+    catalog.memory.snapshot()
+    searches: list[tuple[str, ...]] = []
+
+    class Counting(Backend):
+        def search(self, words, names=None):  # type: ignore[no-untyped-def]
+            searches.append(tuple(words))
+            return super().search(words, names)
+
+    tab = FactsTab()
+    qtbot.addWidget(tab)
+    tasks = TaskManager(readers=1)
+    presenter = FactsPresenter(tab, Counting(LocalCatalog(catalog.paths)), tasks, Hub())
+    try:
+        presenter.reload()
+        qtbot.waitUntil(lambda: tab.model.rowCount() == 10, timeout=10000)
+        for end in range(1, len("ticket42") + 1):
+            tab.search.setText("ticket42"[:end])  # no event processed in between
+        qtbot.waitUntil(lambda: tab.model.rowCount() == 1, timeout=10000)
+        assert tab.model.row_at(0).fact.name == "部署-说明"
+        assert len(searches) < 3, searches
+    finally:
+        tasks.shutdown()

@@ -317,13 +317,18 @@ class FactsPresenter(QObject):
         every = unfiltered(criteria)
         totals = self._totals[1] if every and self._totals and self._totals[0] is rows else None
 
-        def work(token: object) -> tuple[tuple[FactRow, ...], tuple[FactRow, ...], Any]:
+        def work(token: object) -> tuple[tuple[FactRow, ...], tuple[FactRow, ...], Any] | None:
+            if generation != self._filter_generation:
+                return None  # a newer keystroke is queued: a column table's search scans
+                # every body in the derived index, so a stale one is not run at all
             ordered = cached[1] if cached is not None else sort_for(rows, criteria, SORT_KEYS)
             shown = filter_rows(narrowed if narrowed is not None else ordered, criteria,
                                 narrowing=narrowed is not None)
             return ordered, shown, totals if totals is not None else counts_of(shown)
 
-        def done(result: tuple[tuple[FactRow, ...], tuple[FactRow, ...], Any]) -> None:
+        def done(result: tuple[tuple[FactRow, ...], tuple[FactRow, ...], Any] | None) -> None:
+            if result is None:
+                return
             ordered, shown, counts = result
             if rows is self.snapshot.rows:
                 self._sorted = (spec, ordered)
