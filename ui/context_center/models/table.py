@@ -103,8 +103,16 @@ class RowTableModel(QAbstractTableModel):
         """Row number of the row with ``key`` (-1 when absent)."""
         own = getattr(self._rows, "find", None)
         if callable(own) and getattr(self._rows, "on_demand", False):
-            found: int = own(key)  # column scans: never an index of every made row
-            return found
+            # Column scans, then (many keys asked of one set of rows) an index of the
+            # columns — never of every row made.
+            if self._index is None:
+                if len(self._found) < SCANS_BEFORE_INDEX:
+                    found = self._found.get(key)
+                    if found is None:
+                        found = self._found[key] = own(key)
+                    return found
+                self._index = self._rows.positions()  # type: ignore[attr-defined]
+            return self._index.get(key, -1)
         if self._index is None and self._lookup is not None:
             # A scan per key (remembered until set_rows); many keys asked of one set of rows
             # index them all once instead.

@@ -391,6 +391,14 @@ class Rows(Sequence[FactRow]):
             return -1
         return self.table.find(key[0], key[1], self.order)
 
+    def positions(self) -> dict[tuple[str, str], int]:
+        """(scope, id) → position of its first row: for many look-ups of one set of rows."""
+        c = self.table.cols
+        order = self.order
+        back = order[::-1]  # the first row holding a key wins
+        keys = zip(map(c.scope.__getitem__, back), map(c.id.__getitem__, back), strict=True)
+        return dict(zip(keys, range(len(order) - 1, -1, -1), strict=True))
+
     def first_with(self, text: str) -> int:
         """Position of the first row whose reference or name is ``text``, else -1."""
         names = self.table.cols.name
@@ -572,6 +580,29 @@ def _holders(values: list[str], value: str) -> list[int]:
         start = at + 1
 
 
+class _Lookup:
+    """Rows by the value of a column: a few C-level scans, or, after ``SCANS`` look-ups of one
+    column (a burst of changed files), a dict of it built once for the patch."""
+
+    SCANS = 16
+
+    def __init__(self) -> None:
+        self._asked: dict[int, int] = {}
+        self._built: dict[int, dict[str, list[int]]] = {}
+
+    def holders(self, values: list[str], value: str) -> list[int]:
+        key = id(values)
+        built = self._built.get(key)
+        if built is None:
+            asked = self._asked[key] = self._asked.get(key, 0) + 1
+            if asked <= self.SCANS:
+                return _holders(values, value)
+            built = self._built[key] = defaultdict(list)
+            for i, v in enumerate(values):
+                built[v].append(i)
+        return built.get(value, [])
+
+
 def patch_table(table: Table, changed: dict[str, Fact | None],
                 now: datetime | None = None) -> TablePatch:
     """``table`` with the facts now at the ``changed`` paths (``None``: gone) applied.
@@ -581,7 +612,8 @@ def patch_table(table: Table, changed: dict[str, Fact | None],
     ``fact_delta.patch``), which gives exactly the notes of a full rebuild.
     """
     c = table.cols
-    where = {str(table.path(i)): i for i in _rows_at(table, changed)}
+    lookup = _Lookup()
+    where = {str(table.path(i)): i for i in _rows_at(table, changed, lookup)}
     live = table.alive
 
     def same(i: int, fact: Fact | None) -> bool:
@@ -630,8 +662,9 @@ def patch_table(table: Table, changed: dict[str, Fact | None],
         added.append(i)
     # Rows whose notes may change (they share a key with a removed or added row); their notes
     # are made among every row sharing a key with one of them, as a full rebuild sees them.
-    affected = _related(new, [*removed, *added]) | set(added)
-    context = _related(new, affected) | affected
+    lookup = _Lookup()  # the new table's columns
+    affected = _related(new, [*removed, *added], lookup) | set(added)
+    context = _related(new, affected, lookup) | affected
     # In listing order (name, scope, id), as a full listing sees them: twins and winners are
     # named in that order.
     notes, overridden, conflict = _notes(new, sorted(
@@ -652,19 +685,19 @@ def patch_table(table: Table, changed: dict[str, Fact | None],
     return TablePatch(new, (*removed, *changed_rows), (*changed_rows, *added))
 
 
-def _rows_at(table: Table, changed: dict[str, Fact | None]) -> list[int]:
+def _rows_at(table: Table, changed: dict[str, Fact | None], lookup: _Lookup) -> list[int]:
     """Live rows whose file is one of the changed paths."""
     c = table.cols
     out = []
     for path in changed:
         name = Path(path).name
-        for i in _holders(c.file, name):
+        for i in lookup.holders(c.file, name):
             if table.alive[i] and str(table.path(i)) == path:
                 out.append(i)
     return out
 
 
-def _related(table: Table, rows: Iterable[int]) -> set[int]:
+def _related(table: Table, rows: Iterable[int], lookup: _Lookup) -> set[int]:
     """Every live row sharing an id, name, title, description or (scope, name) with ``rows``."""
     c = table.cols
     out: set[int] = set()
@@ -673,7 +706,7 @@ def _related(table: Table, rows: Iterable[int]) -> set[int]:
                               (table.tkey, table.tkey[i]), (table.dkey, table.dkey[i]),
                               (c.name, c.name[i])):
             if value:
-                out.update(j for j in _holders(values, value) if table.alive[j])
+                out.update(j for j in lookup.holders(values, value) if table.alive[j])
     return out
 
 
