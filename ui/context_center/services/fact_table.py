@@ -580,27 +580,11 @@ def _holders(values: list[str], value: str) -> list[int]:
         start = at + 1
 
 
-class _Lookup:
-    """Rows by the value of a column: a few C-level scans, or, after ``SCANS`` look-ups of one
-    column (a burst of changed files), a dict of it built once for the patch."""
+def _rows_with(values: list[str], wanted: set[str]) -> Iterator[int]:
+    """Every row whose ``values`` item is in ``wanted``: one C-level pass (``compress``)."""
+    from itertools import compress
 
-    SCANS = 16
-
-    def __init__(self) -> None:
-        self._asked: dict[int, int] = {}
-        self._built: dict[int, dict[str, list[int]]] = {}
-
-    def holders(self, values: list[str], value: str) -> list[int]:
-        key = id(values)
-        built = self._built.get(key)
-        if built is None:
-            asked = self._asked[key] = self._asked.get(key, 0) + 1
-            if asked <= self.SCANS:
-                return _holders(values, value)
-            built = self._built[key] = defaultdict(list)
-            for i, v in enumerate(values):
-                built[v].append(i)
-        return built.get(value, [])
+    return compress(range(len(values)), map(wanted.__contains__, values))
 
 
 def patch_table(table: Table, changed: dict[str, Fact | None],
@@ -612,8 +596,7 @@ def patch_table(table: Table, changed: dict[str, Fact | None],
     ``fact_delta.patch``), which gives exactly the notes of a full rebuild.
     """
     c = table.cols
-    lookup = _Lookup()
-    where = {str(table.path(i)): i for i in _rows_at(table, changed, lookup)}
+    where = {str(table.path(i)): i for i in _rows_at(table, changed)}
     live = table.alive
 
     def same(i: int, fact: Fact | None) -> bool:
@@ -662,9 +645,8 @@ def patch_table(table: Table, changed: dict[str, Fact | None],
         added.append(i)
     # Rows whose notes may change (they share a key with a removed or added row); their notes
     # are made among every row sharing a key with one of them, as a full rebuild sees them.
-    lookup = _Lookup()  # the new table's columns
-    affected = _related(new, [*removed, *added], lookup) | set(added)
-    context = _related(new, affected, lookup) | affected
+    affected = _related(new, [*removed, *added]) | set(added)
+    context = _related(new, affected) | affected
     # In listing order (name, scope, id), as a full listing sees them: twins and winners are
     # named in that order.
     notes, overridden, conflict = _notes(new, sorted(
@@ -685,29 +667,25 @@ def patch_table(table: Table, changed: dict[str, Fact | None],
     return TablePatch(new, (*removed, *changed_rows), (*changed_rows, *added))
 
 
-def _rows_at(table: Table, changed: dict[str, Fact | None], lookup: _Lookup) -> list[int]:
+def _rows_at(table: Table, changed: dict[str, Fact | None]) -> list[int]:
     """Live rows whose file is one of the changed paths."""
-    c = table.cols
-    out = []
-    for path in changed:
-        name = Path(path).name
-        for i in lookup.holders(c.file, name):
-            if table.alive[i] and str(table.path(i)) == path:
-                out.append(i)
-    return out
+    wanted = {Path(path).name for path in changed}
+    return [i for i in _rows_with(table.cols.file, wanted)
+            if table.alive[i] and str(table.path(i)) in changed]
 
 
-def _related(table: Table, rows: Iterable[int], lookup: _Lookup) -> set[int]:
-    """Every live row sharing an id, name, title, description or (scope, name) with ``rows``."""
+def _related(table: Table, rows: Iterable[int]) -> set[int]:
+    """Every live row sharing an id, name, title, description or (scope, name) with ``rows``:
+    one pass over each key column, however many rows are asked about (a burst)."""
     c = table.cols
+    rows = list(rows)
     out: set[int] = set()
-    for i in rows:
-        for values, value in ((c.id, c.id[i]), (table.nkey, table.nkey[i]),
-                              (table.tkey, table.tkey[i]), (table.dkey, table.dkey[i]),
-                              (c.name, c.name[i])):
-            if value:
-                out.update(j for j in lookup.holders(values, value) if table.alive[j])
-    return out
+    for values in (c.id, table.nkey, table.tkey, table.dkey, c.name):
+        wanted = {values[i] for i in rows} - {""}
+        if wanted:
+            out.update(_rows_with(values, wanted))
+    alive = table.alive
+    return {i for i in out if alive[i]}
 
 
 def merge_rows(shown: Rows, table: Table, patch: TablePatch, column: int,
