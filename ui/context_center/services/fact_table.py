@@ -148,7 +148,9 @@ class Table:
         alive = self.alive
         if alive.count(0) == 0:
             return array("i", range(len(alive)))
-        return array("i", (i for i, a in enumerate(alive) if a))
+        from itertools import compress
+
+        return array("i", compress(range(len(alive)), alive))
 
     def find(self, scope: str, fact_id: str, among: Sequence[int]) -> int:
         """Position in ``among`` of the first row with (scope, id), else -1 (C-level scans)."""
