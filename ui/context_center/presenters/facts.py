@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from context_engine.errors import ContextEngineError
@@ -98,12 +99,12 @@ class FactsPresenter(QObject):
         self._loaded = False
         self._filter_generation = 0
         # The snapshot sorted for one (column, descending); filtering keeps that order.
-        self._sorted: tuple[tuple[int, bool], tuple[FactRow, ...]] | None = None
+        self._sorted: tuple[tuple[int, bool], Sequence[FactRow]] | None = None
         # The last filter result, to narrow from while the person keeps typing.
-        self._last: tuple[FactFilter, tuple[FactRow, ...], tuple[FactRow, ...]] | None = None
+        self._last: tuple[FactFilter, Sequence[FactRow], Sequence[FactRow]] | None = None
         # Counts of every row of one snapshot's rows (the chart when nothing is filtered); a
         # patch adjusts them by the rows it changed instead of counting 100,000 rows again.
-        self._totals: tuple[tuple[FactRow, ...], Counts] | None = None
+        self._totals: tuple[Sequence[FactRow], Counts] | None = None
         self._detail_generation = 0
         self._loading: Op | None = None
         self._reload_again = False
@@ -317,7 +318,7 @@ class FactsPresenter(QObject):
         every = unfiltered(criteria)
         totals = self._totals[1] if every and self._totals and self._totals[0] is rows else None
 
-        def work(token: object) -> tuple[tuple[FactRow, ...], tuple[FactRow, ...], Any] | None:
+        def work(token: object) -> tuple[Sequence[FactRow], Sequence[FactRow], Any] | None:
             if generation != self._filter_generation:
                 return None  # a newer keystroke is queued: a column table's search scans
                 # every body in the derived index, so a stale one is not run at all
@@ -326,7 +327,7 @@ class FactsPresenter(QObject):
                                 narrowing=narrowed is not None)
             return ordered, shown, totals if totals is not None else counts_of(shown)
 
-        def done(result: tuple[tuple[FactRow, ...], tuple[FactRow, ...], Any] | None) -> None:
+        def done(result: tuple[Sequence[FactRow], Sequence[FactRow], Any] | None) -> None:
             if result is None:
                 return
             ordered, shown, counts = result
@@ -341,8 +342,8 @@ class FactsPresenter(QObject):
         self.tasks.read(Op("Filtering", work, done))
 
     def _narrowing_base(
-        self, criteria: FactFilter, rows: tuple[FactRow, ...]
-    ) -> tuple[FactRow, ...] | None:
+        self, criteria: FactFilter, rows: Sequence[FactRow]
+    ) -> Sequence[FactRow] | None:
         """The last result when ``criteria`` can only narrow it (typing on), else ``None``.
 
         Every row matching the new words also matched the old ones when each old word is

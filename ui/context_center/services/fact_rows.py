@@ -363,7 +363,7 @@ def filter_rows(
     columns = getattr(rows, "filtered", None)
     if callable(columns):
         found: Any = columns(criteria, narrowing)
-        return sort_for(found, criteria, sort_keys) if sort_keys else found  # type: ignore[no-any-return]
+        return sort_for(found, criteria, sort_keys) if sort_keys else found
     out: Iterable[FactRow] = rows
     if criteria.type:
         out = [r for r in out if r.fact.type == criteria.type]

@@ -291,10 +291,10 @@ def _notes(table: Table, rows: Iterable[int]) -> tuple[dict[int, str], set[int],
                 by_id[ids[k]].append(k)
             if name_count[(scopes[k], names[k])] > 1:
                 by_name[(scopes[k], names[k])].append(k)
-        for what, held in [*((f"id {key}", v) for key, v in by_id.items()),
-                           *((f"name {s}/{n}.md", v) for (s, n), v in by_name.items())]:
-            copies = Copies(what, tuple(table.path(rows[k]) for k in held))
-            for k in held:
+        for what, sharing in [*((f"id {key}", v) for key, v in by_id.items()),
+                              *((f"name {s}/{n}.md", v) for (s, n), v in by_name.items())]:
+            copies = Copies(what, tuple(table.path(rows[k]) for k in sharing))
+            for k in sharing:
                 copy_notes.setdefault(k, f"Conflict: {copies.message}.")
     groups: dict[tuple[str, str], list[int]] = defaultdict(list)
     for k in range(len(rows)):
@@ -566,20 +566,6 @@ class TablePatch:
     removed: tuple[int, ...] = ()
     added: tuple[int, ...] = ()
     changed: bool = True
-
-
-def _holders(values: list[str], value: str) -> list[int]:
-    """Every row whose ``values`` item equals ``value`` (C-level scans)."""
-    out = []
-    start = 0
-    find = values.index
-    while True:
-        try:
-            at = find(value, start)
-        except ValueError:
-            return out
-        out.append(at)
-        start = at + 1
 
 
 def _rows_with(values: list[str], wanted: set[str]) -> Iterator[int]:

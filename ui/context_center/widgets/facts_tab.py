@@ -244,7 +244,7 @@ class FactsTab(QWidget):
         self.diagnostics.setVisible(bool(count))
         self.diagnostics_label.setVisible(bool(count))
 
-    def _show_counts(self, rows: tuple[FactRow, ...],
+    def _show_counts(self, rows: Sequence[FactRow],
                      counts: list[tuple[str, dict[str, int]]]) -> None:
         self.chart.set_counts(counts)
         project = counts[1][1].get("project", 0) if len(counts) > 1 else 0
@@ -253,7 +253,7 @@ class FactsTab(QWidget):
                 else f"<b>{shown}</b> of {self._total} facts")
         self.summary.setText(f"{head}<br>{project} project · {shown - project} global")
 
-    def show_rows(self, rows: tuple[FactRow, ...],
+    def show_rows(self, rows: Sequence[FactRow],
                   counts: list[tuple[str, dict[str, int]]] | None = None) -> None:
         """Filtered, sorted rows; keeps the selection on the same fact when it is still there.
 
