@@ -668,7 +668,8 @@ def _related(table: Table, rows: Iterable[int]) -> set[int]:
     c = table.cols
     rows = list(rows)
     out: set[int] = set()
-    for values in (c.id, table.nkey, table.tkey, table.dkey, c.name):
+    # (scope, name) needs no pass of its own: one name has one name key.
+    for values in (c.id, table.nkey, table.tkey, table.dkey):
         wanted = {values[i] for i in rows} - {""}
         if wanted:
             out.update(_rows_with(values, wanted))
@@ -680,9 +681,10 @@ def merge_rows(shown: Rows, table: Table, patch: TablePatch, column: int,
                descending: bool) -> Rows:
     """``shown`` (sorted by ``column``) with the patch's rows taken out and put in place."""
     import bisect
+    from itertools import filterfalse
 
     gone = set(patch.removed)
-    order = [i for i in shown.order if i not in gone]
+    order = list(filterfalse(gone.__contains__, shown.order))  # C-level
     keys = sort_values(table, column)
     if keys is None:
         return Rows(table, array("i", [*order, *patch.added]))
