@@ -30,7 +30,7 @@ from ..services.fact_rows import (
     sort_for,
     unfiltered,
 )
-from ..services.fact_table import Rows, merge_rows, patch_table
+from ..services.fact_table import KeyRows, Rows, merge_rows, patch_table
 from ..services.hub import ChangeSet, Hub
 from ..services.tasks import CancelToken, Op, TaskManager
 from ..widgets.facts_tab import SORT_KEYS, FactsTab, detail_html
@@ -157,8 +157,12 @@ class FactsPresenter(QObject):
                 snapshot = backend.listed_facts(token, previous)
             if snapshot is None:
                 snapshot = backend.facts(token)
-            elif first and not snapshot.columns:
+            elif first:
                 post(snapshot)  # the whole table now; the patch index follows (~1 s at 100k)
+            if snapshot.columns and snapshot is not previous and indexed:
+                table = snapshot.rows
+                assert isinstance(table, Rows)
+                table.table.keys = KeyRows(table.table)  # for patches: built once, here
             # The key index for per-file patches, built with the rows (never twice); the rows
             # on screen (nothing changed) keep theirs; a column table patches by its columns.
             if snapshot is previous or not indexed or snapshot.columns:

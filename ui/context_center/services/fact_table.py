@@ -108,6 +108,7 @@ class Table:
     conflict: set[int]
     alive: bytearray  # 1 for a row still shown; a patch appends rows and kills old ones
     search: Search | None = None
+    keys: KeyRows | None = None  # built for the first patch, then kept by every patched table
 
     # -- one row -------------------------------------------------------------------------------
 
@@ -568,11 +569,55 @@ class TablePatch:
     changed: bool = True
 
 
-def _rows_with(values: list[str], wanted: set[str]) -> Iterator[int]:
-    """Every row whose ``values`` item is in ``wanted``: one C-level pass (``compress``)."""
-    from itertools import compress
+class KeyRows:
+    """Rows by file name and by id, name, title and description key, for patches.
 
-    return compress(range(len(values)), map(wanted.__contains__, values))
+    Built once (~0.2 s, one pass per column; the keys are the columns' own strings) and then
+    shared by every table a patch makes from this one: rows a patch appends are added, dead
+    ones are filtered out by the asking table's ``alive``. Only patches (serialised, on the
+    read pool) read or change it.
+    """
+
+    def __init__(self, table: Table) -> None:
+        c = table.cols
+        self._maps: list[dict[str, int | list[int]]] = []
+        for values in self._columns(table):
+            found: dict[str, int | list[int]] = {}
+            for i, value in enumerate(values):
+                held = found.setdefault(value, i)
+                if held != i:
+                    if isinstance(held, int):
+                        found[value] = [held, i]
+                    else:
+                        held.append(i)
+            self._maps.append(found)
+        self._size = len(c.id)
+
+    @staticmethod
+    def _columns(table: Table) -> tuple[list[str], ...]:
+        c = table.cols
+        return (c.file, c.id, table.nkey, table.tkey, table.dkey)
+
+    def add(self, table: Table, row: int) -> None:
+        """Index an appended row of ``table``."""
+        for found, values in zip(self._maps, self._columns(table), strict=True):
+            value = values[row]
+            held = found.setdefault(value, row)
+            if held != row:
+                if isinstance(held, int):
+                    found[value] = [held, row]
+                else:
+                    held.append(row)
+
+    def holders(self, column: int, value: str, alive: bytearray) -> list[int]:
+        """Live rows (by ``alive``) whose column ``column`` (file, id, name, title,
+        description key) is ``value``."""
+        held = self._maps[column].get(value)
+        if held is None:
+            return []
+        rows = [held] if isinstance(held, int) else held
+        size = len(alive)
+        return [i for i in rows if i < size and alive[i]]
 
 
 def patch_table(table: Table, changed: dict[str, Fact | None],
@@ -584,7 +629,9 @@ def patch_table(table: Table, changed: dict[str, Fact | None],
     ``fact_delta.patch``), which gives exactly the notes of a full rebuild.
     """
     c = table.cols
-    where = {str(table.path(i)): i for i in _rows_at(table, changed)}
+    keys = table.keys if table.keys is not None else KeyRows(table)
+    table.keys = keys
+    where = {str(table.path(i)): i for i in _rows_at(table, changed, keys)}
     live = table.alive
 
     def same(i: int, fact: Fact | None) -> bool:
@@ -606,7 +653,7 @@ def patch_table(table: Table, changed: dict[str, Fact | None],
     )
     new = Table(cols, list(table.fresh), list(table.tkey), list(table.dkey), list(table.nkey),
                 dict(table.notes), set(table.overridden), set(table.conflict),
-                bytearray(live), table.search)
+                bytearray(live), table.search, keys)
     removed = []
     for path in changed:
         i = where.get(path)
@@ -630,11 +677,12 @@ def patch_table(table: Table, changed: dict[str, Fact | None],
         new.dkey.append(normalize_key(fact.description))
         new.nkey.extend(name_keys([fact.name]))
         new.fresh.extend(_freshness(cols, [i], now or datetime.now(UTC)))
+        keys.add(new, i)
         added.append(i)
     # Rows whose notes may change (they share a key with a removed or added row); their notes
     # are made among every row sharing a key with one of them, as a full rebuild sees them.
-    affected = _related(new, [*removed, *added]) | set(added)
-    context = _related(new, affected) | affected
+    affected = _related(new, [*removed, *added], keys) | set(added)
+    context = _related(new, affected, keys) | affected
     # In listing order (name, scope, id), as a full listing sees them: twins and winners are
     # named in that order.
     notes, overridden, conflict = _notes(new, sorted(
@@ -655,26 +703,28 @@ def patch_table(table: Table, changed: dict[str, Fact | None],
     return TablePatch(new, (*removed, *changed_rows), (*changed_rows, *added))
 
 
-def _rows_at(table: Table, changed: dict[str, Fact | None]) -> list[int]:
+def _rows_at(table: Table, changed: dict[str, Fact | None], keys: KeyRows) -> list[int]:
     """Live rows whose file is one of the changed paths."""
-    wanted = {Path(path).name for path in changed}
-    return [i for i in _rows_with(table.cols.file, wanted)
-            if table.alive[i] and str(table.path(i)) in changed]
+    out = []
+    for path in changed:
+        for i in keys.holders(0, Path(path).name, table.alive):
+            if str(table.path(i)) == path:
+                out.append(i)
+    return out
 
 
-def _related(table: Table, rows: Iterable[int]) -> set[int]:
-    """Every live row sharing an id, name, title, description or (scope, name) with ``rows``:
-    one pass over each key column, however many rows are asked about (a burst)."""
+def _related(table: Table, rows: Iterable[int], keys: KeyRows) -> set[int]:
+    """Every live row sharing an id, name, title or description key with ``rows`` (one name
+    has one name key, so rows of one (scope, name) are among them)."""
     c = table.cols
-    rows = list(rows)
     out: set[int] = set()
-    # (scope, name) needs no pass of its own: one name has one name key.
-    for values in (c.id, table.nkey, table.tkey, table.dkey):
-        wanted = {values[i] for i in rows} - {""}
-        if wanted:
-            out.update(_rows_with(values, wanted))
     alive = table.alive
-    return {i for i in out if alive[i]}
+    for i in rows:
+        for column, values in ((1, c.id), (2, table.nkey), (3, table.tkey), (4, table.dkey)):
+            value = values[i]
+            if value:
+                out.update(keys.holders(column, value, alive))
+    return out
 
 
 def merge_rows(shown: Rows, table: Table, patch: TablePatch, column: int,
