@@ -111,7 +111,7 @@ class RowTableModel(QAbstractTableModel):
                     if found is None:
                         found = self._found[key] = own(key)
                     return found
-                self._index = self._rows.positions()  # type: ignore[attr-defined]
+                self._index = self._rows.positions()  # type: ignore[attr-defined]  # reason: on_demand rows have positions()
             return self._index.get(key, -1)
         if self._index is None and self._lookup is not None:
             # A scan per key (remembered until set_rows); many keys asked of one set of rows

@@ -384,11 +384,11 @@ def sort_for(
 ) -> tuple[FactRow, ...]:
     """``rows`` sorted by the criteria's column (stable, pure Python)."""
     if not 0 <= criteria.sort_column < len(sort_keys):
-        return rows if hasattr(rows, "table") else tuple(rows)  # type: ignore[return-value]
+        return rows if hasattr(rows, "table") else tuple(rows)  # type: ignore[return-value]  # reason: a column table's Rows stand for the tuple
     columns = getattr(rows, "sorted_by", None)
     if callable(columns):
         found: Any = columns(criteria.sort_column, criteria.descending)
-        return found  # type: ignore[no-any-return]
+        return found  # type: ignore[no-any-return]  # reason: duck-typed Rows.sorted_by
     key = sort_keys[criteria.sort_column]
     return tuple(sorted(rows, key=key, reverse=criteria.descending))
 

@@ -129,7 +129,7 @@ class Table:
         file_stamp = FileStamp(*unpacked(ident)[:4]) if ident else None
         return Fact(
             c.id[i], c.revision[i], c.name[i], c.title[i], c.description[i],
-            c.type[i], c.scope[i], "", _when(c.created[i]),  # type: ignore[arg-type]
+            c.type[i], c.scope[i], "", _when(c.created[i]),  # type: ignore[arg-type]  # reason: checked strs
             _when(c.updated[i]), self.path(i), file_stamp,
         )
 
