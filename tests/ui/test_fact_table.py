@@ -26,7 +26,7 @@ from context_engine.facts.codec import render_fact
 from context_engine.facts.equivalence import name_key
 from context_engine.facts.freshness import freshness_of
 from context_engine.facts.model import Fact, normalize_key
-from context_engine.facts.table_columns import FactColumns, list_columns
+from context_engine.facts.table_columns import FactColumns, list_columns, search_text
 from context_engine.facts.table_listing import list_stores
 from hypothesis import given
 from hypothesis import strategies as st
@@ -131,6 +131,44 @@ def test_search_through_the_index_finds_what_the_search_text_holds(
         narrowed = snapshot.rows.filtered(criteria).filtered(  # type: ignore[attr-defined]
             criteria, narrowing=True)
         assert [r.fact.reference for r in narrowed] == expected, text
+        # Phase one (no query): what the fields held as columns hold, every body left out.
+        words = text.lower().split()
+        own = [r.fact.reference for r in every if all(w in search_text(
+            r.fact.name, r.fact.title, r.fact.description, "", r.fact.type, r.fact.scope)
+            for w in words)]
+        fields = snapshot.rows.filtered_fields(criteria)  # type: ignore[attr-defined]
+        assert [r.fact.reference for r in fields] == own, text
+        assert set(own) <= set(expected), text
+    # Bodies add rows the fields do not hold ("branch", "köln" are only in bodies).
+    for text in ("branch", "köln"):
+        fields = snapshot.rows.filtered_fields(FactFilter(text=text))  # type: ignore[attr-defined]
+        assert len(fields) == 0 and len(filter_rows(snapshot.rows, FactFilter(text=text))) > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("word", ["branch", "köln"])  # LIKE, and the registered lower()
+def test_a_superseded_body_search_aborts_its_scan(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, word: str) -> None:
+    """The progress handler asks ``cancelled`` while SQLite scans: a true answer stops it."""
+    from context_engine.facts import table_columns
+    from context_engine.facts.table_columns import SearchInterrupted
+
+    settle_all(monkeypatch)
+    catalog = _home(tmp_path)
+    catalog.memory.snapshot()
+    backend = Backend(catalog)
+    assert backend.listed_table() is not None  # the indexes are open, as in the window
+    assert backend.search([word], None, lambda: False)[0]  # found when still wanted
+    monkeypatch.setattr(table_columns, "_PROGRESS_STEPS", 1)  # asked at every VM step
+    asked: list[int] = []
+
+    def cancelled() -> bool:
+        asked.append(1)
+        return True
+
+    with pytest.raises(SearchInterrupted):
+        backend.search([word], None, cancelled)
+    assert asked
 
 
 @pytest.mark.slow
@@ -269,9 +307,9 @@ def test_typing_runs_no_search_for_keystrokes_already_superseded(
     searches: list[tuple[str, ...]] = []
 
     class Counting(Backend):
-        def search(self, words, names=None):  # type: ignore[no-untyped-def]
+        def search(self, words, names=None, cancelled=None):  # type: ignore[no-untyped-def]
             searches.append(tuple(words))
-            return super().search(words, names)
+            return super().search(words, names, cancelled)
 
     tab = FactsTab()
     qtbot.addWidget(tab)
@@ -292,5 +330,120 @@ def test_typing_runs_no_search_for_keystrokes_already_superseded(
         qtbot.waitUntil(lambda: tab.model.rowCount() == 1, timeout=10000)
         assert tab.model.row_at(0).fact.name == "部署-说明"
         assert searches == [("ticket42",)]  # the seven superseded ones never searched
+    finally:
+        tasks.shutdown()
+
+
+def _slow_holds(monkeypatch: pytest.MonkeyPatch, calls: list[str]) -> None:
+    """A registered lower() that takes 50 ms a row: a scan lasts until interrupted."""
+    import time
+
+    from context_engine.facts import table_columns
+
+    real = table_columns._holds
+
+    def slow(text: str | None, word: str) -> bool:
+        calls.append(word)
+        time.sleep(0.05)
+        return real(text, word)
+
+    monkeypatch.setattr(table_columns, "_holds", slow)
+    monkeypatch.setattr(table_columns, "_PROGRESS_STEPS", 1)
+
+
+class _Recording(Backend):
+    """Records how each body search ended: ``done`` or ``interrupted``."""
+
+    ended: list[tuple[tuple[str, ...], str]]
+
+    def search(self, words, names=None, cancelled=None):  # type: ignore[no-untyped-def]
+        from context_engine.facts.table_columns import SearchInterrupted
+
+        try:
+            found = super().search(words, names, cancelled)
+        except SearchInterrupted:
+            self.ended.append((tuple(words), "interrupted"))
+            raise
+        self.ended.append((tuple(words), "done"))
+        return found
+
+
+@pytest.mark.slow
+def test_fields_show_at_once_then_bodies_merge_and_the_next_keystroke_aborts_the_scan(
+        qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two phases: the fields' rows at once, "Searching bodies…" while the index is scanned;
+    a newer keystroke interrupts that scan and its rows are never merged."""
+    from context_center.presenters.facts import FactsPresenter
+    from context_center.services.hub import Hub
+    from context_center.services.tasks import TaskManager
+    from context_center.widgets.facts_tab import FactsTab
+
+    settle_all(monkeypatch)
+    catalog = _home(tmp_path)
+    catalog.memory.snapshot()
+    calls: list[str] = []
+    tab = FactsTab()
+    qtbot.addWidget(tab)
+    tasks = TaskManager(readers=1)
+    backend = _Recording(LocalCatalog(catalog.paths))
+    backend.ended = []
+    presenter = FactsPresenter(tab, backend, tasks, Hub())
+    labels: list[str] = []
+    tasks.started.connect(lambda op: labels.append(op.label))
+    try:
+        presenter.reload()
+        qtbot.waitUntil(lambda: tab.model.rowCount() == 10, timeout=10000)
+        _slow_holds(monkeypatch, calls)
+        tab.search.setText("部署")  # in a title (fields) and in a body
+        qtbot.waitUntil(lambda: bool(calls), timeout=10000)  # the body scan runs
+        assert [r.fact.name for r in tab.model.rows] == ["部署-说明"]  # phase one, shown
+        assert "Searching bodies…" in labels
+        tab.search.setText("grüße")  # only in a body: phase one finds nothing
+        qtbot.waitUntil(lambda: len(backend.ended) >= 2, timeout=20000)
+        assert backend.ended[0] == (("部署",), "interrupted")
+        assert backend.ended[1] == (("grüße",), "done")
+        qtbot.waitUntil(lambda: tab.model.rowCount() == 1, timeout=5000)
+        assert tab.model.row_at(0).fact.name == "straße"
+    finally:
+        tasks.shutdown()
+
+
+@pytest.mark.slow
+def test_a_patch_is_shown_without_waiting_for_a_running_body_search(
+        qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One reader, a body scan running: the watcher's patch interrupts it instead of
+    queueing behind it (without the interrupt the scan would end first, "done")."""
+    from context_center.presenters.facts import FactsPresenter
+    from context_center.services.hub import ChangeSet, Hub
+    from context_center.services.tasks import TaskManager
+    from context_center.widgets.facts_tab import FactsTab
+
+    settle_all(monkeypatch)
+    catalog = _home(tmp_path)
+    catalog.memory.snapshot()
+    calls: list[str] = []
+    tab = FactsTab()
+    qtbot.addWidget(tab)
+    tasks = TaskManager(readers=1)
+    backend = _Recording(LocalCatalog(catalog.paths))
+    backend.ended = []
+    hub = Hub()
+    presenter = FactsPresenter(tab, backend, tasks, hub)
+    try:
+        presenter.reload()
+        qtbot.waitUntil(lambda: tab.model.rowCount() == 10, timeout=10000)
+        _slow_holds(monkeypatch, calls)
+        tab.search.setText("grüße")
+        qtbot.waitUntil(lambda: bool(calls), timeout=10000)  # the body scan runs
+        target = catalog.paths.project_store / "straße.md"
+        target.write_bytes(target.read_bytes().replace(b"revision: 1", b"revision: 7"))
+        hub.publish(ChangeSet(frozenset({"facts"}), paths=frozenset({str(target)})))
+        qtbot.waitUntil(lambda: presenter.snapshot.rows is not None and any(
+            r.fact.name == "straße" and r.fact.revision == 7 for r in presenter.snapshot.rows),
+            timeout=20000)
+        assert backend.ended[0] == (("grüße",), "interrupted")
+        # The filter runs again on the patched rows and finds the edited fact in its body.
+        qtbot.waitUntil(lambda: tab.model.rowCount() == 1 and
+                        tab.model.row_at(0).fact.revision == 7, timeout=20000)
     finally:
         tasks.shutdown()

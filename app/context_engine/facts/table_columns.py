@@ -298,10 +298,16 @@ def _list_store(number: int, store: Store, out: FactColumns, old: dict[str, int]
 
 
 Match = Callable[[str], bool]
+_PROGRESS_STEPS = 2_000  # SQLite VM steps between two looks at ``cancelled`` (~µs each)
+
+
+class SearchInterrupted(Exception):
+    """A body search stopped because its caller no longer wants the answer."""
 
 
 def search_files(index: FactIndex | None, scope: str, words: Sequence[str],
-                 names: Iterable[str] | None = None) -> set[str] | None:
+                 names: Iterable[str] | None = None,
+                 cancelled: Callable[[], bool] | None = None) -> set[str] | None:
     """File names of ``index``'s facts whose text holds every word (``None``: no index).
 
     The text is that of :func:`search_text`, lowercased as ``str.lower`` does: an ASCII word
@@ -331,15 +337,30 @@ def search_files(index: FactIndex | None, scope: str, words: Sequence[str],
     query = f"SELECT name, scope FROM files WHERE kind = 0 AND ({where})"
     scoped = [w for w in words if w in scope]
 
-    def run(db: sqlite3.Connection) -> set[str]:
+    def scan(db: sqlite3.Connection) -> set[str]:
         if python_words:
             db.create_function("ce_holds", 2, _holds, deterministic=True)
         if scoped:  # a word found in the scope matches every row of the store by that clause
-            return _search_scoped(db, words, scope, names)
+            return _search_scoped(db, words, scope, names, cancelled)
         if names is None:
             return {row[0] for row in db.execute(query, args)}
         one = f"{query} AND name = ?"
         return {row[0] for name in names for row in db.execute(one, (*args, name))}
+
+    def run(db: sqlite3.Connection) -> set[str]:
+        if cancelled is None:
+            return scan(db)
+        # A superseded search (a new keystroke, F5, a patch, closing) stops mid-scan: a
+        # non-zero answer makes SQLite abort the statement with "interrupted".
+        db.set_progress_handler(lambda: 1 if cancelled() else 0, _PROGRESS_STEPS)
+        try:
+            return scan(db)
+        except sqlite3.OperationalError:
+            if cancelled():
+                raise SearchInterrupted() from None
+            raise
+        finally:
+            db.set_progress_handler(None, 0)
 
     # A connection of its own: a scan of every body (~0.3-0.6 s at 100,000 facts) must not
     # hold the index's lock, which the store's writers and readers take.
@@ -351,6 +372,8 @@ def search_files(index: FactIndex | None, scope: str, words: Sequence[str],
             pass
         finally:
             own.close()
+    if cancelled is not None and cancelled():
+        raise SearchInterrupted()
     with index._using() as db:
         if db is None:
             return None
@@ -373,7 +396,8 @@ def _reader(index: FactIndex) -> sqlite3.Connection | None:
 
 
 def _search_scoped(db: sqlite3.Connection, words: Sequence[str], scope: str,
-                   names: Iterable[str] | None) -> set[str]:
+                   names: Iterable[str] | None,
+                   cancelled: Callable[[], bool] | None = None) -> set[str]:
     """The rare search with a word inside the scope's name: checked row by row in Python."""
     query = f"SELECT name, {', '.join(_SEARCHED)}, scope FROM files WHERE kind = 0"
     rows: Iterable[tuple[Any, ...]]
@@ -383,7 +407,9 @@ def _search_scoped(db: sqlite3.Connection, words: Sequence[str], scope: str,
         one = f"{query} AND name = ?"
         rows = (row for name in names for row in db.execute(one, (name,)))
     found = set()
-    for row in rows:
+    for n, row in enumerate(rows):
+        if cancelled is not None and not n % 1024 and cancelled():
+            raise SearchInterrupted()
         text = search_text(row[1], row[2], row[3], row[4] or "", row[5], row[6] or scope)
         if all(word in text for word in words):
             found.add(row[0])

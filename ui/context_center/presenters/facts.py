@@ -113,6 +113,7 @@ class FactsPresenter(QObject):
         # File-by-file patches of a large snapshot (watcher paths); one in flight at a time.
         self._index: KeyIndex | None = None
         self._patching: Op | None = None
+        self._body_search: Op | None = None  # the running body phase of a filter
         self._pending_paths: set[str] = set()
         self._after_listing: set[str] = set()  # patched during a listing: re-read after it
         hub.changes_applied.connect(self._on_changes)
@@ -128,6 +129,7 @@ class FactsPresenter(QObject):
         at any size. Its first read shows a first page (one lstat per row) before that. A
         remote window reads the catalog's full snapshot.
         """
+        self._stop_body_search()  # F5: its answer would be for the old rows
         if self._loading is not None and not self._loading.token.cancelled:
             self._reload_again = True
             return
@@ -267,6 +269,7 @@ class FactsPresenter(QObject):
             self._index = None
             self.reload()
 
+        self._stop_body_search()  # the patch must not wait behind a scan for stale rows
         self._patching = self.tasks.read(Op("Reading changed facts", work, done, failed))
 
     def _on_loaded(self, result: tuple[FactsSnapshot, KeyIndex | None]) -> None:
@@ -314,6 +317,7 @@ class FactsPresenter(QObject):
 
     def _apply_filter(self, criteria: FactFilter) -> None:
         self._filter_generation += 1
+        self._stop_body_search()  # superseded: its scan is aborted, its rows never merged
         generation = self._filter_generation
         spec = (criteria.sort_column, criteria.descending)
         cached = self._sorted if self._sorted is not None and self._sorted[0] == spec else None
@@ -322,28 +326,65 @@ class FactsPresenter(QObject):
         every = unfiltered(criteria)
         totals = self._totals[1] if every and self._totals and self._totals[0] is rows else None
 
-        def work(token: object) -> tuple[Sequence[FactRow], Sequence[FactRow], Any] | None:
+        def work(token: object) -> tuple[Sequence[FactRow], Sequence[FactRow], Any, Any] | None:
             if generation != self._filter_generation:
-                return None  # a newer keystroke is queued: a column table's search scans
-                # every body in the derived index, so a stale one is not run at all
+                return None  # a newer keystroke is queued: not run at all
             ordered = cached[1] if cached is not None else sort_for(rows, criteria, SORT_KEYS)
-            shown = filter_rows(narrowed if narrowed is not None else ordered, criteria,
-                                narrowing=narrowed is not None)
-            return ordered, shown, totals if totals is not None else counts_of(shown)
+            base = narrowed if narrowed is not None else ordered
+            if isinstance(base, Rows) and base.needs_bodies(criteria):
+                # Phase one: the fields held as columns, at once; bodies follow (below).
+                shown: Sequence[FactRow] = base.filtered_fields(criteria, narrowed is not None)
+                return ordered, shown, counts_of(shown), base
+            shown = filter_rows(base, criteria, narrowing=narrowed is not None)
+            return ordered, shown, totals if totals is not None else counts_of(shown), None
 
-        def done(result: tuple[Sequence[FactRow], Sequence[FactRow], Any] | None) -> None:
+        def done(result: tuple[Sequence[FactRow], Sequence[FactRow], Any, Any] | None) -> None:
             if result is None:
                 return
-            ordered, shown, counts = result
+            ordered, shown, counts, bodies = result
             if rows is self.snapshot.rows:
                 self._sorted = (spec, ordered)
-                self._last = (criteria, shown, rows)
+                if bodies is None:  # a final result: the base of the next, narrowing one
+                    self._last = (criteria, shown, rows)
                 if every:
                     self._totals = (rows, counts)
             if generation == self._filter_generation:  # a newer keystroke wins
                 self.tab.show_rows(shown, counts)
+                if bodies is not None:
+                    self._search_bodies(generation, criteria, bodies, narrowed is not None, rows)
 
         self.tasks.read(Op("Filtering", work, done))
+
+    def _search_bodies(self, generation: int, criteria: FactFilter, base: Rows,
+                       narrowing: bool, rows: Sequence[FactRow]) -> None:
+        """Phase two of a filter: the body search in the derived index, on the read pool;
+        its rows (a superset of phase one's, same order) replace those shown, selection kept."""
+        def work(token: CancelToken) -> tuple[Rows, Any]:
+            found = base.filtered(criteria, narrowing, cancelled=lambda: token.cancelled)
+            return found, counts_of(found)
+
+        def done(result: tuple[Rows, Any]) -> None:
+            if self._body_search is op:
+                self._body_search = None
+            if generation != self._filter_generation or rows is not self.snapshot.rows:
+                return  # superseded while it ran (its op is cancelled then; belt and braces)
+            found, counts = result
+            self._last = (criteria, found, rows)
+            self.tab.show_rows(found, counts)
+
+        def failed(error: BaseException) -> None:
+            if self._body_search is op:
+                self._body_search = None
+            self.tab.show_detail(f"<p style='color:#cf222e'>Could not search bodies: {error}</p>")
+
+        op = Op("Searching bodies…", work, done, failed, long=True)
+        self._body_search = self.tasks.read(op)
+
+    def _stop_body_search(self) -> None:
+        """Abort a running body search (its SQLite scan stops at the next progress check)."""
+        if self._body_search is not None:
+            self._body_search.cancel()
+            self._body_search = None
 
     def _narrowing_base(
         self, criteria: FactFilter, rows: Sequence[FactRow]

@@ -8,7 +8,7 @@ the confirmation (S10.5); only a forget asks, once, in this window's dialog (S10
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -175,14 +175,16 @@ class Backend:
         return FactsSnapshot(Rows(table), tuple(cols.diagnostics))
 
     def search(self, words: Sequence[str],
-               names: Sequence[set[str] | None] | None = None) -> list[set[str] | None]:
+               names: Sequence[set[str] | None] | None = None,
+               cancelled: Callable[[], bool] | None = None) -> list[set[str] | None]:
         """Per store (project, global): the fact files whose text holds every word, looked up
-        in the store's derived index (``None``: no usable index, the caller checks the rows)."""
+        in the store's derived index (``None``: no usable index, the caller checks the rows).
+        ``cancelled`` turning true aborts the scan (``SearchInterrupted``)."""
         from context_engine.facts.table_columns import search_files
 
         stores = self.local_catalog().memory.stores.all()
         return [search_files(store.index, store.scope, words,
-                             None if names is None or k >= len(names) else names[k])
+                             None if names is None or k >= len(names) else names[k], cancelled)
                 for k, store in enumerate(stores)]
 
     def body(self, ref: str) -> str:

@@ -32,8 +32,10 @@ from context_engine.facts.table_columns import (
 
 from .fact_rows import KEY_WORDS, FactFilter, FactRow
 
-# Search words → the file names per store (``None`` for a store without a usable index).
-Search = Callable[[Sequence[str], "Sequence[set[str] | None] | None"], "list[set[str] | None]"]
+# Search words, file names to look at, whether the caller still wants the answer → the file
+# names per store (``None`` for a store without a usable index).
+Search = Callable[[Sequence[str], "Sequence[set[str] | None] | None", "Callable[[], bool] | None"],
+                  "list[set[str] | None]"]
 _SHARED = {s: s for s in ("project", "global", "user", "feedback", "reference", "fresh",
                           "current", "stale")}
 _TYPES = ("user", "feedback", "project", "reference")
@@ -455,8 +457,24 @@ class Rows(Sequence[FactRow]):
         order = sorted(self.order, key=keys.__getitem__, reverse=descending)
         return Rows(self.table, array("i", order))
 
-    def filtered(self, criteria: FactFilter, narrowing: bool = False) -> Rows:
-        """The rows matching ``criteria``, in this order (every word of the text, AND)."""
+    def filtered(self, criteria: FactFilter, narrowing: bool = False,
+                 cancelled: Callable[[], bool] | None = None) -> Rows:
+        """The rows matching ``criteria``, in this order (every word of the text, AND): the
+        final result, bodies searched in the derived index (aborted when ``cancelled``)."""
+        return self._filtered(criteria, narrowing, True, cancelled)
+
+    def filtered_fields(self, criteria: FactFilter, narrowing: bool = False) -> Rows:
+        """The first phase of :meth:`filtered`: words matched in the fields held here (name,
+        title, description, type, scope; the whole text of rows not in the index) — no query,
+        a subset of the final result in the same order."""
+        return self._filtered(criteria, narrowing, False, None)
+
+    def needs_bodies(self, criteria: FactFilter) -> bool:
+        """Whether :meth:`filtered` can find more than :meth:`filtered_fields` (a body search)."""
+        return bool(criteria.text.split()) and self.table.search is not None
+
+    def _filtered(self, criteria: FactFilter, narrowing: bool, bodies: bool,
+                  cancelled: Callable[[], bool] | None) -> Rows:
         t = self.table
         order: Iterable[int] = self.order
         if criteria.type:
@@ -471,11 +489,29 @@ class Rows(Sequence[FactRow]):
         words = criteria.text.lower().split()
         if words:
             order = list(order)
-            matched = self._matching(words, order if narrowing else None)
-            order = [i for i in order if i in matched]
+            if bodies:
+                matched = self._matching(words, order if narrowing else None, cancelled)
+                order = [i for i in order if i in matched]
+            else:
+                order = self._matching_fields(words, order)
         return Rows(t, order if isinstance(order, array) else array("i", order))
 
-    def _matching(self, words: list[str], among: list[int] | None) -> set[int]:
+    def _matching_fields(self, words: list[str], among: list[int]) -> list[int]:
+        """Rows of ``among`` whose own fields (or whole held text) hold every word."""
+        c = self.table.cols
+        texts = c.texts
+        name, title, desc, kind, scope = c.name, c.title, c.description, c.type, c.scope
+        out = []
+        for i in among:
+            text = texts.get(i)
+            if text is None:
+                text = "\n".join((name[i], title[i], desc[i], kind[i], scope[i])).lower()
+            if all(w in text for w in words):
+                out.append(i)
+        return out
+
+    def _matching(self, words: list[str], among: list[int] | None,
+                  cancelled: Callable[[], bool] | None = None) -> set[int]:
         """Row numbers (of ``among``, else of every row) whose text holds every word."""
         t = self.table
         c = t.cols
@@ -491,7 +527,8 @@ class Rows(Sequence[FactRow]):
             names: Sequence[set[str] | None] | None = by_store
         else:
             names = None
-        found = t.search(words, names) if t.search is not None else [None] * len(c.roots)
+        found = t.search(words, names, cancelled) if t.search is not None \
+            else [None] * len(c.roots)
         matched: set[int] = set()
         files, stores = c.file, c.store
         for i in candidates:
