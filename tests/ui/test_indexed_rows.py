@@ -35,6 +35,13 @@ class SlowListing(Backend):
         self.listings += 1
         return super().listed_facts(token, previous)
 
+    def listed_table(
+        self, token: CancelToken | None = None, previous: FactsSnapshot | None = None
+    ) -> FactsSnapshot | None:
+        assert self.release.wait(20)
+        self.listings += 1
+        return super().listed_table(token, previous)
+
     def facts(self, token: CancelToken | None = None) -> FactsSnapshot:
         self.full_reads += 1
         return super().facts(token)

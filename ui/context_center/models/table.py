@@ -20,6 +20,7 @@ from . import roles
 
 Index = QModelIndex | QPersistentModelIndex
 SCANS_BEFORE_INDEX = 8  # keys looked up one by one before a model indexes every row
+MADE_ROWS = 512  # rows made on demand kept for repeated cell reads (a screenful and more)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,9 +56,11 @@ class RowTableModel(QAbstractTableModel):
         self._key = key
         # ``lookup(rows, key)`` finds one key without indexing every row (large tables).
         self._lookup = lookup
-        self._rows: tuple[Any, ...] = ()
+        self._rows: Sequence[Any] = ()
         self._index: dict[object, int] | None = None  # key → row, built on first find()
         self._found: dict[object, int] = {}  # keys ``lookup`` answered for these rows
+        # Rows made on demand (a column table's): the few shown are kept while painted.
+        self._made: dict[int, Any] = {}
 
     @property
     def columns(self) -> tuple[Column, ...]:
@@ -65,24 +68,51 @@ class RowTableModel(QAbstractTableModel):
         return self._columns
 
     @property
-    def rows(self) -> tuple[Any, ...]:
-        """The rows currently shown."""
+    def rows(self) -> Sequence[Any]:
+        """The rows currently shown (a tuple, or rows made on demand from columns)."""
         return self._rows
 
     def set_rows(self, rows: Sequence[Any]) -> None:
-        """Swap in a new snapshot (already sorted and filtered)."""
+        """Swap in a new snapshot (already sorted and filtered).
+
+        A sequence that makes its rows on demand (``on_demand``, a column table's) is kept as
+        it is; anything else is copied into a tuple.
+        """
         self.beginResetModel()
-        self._rows = tuple(rows)
+        self._rows = rows if getattr(rows, "on_demand", False) else tuple(rows)
         self._index = None
         self._found = {}
+        self._made = {}
         self.endResetModel()
 
     def row_at(self, row: int) -> Any:
         """The row object at ``row`` (or ``None``)."""
-        return self._rows[row] if 0 <= row < len(self._rows) else None
+        return self._row(row) if 0 <= row < len(self._rows) else None
+
+    def _row(self, row: int) -> Any:
+        if not self._made and not getattr(self._rows, "on_demand", False):
+            return self._rows[row]
+        made = self._made.get(row)
+        if made is None:
+            if len(self._made) >= MADE_ROWS:
+                self._made.clear()
+            made = self._made[row] = self._rows[row]
+        return made
 
     def find(self, key: object) -> int:
         """Row number of the row with ``key`` (-1 when absent)."""
+        own = getattr(self._rows, "find", None)
+        if callable(own) and getattr(self._rows, "on_demand", False):
+            # Column scans, then (many keys asked of one set of rows) an index of the
+            # columns — never of every row made.
+            if self._index is None:
+                if len(self._found) < SCANS_BEFORE_INDEX:
+                    found = self._found.get(key)
+                    if found is None:
+                        found = self._found[key] = own(key)
+                    return found
+                self._index = self._rows.positions()  # type: ignore[attr-defined]  # reason: on_demand rows have positions()
+            return self._index.get(key, -1)
         if self._index is None and self._lookup is not None:
             # A scan per key (remembered until set_rows); many keys asked of one set of rows
             # index them all once instead.
@@ -114,7 +144,7 @@ class RowTableModel(QAbstractTableModel):
             return None
         if not (0 <= index.column() < len(self._columns)):
             return None
-        row = self._rows[index.row()]
+        row = self._row(index.row())
         column = self._columns[index.column()]
         if role == Qt.ItemDataRole.DisplayRole:
             return column.text(row)

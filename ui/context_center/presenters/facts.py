@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from context_engine.errors import ContextEngineError
@@ -29,6 +30,7 @@ from ..services.fact_rows import (
     sort_for,
     unfiltered,
 )
+from ..services.fact_table import KeyRows, Rows, merge_rows, patch_table
 from ..services.hub import ChangeSet, Hub
 from ..services.tasks import CancelToken, Op, TaskManager
 from ..widgets.facts_tab import SORT_KEYS, FactsTab, detail_html
@@ -45,6 +47,29 @@ def local_stores(backend: Backend | None) -> Stores | None:
         return backend.local_catalog().memory.stores
     except ContextEngineError:  # a remote catalog: no local files
         return None
+
+
+def patch_columns(
+    snapshot: FactsSnapshot, changed: dict[str, Any], ordered: Any, totals: Counts | None
+) -> tuple[Patched, None, Any, Counts | None]:
+    """A column table's snapshot with the changed files applied (for the read pool): the
+    patched snapshot, the sorted rows merged (no full re-sort), the chart's counts adjusted."""
+    rows = snapshot.rows
+    assert isinstance(rows, Rows)
+    result = patch_table(rows.table, changed)
+    if not result.changed:
+        return Patched(snapshot, changed=False), None, None, None
+    table = result.table
+    patched = FactsSnapshot(Rows(table), snapshot.diagnostics, snapshot.archived)
+    removed = tuple(rows.table.row(i) for i in result.removed)
+    added = tuple(table.row(i) for i in result.added if table.alive[i])
+    merged = None
+    if ordered is not None:
+        (column, descending), shown = ordered
+        if isinstance(shown, Rows):
+            merged = ((column, descending), merge_rows(shown, table, result, column, descending))
+    counted = adjusted_counts(totals, removed, added) if totals is not None else None
+    return Patched(patched, removed, added), None, merged, counted
 
 
 def _written_paths(detail: object) -> frozenset[str]:
@@ -74,12 +99,12 @@ class FactsPresenter(QObject):
         self._loaded = False
         self._filter_generation = 0
         # The snapshot sorted for one (column, descending); filtering keeps that order.
-        self._sorted: tuple[tuple[int, bool], tuple[FactRow, ...]] | None = None
+        self._sorted: tuple[tuple[int, bool], Sequence[FactRow]] | None = None
         # The last filter result, to narrow from while the person keeps typing.
-        self._last: tuple[FactFilter, tuple[FactRow, ...], tuple[FactRow, ...]] | None = None
+        self._last: tuple[FactFilter, Sequence[FactRow], Sequence[FactRow]] | None = None
         # Counts of every row of one snapshot's rows (the chart when nothing is filtered); a
         # patch adjusts them by the rows it changed instead of counting 100,000 rows again.
-        self._totals: tuple[tuple[FactRow, ...], Counts] | None = None
+        self._totals: tuple[Sequence[FactRow], Counts] | None = None
         self._detail_generation = 0
         self._loading: Op | None = None
         self._reload_again = False
@@ -88,6 +113,7 @@ class FactsPresenter(QObject):
         # File-by-file patches of a large snapshot (watcher paths); one in flight at a time.
         self._index: KeyIndex | None = None
         self._patching: Op | None = None
+        self._body_search: Op | None = None  # the running body phase of a filter
         self._pending_paths: set[str] = set()
         self._after_listing: set[str] = set()  # patched during a listing: re-read after it
         hub.changes_applied.connect(self._on_changes)
@@ -103,12 +129,14 @@ class FactsPresenter(QObject):
         at any size. Its first read shows a first page (one lstat per row) before that. A
         remote window reads the catalog's full snapshot.
         """
+        self._stop_body_search()  # F5: its answer would be for the old rows
         if self._loading is not None and not self._loading.token.cancelled:
             self._reload_again = True
             return
         backend = self.backend
         indexed = local_stores(backend) is not None  # local stores: patchable
         first = not self._loaded and callable(getattr(backend, "first_rows", None))
+        tabled = callable(getattr(backend, "listed_table", None))
         listed = callable(getattr(backend, "listed_facts", None))
         generation = self._rows_generation
         page = self._page_ready
@@ -125,14 +153,21 @@ class FactsPresenter(QObject):
                 rows = backend.first_rows(token)
                 if rows is not None:
                     post(rows)
-            snapshot = backend.listed_facts(token, previous) if listed else None
+            # A column table (no Fact per row, search in the derived index), else rows.
+            snapshot = backend.listed_table(token, previous) if tabled else None
+            if snapshot is None and listed:
+                snapshot = backend.listed_facts(token, previous)
             if snapshot is None:
                 snapshot = backend.facts(token)
             elif first:
                 post(snapshot)  # the whole table now; the patch index follows (~1 s at 100k)
+            if snapshot.columns and snapshot is not previous and indexed:
+                table = snapshot.rows
+                assert isinstance(table, Rows)
+                table.table.keys = KeyRows(table.table)  # for patches: built once, here
             # The key index for per-file patches, built with the rows (never twice); the rows
-            # on screen (nothing changed) keep theirs.
-            if snapshot is previous or not indexed:
+            # on screen (nothing changed) keep theirs; a column table patches by its columns.
+            if snapshot is previous or not indexed or snapshot.columns:
                 return snapshot, None
             return snapshot, KeyIndex(snapshot.rows)
 
@@ -195,9 +230,12 @@ class FactsPresenter(QObject):
         unreadable = {str(d.path) for d in snapshot.diagnostics}
         self._index = None  # the worker owns (and updates) it until done
 
-        def work(token: CancelToken) -> tuple[Patched, KeyIndex, Any, Counts | None]:
+        def work(token: CancelToken) -> tuple[Patched, KeyIndex | None, Any, Counts | None]:
             if paths & unreadable:
                 raise NeedsFullRead("a file that could not be read changed")
+            if snapshot.columns:
+                return patch_columns(snapshot, read_changed(stores.all(), paths), ordered,
+                                     totals)
             keys = index if index is not None else KeyIndex(snapshot.rows)
             changed = read_changed(stores.all(), paths)
             patched = patch(snapshot, keys, changed)
@@ -213,7 +251,7 @@ class FactsPresenter(QObject):
                 counted = adjusted_counts(totals, patched.removed, patched.added)
             return patched, keys, merged, counted
 
-        def done(result: tuple[Patched, KeyIndex, Any, Counts | None]) -> None:
+        def done(result: tuple[Patched, KeyIndex | None, Any, Counts | None]) -> None:
             self._patching = None
             patched, keys, merged, counted = result
             if snapshot is not self.snapshot:  # a full read landed meanwhile: patch again
@@ -231,6 +269,7 @@ class FactsPresenter(QObject):
             self._index = None
             self.reload()
 
+        self._stop_body_search()  # the patch must not wait behind a scan for stale rows
         self._patching = self.tasks.read(Op("Reading changed facts", work, done, failed))
 
     def _on_loaded(self, result: tuple[FactsSnapshot, KeyIndex | None]) -> None:
@@ -245,8 +284,10 @@ class FactsPresenter(QObject):
         self._rows_generation += 1
         # Compare ids and revisions: the echo of our own write (or a no-op touch) changes nothing.
         # A first page is always replaced by the complete listing.
+        # (A new column table is never an echo: an unchanged relisting answers the old one.)
         if self._loaded and not self.snapshot.partial and (
-                snapshot is self.snapshot or snapshot.signature == self.snapshot.signature):
+                snapshot is self.snapshot or (not snapshot.columns and not self.snapshot.columns
+                                              and snapshot.signature == self.snapshot.signature)):
             if self._index is None and self._patching is None:
                 self._index = index
         else:
@@ -276,6 +317,7 @@ class FactsPresenter(QObject):
 
     def _apply_filter(self, criteria: FactFilter) -> None:
         self._filter_generation += 1
+        self._stop_body_search()  # superseded: its scan is aborted, its rows never merged
         generation = self._filter_generation
         spec = (criteria.sort_column, criteria.descending)
         cached = self._sorted if self._sorted is not None and self._sorted[0] == spec else None
@@ -284,26 +326,69 @@ class FactsPresenter(QObject):
         every = unfiltered(criteria)
         totals = self._totals[1] if every and self._totals and self._totals[0] is rows else None
 
-        def work(token: object) -> tuple[tuple[FactRow, ...], tuple[FactRow, ...], Any]:
+        def work(token: object) -> tuple[Sequence[FactRow], Sequence[FactRow], Any, Any] | None:
+            if generation != self._filter_generation:
+                return None  # a newer keystroke is queued: not run at all
             ordered = cached[1] if cached is not None else sort_for(rows, criteria, SORT_KEYS)
-            shown = filter_rows(narrowed if narrowed is not None else ordered, criteria)
-            return ordered, shown, totals if totals is not None else counts_of(shown)
+            base = narrowed if narrowed is not None else ordered
+            if isinstance(base, Rows) and base.needs_bodies(criteria):
+                # Phase one: the fields held as columns, at once; bodies follow (below).
+                shown: Sequence[FactRow] = base.filtered_fields(criteria, narrowed is not None)
+                return ordered, shown, counts_of(shown), base
+            shown = filter_rows(base, criteria, narrowing=narrowed is not None)
+            return ordered, shown, totals if totals is not None else counts_of(shown), None
 
-        def done(result: tuple[tuple[FactRow, ...], tuple[FactRow, ...], Any]) -> None:
-            ordered, shown, counts = result
+        def done(result: tuple[Sequence[FactRow], Sequence[FactRow], Any, Any] | None) -> None:
+            if result is None:
+                return
+            ordered, shown, counts, bodies = result
             if rows is self.snapshot.rows:
                 self._sorted = (spec, ordered)
-                self._last = (criteria, shown, rows)
+                if bodies is None:  # a final result: the base of the next, narrowing one
+                    self._last = (criteria, shown, rows)
                 if every:
                     self._totals = (rows, counts)
             if generation == self._filter_generation:  # a newer keystroke wins
                 self.tab.show_rows(shown, counts)
+                if bodies is not None:
+                    self._search_bodies(generation, criteria, bodies, narrowed is not None, rows)
 
         self.tasks.read(Op("Filtering", work, done))
 
+    def _search_bodies(self, generation: int, criteria: FactFilter, base: Rows,
+                       narrowing: bool, rows: Sequence[FactRow]) -> None:
+        """Phase two of a filter: the body search in the derived index, on the read pool;
+        its rows (a superset of phase one's, same order) replace those shown, selection kept."""
+        def work(token: CancelToken) -> tuple[Rows, Any]:
+            found = base.filtered(criteria, narrowing, cancelled=lambda: token.cancelled)
+            return found, counts_of(found)
+
+        def done(result: tuple[Rows, Any]) -> None:
+            if self._body_search is op:
+                self._body_search = None
+            if generation != self._filter_generation or rows is not self.snapshot.rows:
+                return  # superseded while it ran (its op is cancelled then; belt and braces)
+            found, counts = result
+            self._last = (criteria, found, rows)
+            self.tab.show_rows(found, counts)
+
+        def failed(error: BaseException) -> None:
+            if self._body_search is op:
+                self._body_search = None
+            self.tab.show_detail(f"<p style='color:#cf222e'>Could not search bodies: {error}</p>")
+
+        op = Op("Searching bodies…", work, done, failed, long=True)
+        self._body_search = self.tasks.read(op)
+
+    def _stop_body_search(self) -> None:
+        """Abort a running body search (its SQLite scan stops at the next progress check)."""
+        if self._body_search is not None:
+            self._body_search.cancel()
+            self._body_search = None
+
     def _narrowing_base(
-        self, criteria: FactFilter, rows: tuple[FactRow, ...]
-    ) -> tuple[FactRow, ...] | None:
+        self, criteria: FactFilter, rows: Sequence[FactRow]
+    ) -> Sequence[FactRow] | None:
         """The last result when ``criteria`` can only narrow it (typing on), else ``None``.
 
         Every row matching the new words also matched the old ones when each old word is

@@ -108,13 +108,18 @@ class WriteFlows(QObject):
         draft = self.editor.draft
         if not self.editor.isVisible() or draft.is_new:
             return
-        current = next((r.fact for r in snapshot.rows if r.fact.id == draft.id), None)
-        if current is None:
+        of = getattr(snapshot.rows, "revision_of", None)  # a column table: a scan of its ids
+        if callable(of):
+            revision = of(draft.id)
+        else:
+            revision = next((r.fact.revision for r in snapshot.rows if r.fact.id == draft.id),
+                            None)
+        if revision is None:
             self.editor.set_status("This fact is no longer active on disk (forgotten or "
                                    "moved). Saving will not recreate it silently.", error=True)
-        elif current.revision != draft.base_revision:
+        elif revision != draft.base_revision:
             self.editor.set_status(
-                f"Changed on disk since you opened it: now revision {current.revision}. "
+                f"Changed on disk since you opened it: now revision {revision}. "
                 "Saving will show the difference and ask how to proceed.", error=True)
 
     def save_editor(self) -> None:

@@ -8,6 +8,7 @@ the confirmation (S10.5); only a forget asks, once, in this window's dialog (S10
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -143,6 +144,48 @@ class Backend:
             return previous  # nothing changed: the rows on screen stay (no second copy)
         rows = build_rows(listing.facts, lazy=True, bodies=texts.bodies, texts=texts.texts)
         return FactsSnapshot(rows, listing.diagnostics)
+
+    def listed_table(
+        self, token: CancelToken | None = None, previous: FactsSnapshot | None = None
+    ) -> FactsSnapshot | None:
+        """Both stores' rows as a column table (``fact_table``); ``None`` for a remote window.
+
+        No ``Fact`` per row and no body: the derived index vouches for unchanged files (the
+        rest are parsed and the index told), search words are looked up in it
+        (:meth:`search`). Rows unchanged since ``previous`` share its strings; when nothing
+        changed at all, ``previous`` itself is answered (no second table).
+        """
+        if not isinstance(self.catalog, LocalCatalog):
+            return None
+        from context_engine.facts.table_columns import list_columns
+
+        from .fact_table import Rows, build_table, same_rows
+
+        self.catalog.require("facts")
+        stores = self.catalog.memory.stores.all()
+        before = previous.rows if previous is not None and previous.columns else None
+        old = (before.table.cols, before.order) if isinstance(before, Rows) else None
+        cols = list_columns(stores, old)
+        if token is not None:
+            token.check()
+        if previous is not None and isinstance(before, Rows) and \
+                same_rows(before, cols, tuple(previous.diagnostics)):
+            return previous  # nothing changed: the rows on screen stay
+        table = build_table(cols, search=self.search)
+        return FactsSnapshot(Rows(table), tuple(cols.diagnostics))
+
+    def search(self, words: Sequence[str],
+               names: Sequence[set[str] | None] | None = None,
+               cancelled: Callable[[], bool] | None = None) -> list[set[str] | None]:
+        """Per store (project, global): the fact files whose text holds every word, looked up
+        in the store's derived index (``None``: no usable index, the caller checks the rows).
+        ``cancelled`` turning true aborts the scan (``SearchInterrupted``)."""
+        from context_engine.facts.table_columns import search_files
+
+        stores = self.local_catalog().memory.stores.all()
+        return [search_files(store.index, store.scope, words,
+                             None if names is None or k >= len(names) else names[k], cancelled)
+                for k, store in enumerate(stores)]
 
     def body(self, ref: str) -> str:
         """The body of the active fact ``ref`` (read when a row is shown)."""

@@ -10,7 +10,7 @@ exactly the notes a full rebuild would. Pure Python, for the read pool.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -189,7 +189,7 @@ def _keep_text(row: FactRow, old: dict[str, FactRow]) -> FactRow:
     return replace(row, haystack=before.haystack, lazy=True)
 
 
-def merge_sorted(ordered: tuple[FactRow, ...], removed: tuple[FactRow, ...],
+def merge_sorted(ordered: Sequence[FactRow], removed: tuple[FactRow, ...],
                  added: tuple[FactRow, ...], key: Callable[[FactRow], Any],
                  descending: bool) -> tuple[FactRow, ...]:
     """``ordered`` without ``removed`` and with ``added`` in place: no full re-sort."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import html
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from operator import attrgetter
 
 from PySide6.QtCore import (
@@ -183,7 +183,7 @@ class FactsTab(QWidget):
         layout.addWidget(self.splitter, 1)
         self._sort = (0, False)
         self._total = 0
-        self._all_rows: tuple[FactRow, ...] = ()
+        self._all_rows: Sequence[FactRow] = ()
         self._selected_key: object = None
         named: tuple[tuple[QWidget, str], ...] = (
             (self.search, "Search facts"), (self.goto, "Go to fact by name"),
@@ -244,7 +244,7 @@ class FactsTab(QWidget):
         self.diagnostics.setVisible(bool(count))
         self.diagnostics_label.setVisible(bool(count))
 
-    def _show_counts(self, rows: tuple[FactRow, ...],
+    def _show_counts(self, rows: Sequence[FactRow],
                      counts: list[tuple[str, dict[str, int]]]) -> None:
         self.chart.set_counts(counts)
         project = counts[1][1].get("project", 0) if len(counts) > 1 else 0
@@ -253,7 +253,7 @@ class FactsTab(QWidget):
                 else f"<b>{shown}</b> of {self._total} facts")
         self.summary.setText(f"{head}<br>{project} project · {shown - project} global")
 
-    def show_rows(self, rows: tuple[FactRow, ...],
+    def show_rows(self, rows: Sequence[FactRow],
                   counts: list[tuple[str, dict[str, int]]] | None = None) -> None:
         """Filtered, sorted rows; keeps the selection on the same fact when it is still there.
 
@@ -336,7 +336,13 @@ class FactsTab(QWidget):
         text = self.goto.text().strip()
         if not text:
             return
-        wanted = [r for r in self._all_rows if text in (r.fact.reference, r.fact.name)]
+        rows = self._all_rows
+        first = getattr(rows, "first_with", None)  # a column table: a scan of its names
+        if callable(first):
+            at = first(text)
+            wanted = [rows[at]] if at >= 0 else []
+        else:
+            wanted = [r for r in rows if text in (r.fact.reference, r.fact.name)]
         if wanted:
             self.reveal(wanted[0].key)
             self.table.setFocus()
