@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -134,7 +135,9 @@ def test_recall_tab_matches_the_engine_and_cli(qtbot, app_root, demo):
         [sys.executable, "-m", "context_engine", "--home", str(demo.home), "--workspace",
          str(demo.workspace), "--json", "recall", message],
         capture_output=True, text=True, timeout=60, cwd=ROOT,
-        env={"PYTHONPATH": str(ROOT / "app"), "PATH": "/usr/bin:/bin"},
+        # The suite's monitor setting passed on: a minimal environment would start one.
+        env={"PYTHONPATH": str(ROOT / "app"), "PATH": "/usr/bin:/bin",
+             "CONTEXT_ENGINE_MONITOR": os.environ.get("CONTEXT_ENGINE_MONITOR", "0")},
     )
     assert cli.returncode == 0, cli.stderr
     import json
