@@ -16,6 +16,7 @@ from __future__ import annotations
 import marshal
 import sqlite3
 import time
+from abc import ABCMeta, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, overload
 
@@ -204,11 +205,12 @@ def _roots(paths: EnginePaths) -> list[str]:
     return [str(paths.project_store), str(paths.global_store)]
 
 
-class _LoadedWhole(dict[str, Any]):
+class _LoadedWhole(dict[str, Any], metaclass=ABCMeta):
     """A lazily filled dict that reads every saved row (``_all``) before it is walked whole."""
 
+    @abstractmethod
     def _all(self) -> None:
-        raise NotImplementedError
+        """Read every saved row not read yet (each subclass knows its rows)."""
 
     def __iter__(self) -> Iterator[str]:
         self._all()
