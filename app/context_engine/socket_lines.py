@@ -1,10 +1,14 @@
-"""Newline-framed messages over a Unix socket: the one reader of the hook relay and the monitor.
+"""Unix-socket pieces shared by the hook relay and the store monitor: newline-framed messages
+and the private directory a socket lives in.
 
 Both sides send one JSON document (which never holds a raw newline) followed by ``\\n``. Kept
 free of imports: it runs in every relayed hook and every cold command that asks the monitor.
 """
 
 from __future__ import annotations
+
+import os
+import stat
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -26,3 +30,14 @@ def read_line(conn: _socket.socket, limit: int) -> bytes:
         if size > limit:
             raise ValueError("message too large")
     return b"".join(chunks)
+
+
+def private_dir(directory: str | os.PathLike[str]) -> bool:
+    """Create ``directory`` as 0700 if needed; True only if it is ours and private."""
+    try:
+        os.makedirs(directory, mode=0o700, exist_ok=True)
+        st = os.lstat(directory)
+    except OSError:
+        return False
+    owned = not hasattr(os, "getuid") or st.st_uid == os.getuid()
+    return stat.S_ISDIR(st.st_mode) and owned and not st.st_mode & 0o077

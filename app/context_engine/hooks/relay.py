@@ -17,12 +17,11 @@ from __future__ import annotations
 import _socket  # the C module: ``socket`` builds its enums at import, ~4 ms a hook here
 import json
 import os
-import stat
 from pathlib import Path
 
 from .. import bounded_json
 from ..digests import sha256 as _sha256
-from ..socket_lines import read_line
+from ..socket_lines import private_dir, read_line
 
 # The client side runs in every hook process while a server is up: it imports no ``typing``,
 # ``dataclasses`` or OpenSSL-backed ``hashlib`` (about a third of such a process, issue 14).
@@ -61,17 +60,6 @@ def socket_path(paths: EnginePaths) -> Path | None:
     if len(os.fsencode(path)) <= _UNIX_PATH_LIMIT:
         return path
     return None
-
-
-def private_dir(directory: Path) -> bool:
-    """Create ``directory`` as 0700 if needed; True only if it is ours and private."""
-    try:
-        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-        st = os.lstat(directory)
-    except OSError:
-        return False
-    owned = not hasattr(os, "getuid") or st.st_uid == os.getuid()
-    return stat.S_ISDIR(st.st_mode) and owned and not st.st_mode & 0o077
 
 
 def identity(paths: EnginePaths) -> dict[str, str]:

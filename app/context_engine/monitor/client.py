@@ -16,11 +16,10 @@ from __future__ import annotations
 import _socket
 import json
 import os
-import stat
 import sys
 
 from ..digests import sha256
-from ..socket_lines import read_line
+from ..socket_lines import private_dir, read_line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -52,16 +51,6 @@ def enabled() -> bool:
     )
 
 
-def _private_dir(directory: str) -> bool:
-    """Create ``directory`` 0700 if needed; True only if it is ours and private."""
-    try:
-        os.makedirs(directory, mode=0o700, exist_ok=True)
-        st = os.lstat(directory)
-    except OSError:
-        return False
-    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o077
-
-
 def runtime_dirs() -> list[str]:
     """The candidate private directories for the socket, best first."""
     out = []
@@ -84,7 +73,7 @@ def socket_path(state: str) -> str | None:
     key = key_of(state)
     for directory in runtime_dirs():
         path = os.path.join(directory, f"{key}.sock")
-        if len(os.fsencode(path)) <= _UNIX_PATH_LIMIT and _private_dir(directory):
+        if len(os.fsencode(path)) <= _UNIX_PATH_LIMIT and private_dir(directory):
             return path
     return None
 
