@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QByteArray, QSettings, QSize, Qt, QTimer, Signal, SignalInstance
+from PySide6.QtCore import QByteArray, QSettings, QSize, QTimer, Signal, SignalInstance
 from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence, QResizeEvent
 from PySide6.QtWidgets import (
     QApplication,
@@ -17,11 +17,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .help_dialogs import about_text, shortcuts_html
-
 
 class MainWindow(QMainWindow):
     """Hosts the five tabs; menu actions become ``*_requested`` signals for the root to wire.
+
+    Nothing here touches PySide's ``Qt`` namespace before :meth:`complete` (building it costs
+    ~40 ms): a window made for the first frame (``first_frame=True``, see ``shell.py``) gets
+    those settings when the application takes it over; any other window at once.
 
     Signals:
         refresh_requested(): F5
@@ -48,7 +50,8 @@ class MainWindow(QMainWindow):
     open_workspace_requested = Signal()
     edit_requested = Signal()
 
-    def __init__(self, settings: QSettings, parent: QWidget | None = None) -> None:
+    def __init__(self, settings: QSettings, parent: QWidget | None = None, *,
+                 first_frame: bool = False) -> None:
         super().__init__(parent)
         self._settings = settings
         # Asked before the window closes (e.g. an editor with unsaved changes); False keeps it.
@@ -61,8 +64,22 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.tabs)
         self._paths_text = ""
         self._paths = ("", "")
+        self._completed = False
         self._build_menus()
         self._build_status_bar()
+        if not first_frame:
+            self.complete()
+
+    def complete(self) -> None:
+        """The settings that need ``Qt`` enums: Ctrl+Q from any window, selectable paths."""
+        if self._completed:
+            return
+        from PySide6.QtCore import Qt
+
+        self._completed = True
+        # Every window of the app, from any of them (not just this one).
+        self.quit_action.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
+        self.paths_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
     def add_tab(self, widget: QWidget, title: str) -> None:
         """Append a tab (Ctrl+1…5 select it; Ctrl+Tab cycles).
@@ -96,8 +113,7 @@ class MainWindow(QMainWindow):
         signal: SignalInstance,
     ) -> QAction:
         action = QAction(text, self)
-        action.setShortcut(QKeySequence(shortcut))
-        action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        action.setShortcuts(keys(shortcut))  # a window shortcut: QAction's default
         action.triggered.connect(signal.emit)
         self.addAction(action)
         return action
@@ -126,9 +142,7 @@ class MainWindow(QMainWindow):
         file_menu.addAction(self.open_workspace_action)
         file_menu.addSeparator()
         self.quit_action = QAction("&Quit", self)
-        self.quit_action.setShortcut(QKeySequence("Ctrl+Q"))
-        # Every window of the app, from any of them (not just this one).
-        self.quit_action.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
+        self.quit_action.setShortcuts(keys("Ctrl+Q"))  # app-wide from complete()
         self.quit_action.triggered.connect(quit_app)
         self.addAction(self.quit_action)
         file_menu.addAction(self.quit_action)
@@ -159,19 +173,18 @@ class MainWindow(QMainWindow):
                                                QKeySequence("Ctrl+PgUp")])
         self.previous_tab_action.triggered.connect(lambda: self._step_tab(-1))
         for action in (self.next_tab_action, self.previous_tab_action):
-            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
             self.addAction(action)
             view_menu.addAction(action)
         self.tab_actions: list[QAction] = []
         for number in range(1, 6):
             action = QAction(f"Tab {number}", self)
-            action.setShortcut(QKeySequence(f"Ctrl+{number}"))
+            action.setShortcuts(keys(f"Ctrl+{number}"))
             action.triggered.connect(lambda _=False, i=number - 1: self.tabs.setCurrentIndex(i))
             self.addAction(action)
             self.tab_actions.append(action)
         help_menu = bar.addMenu("&Help")
         self.shortcuts_action = QAction("&Keyboard shortcuts", self)
-        self.shortcuts_action.setShortcut(QKeySequence(QKeySequence.StandardKey.HelpContents))
+        self.shortcuts_action.setShortcuts(keys(QKeySequence.StandardKey.HelpContents))
         self.shortcuts_action.triggered.connect(self.show_shortcuts)
         self.addAction(self.shortcuts_action)
         self.about_action = QAction("&About Context Center", self)
@@ -187,13 +200,18 @@ class MainWindow(QMainWindow):
 
     def show_shortcuts(self) -> None:
         """Help → Keyboard shortcuts (non-blocking)."""
+        from .help_dialogs import shortcuts_html
+
         self._show_help("Keyboard shortcuts", shortcuts_html(self))
 
     def show_about(self) -> None:
         """Help → About (non-blocking)."""
+        from .help_dialogs import about_text
+
         self._show_help("About Context Center", about_text())
 
     def _show_help(self, title: str, text: str) -> None:
+        from PySide6.QtCore import Qt
         from PySide6.QtWidgets import QMessageBox
 
         box = QMessageBox(QMessageBox.Icon.Information, title, text,
@@ -205,8 +223,7 @@ class MainWindow(QMainWindow):
 
     def _build_status_bar(self) -> None:
         status = self.statusBar()
-        self.paths_label = QLabel()
-        self.paths_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.paths_label = QLabel()  # selectable from complete()
         self.counts_label = QLabel()
         # Transient messages go in their own label: QStatusBar.showMessage() would hide the
         # other status widgets (store paths, a remote window's Reconnect button) meanwhile.
@@ -255,6 +272,8 @@ class MainWindow(QMainWindow):
 
     def _elide_paths(self) -> None:
         # Each whole path elided in its middle to half the room: both ends stay readable.
+        from PySide6.QtCore import Qt
+
         metrics = self.paths_label.fontMetrics()
         labels = metrics.horizontalAdvance("project:    global: ")
         half = max(40, (self.paths_label.width() - labels - 16) // 2)
@@ -327,6 +346,17 @@ class MainWindow(QMainWindow):
             return
         self.save_state()
         super().closeEvent(event)
+
+
+def keys(shortcut: QKeySequence | QKeySequence.StandardKey | str) -> list[QKeySequence]:
+    """``shortcut`` as the list ``QAction.setShortcuts`` takes (none for an empty one).
+
+    ``setShortcut`` would do, but it has a ``Qt.Key`` overload: choosing between the two
+    builds PySide's whole ``Qt`` namespace, ~40 ms before the first paint.
+    """
+    # Not QKeySequence(a QKeySequence): that overload choice builds the namespace too.
+    sequence = shortcut if isinstance(shortcut, QKeySequence) else QKeySequence(shortcut)
+    return [] if sequence.isEmpty() else [sequence]
 
 
 def fit_to_screen(wanted: QSize) -> QSize:
