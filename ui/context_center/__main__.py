@@ -67,10 +67,9 @@ def _note_signal(signum: int, frame: object) -> None:
 
 
 def _run(args: argparse.Namespace, workspace: str | None, home: str | None) -> int:
-    from PySide6.QtWidgets import QApplication
+    from . import theme
 
-    existing = QApplication.instance()
-    app = existing if isinstance(existing, QApplication) else QApplication(sys.argv[:1])
+    app = theme.application(sys.argv[:1])
     app.setApplicationName("Context Center")
     app.setOrganizationName("ContextCenter")
     window = None
@@ -82,7 +81,6 @@ def _run(args: argparse.Namespace, workspace: str | None, home: str | None) -> i
         from .shell import first_frame
 
         window = first_frame(app, QSettings("ContextCenter", "context-center"))
-    from . import theme
     from .lifecycle import QuitAfterFirstPaint, SignalQuit
 
     if window is None:

@@ -67,9 +67,10 @@ def _centred(widget: QWidget) -> QLayout:
 
 
 def first_frame(app: QApplication, settings: QSettings) -> MainWindow:
-    """What ``context-center`` does before its first paint: style, palette, shell, painted.
+    """What ``context-center`` does before its first paint: palette, shell, painted.
 
-    Then call :func:`context_center.theme.finish`, and build the application on the window.
+    ``app`` is made by :func:`context_center.theme.application` (the Fusion style). Then call
+    :func:`context_center.theme.finish`, and build the application on the window.
     """
     theme.prepare(app)
     window = open_shell(settings)

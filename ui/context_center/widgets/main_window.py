@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QByteArray, QSettings, QSize, QTimer, Signal, SignalInstance
-from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence, QResizeEvent
+from PySide6.QtCore import QByteArray, QObject, QSettings, QSize, QTimer, Signal, SignalInstance
+from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
     QLabel,
@@ -16,6 +17,10 @@ from PySide6.QtWidgets import (
     QTabWidget,
     QWidget,
 )
+
+if TYPE_CHECKING:  # the event classes' enum (~180 members) is built on first use
+    from PySide6.QtCore import QEvent
+    from PySide6.QtGui import QCloseEvent
 
 
 class MainWindow(QMainWindow):
@@ -80,6 +85,9 @@ class MainWindow(QMainWindow):
         # Every window of the app, from any of them (not just this one).
         self.quit_action.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
         self.paths_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # A filter, not a resizeEvent override: that would be called (and build QEvent's
+        # enum) as the window is first shown.
+        _OnResize(self.paths_label, self._on_paths_resized)
 
     def add_tab(self, widget: QWidget, title: str) -> None:
         """Append a tab (Ctrl+1…5 select it; Ctrl+Tab cycles).
@@ -112,7 +120,7 @@ class MainWindow(QMainWindow):
         shortcut: QKeySequence | QKeySequence.StandardKey | str,
         signal: SignalInstance,
     ) -> QAction:
-        action = QAction(text, self)
+        action = make_action(text, self)
         action.setShortcuts(keys(shortcut))  # a window shortcut: QAction's default
         action.triggered.connect(signal.emit)
         self.addAction(action)
@@ -141,7 +149,7 @@ class MainWindow(QMainWindow):
                                                   self.open_workspace_requested)
         file_menu.addAction(self.open_workspace_action)
         file_menu.addSeparator()
-        self.quit_action = QAction("&Quit", self)
+        self.quit_action = make_action("&Quit", self)
         self.quit_action.setShortcuts(keys("Ctrl+Q"))  # app-wide from complete()
         self.quit_action.triggered.connect(quit_app)
         self.addAction(self.quit_action)
@@ -165,10 +173,10 @@ class MainWindow(QMainWindow):
                                            self.refresh_requested)
         view_menu.addAction(self.refresh_action)
         view_menu.addSeparator()
-        self.next_tab_action = QAction("&Next tab", self)
+        self.next_tab_action = make_action("&Next tab", self)
         self.next_tab_action.setShortcuts([QKeySequence("Ctrl+Tab"), QKeySequence("Ctrl+PgDown")])
         self.next_tab_action.triggered.connect(lambda: self._step_tab(1))
-        self.previous_tab_action = QAction("&Previous tab", self)
+        self.previous_tab_action = make_action("&Previous tab", self)
         self.previous_tab_action.setShortcuts([QKeySequence("Ctrl+Shift+Tab"),
                                                QKeySequence("Ctrl+PgUp")])
         self.previous_tab_action.triggered.connect(lambda: self._step_tab(-1))
@@ -177,17 +185,17 @@ class MainWindow(QMainWindow):
             view_menu.addAction(action)
         self.tab_actions: list[QAction] = []
         for number in range(1, 6):
-            action = QAction(f"Tab {number}", self)
+            action = make_action(f"Tab {number}", self)
             action.setShortcuts(keys(f"Ctrl+{number}"))
             action.triggered.connect(lambda _=False, i=number - 1: self.tabs.setCurrentIndex(i))
             self.addAction(action)
             self.tab_actions.append(action)
         help_menu = bar.addMenu("&Help")
-        self.shortcuts_action = QAction("&Keyboard shortcuts", self)
+        self.shortcuts_action = make_action("&Keyboard shortcuts", self)
         self.shortcuts_action.setShortcuts(keys(QKeySequence.StandardKey.HelpContents))
         self.shortcuts_action.triggered.connect(self.show_shortcuts)
         self.addAction(self.shortcuts_action)
-        self.about_action = QAction("&About Context Center", self)
+        self.about_action = make_action("&About Context Center", self)
         self.about_action.triggered.connect(self.show_about)
         help_menu.addAction(self.shortcuts_action)
         help_menu.addAction(self.about_action)
@@ -285,10 +293,8 @@ class MainWindow(QMainWindow):
         """The status bar's store paths in full (the label shows them elided)."""
         return self._paths_text
 
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        """Re-elide the store paths to the new width."""
-        super().resizeEvent(event)
-        if self._paths_text:
+    def _on_paths_resized(self) -> None:
+        if self._paths_text:  # re-elided to the new width
             QTimer.singleShot(0, self._elide_paths)
 
     def offer_undo(self, label: str | None) -> None:
@@ -346,6 +352,30 @@ class MainWindow(QMainWindow):
             return
         self.save_state()
         super().closeEvent(event)
+
+
+class _OnResize(QObject):
+    """Calls ``then`` after each resize of ``widget`` (never consumes the event)."""
+
+    def __init__(self, widget: QWidget, then: Callable[[], None]) -> None:
+        super().__init__(widget)
+        self._widget, self._then = widget, then
+        widget.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Notice the resize; let it through."""
+        from PySide6.QtCore import QEvent
+
+        if watched is self._widget and event.type() == QEvent.Type.Resize:
+            self._then()
+        return False
+
+
+def make_action(text: str, parent: QWidget) -> QAction:
+    """``QAction(text, parent)``, without the overload choice that builds ``QIcon``'s enums."""
+    action = QAction(parent)
+    action.setText(text)
+    return action
 
 
 def keys(shortcut: QKeySequence | QKeySequence.StandardKey | str) -> list[QKeySequence]:
