@@ -24,9 +24,8 @@ from pathlib import Path
 sys.path[:0] = [sys.argv[1] + "/app", sys.argv[1] + "/ui"]
 out, scheme, scale, tmp = Path(sys.argv[2]), sys.argv[3], sys.argv[4], Path(sys.argv[5])
 from PySide6.QtCore import QSettings
-from PySide6.QtWidgets import QApplication
-app = QApplication([])
 from context_center import application, theme
+app = theme.application([])  # the Fusion style, as the app has it
 from context_center.demo import build_demo
 from context_center.render import markdown
 import os

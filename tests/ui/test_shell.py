@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from context_center.application import build
 from context_center.shell import FACT_HEADERS, TAB_TITLES, open_shell, paint_now
 from context_center.widgets.facts_tab import FACT_COLUMNS
@@ -52,6 +55,54 @@ def test_the_shell_imports_only_qt():
             "or m.startswith('context_center.')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=60, check=True, cwd=ROOT).stdout
-    assert out.strip() == str(["context_center.shell", "context_center.widgets",
-                               "context_center.widgets.help_dialogs",
-                               "context_center.widgets.main_window"])
+    assert out.strip() == str(["context_center.shell", "context_center.theme",
+                               "context_center.widgets", "context_center.widgets.main_window"])
+
+
+# ``context-center`` run in a fresh process and stopped right after its first paint: what is
+# on screen, and what had to be loaded for it.
+FIRST_FRAME = r"""
+import json, sys
+import PySide6.QtCore
+lazy = "Qt" not in vars(PySide6.QtCore)  # PySide builds the Qt namespace on first use
+import context_center.__main__ as entry
+import context_center.shell as shell
+painted = shell.paint_now
+def stop(window, timeout_ms=1000):
+    painted(window, timeout_ms)
+    print(json.dumps({
+        "visible": window.isVisible(),
+        "tabs": [window.tabs.tabText(i) for i in range(window.tabs.count())],
+        "status": window.progress_label.text(),
+        "ours": sorted(m for m in sys.modules if m.startswith(("context_engine", "context_c"))),
+        "qt": sorted(m for m in sys.modules if m.startswith("PySide6.Qt")),
+        "namespace_built": "Qt" in vars(PySide6.QtCore) if lazy else None,
+    }))
+    raise SystemExit(0)
+shell.paint_now = stop
+entry.main(sys.argv[1:])
+"""
+
+
+@pytest.mark.slow
+def test_the_first_frame_needs_only_the_shell_and_three_qt_modules(tmp_path):
+    (tmp_path / "ws").mkdir()
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", HOME=str(tmp_path),
+               XDG_CONFIG_HOME=str(tmp_path / "config"),
+               PYTHONPATH=os.pathsep.join([str(ROOT / "app"), str(ROOT / "ui")]))
+    out = subprocess.run(
+        [sys.executable, "-c", FIRST_FRAME, "--workspace", str(tmp_path / "ws"),
+         "--home", str(tmp_path / "home")],
+        capture_output=True, text=True, timeout=120, check=True, env=env, cwd=tmp_path,
+    ).stdout
+    frame = json.loads(out.strip().splitlines()[-1])
+    # An honest frame: the real window, its tabs, and a status line saying it is starting.
+    assert frame["visible"] and frame["tabs"] == list(TAB_TITLES)
+    assert frame["status"] == "Starting…"
+    # Neither the engine nor the tabs, icons, Markdown or signal handling before the paint;
+    # no Qt module beyond the three the frame draws with; no Qt enum namespace (~40 ms).
+    assert frame["ours"] == ["context_center", "context_center.__main__",
+                             "context_center.shell", "context_center.theme",
+                             "context_center.widgets", "context_center.widgets.main_window"]
+    assert frame["qt"] == ["PySide6.QtCore", "PySide6.QtGui", "PySide6.QtWidgets"]
+    assert frame["namespace_built"] in (False, None)

@@ -7,6 +7,7 @@ import threading
 import pytest
 from context_center.application import build
 from context_center.services.tasks import Op
+from context_center.widgets.main_window import MainWindow
 from context_engine.facts.memory import Memory
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QKeySequence
@@ -173,3 +174,19 @@ def test_cancelling_the_first_read_says_so_and_f5_reads_again(qtbot, demo, setti
         qtbot.waitUntil(lambda: root.facts_tab.model.rowCount() == 11, timeout=5000)
     finally:
         root.shutdown()
+
+
+def test_store_paths_are_elided_again_when_the_window_is_resized(qtbot, settings):
+    window = MainWindow(settings)
+    qtbot.addWidget(window)
+    window.resize(1100, 600)
+    window.show()
+    qtbot.waitExposed(window)
+    project, global_ = "/home/someone/" + "p" * 120 + "/facts", "/home/someone/" + "g" * 120
+    window.show_paths(project, global_)
+    wide = window.paths_label.text()
+    window.resize(500, 600)
+    qtbot.waitUntil(lambda: window.paths_label.text() != wide, timeout=3000)
+    assert len(window.paths_label.text()) < len(wide)
+    assert "…" in window.paths_label.text()
+    assert window.paths_text() == f"project: {project}   global: {global_}"  # kept whole

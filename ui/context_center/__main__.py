@@ -67,23 +67,33 @@ def _note_signal(signum: int, frame: object) -> None:
 
 
 def _run(args: argparse.Namespace, workspace: str | None, home: str | None) -> int:
-    from PySide6.QtWidgets import QApplication
+    from . import theme
 
-    existing = QApplication.instance()
-    app = existing if isinstance(existing, QApplication) else QApplication(sys.argv[:1])
+    app = theme.application(sys.argv[:1])
     app.setApplicationName("Context Center")
     app.setOrganizationName("ContextCenter")
-    from . import theme
+    window = None
+    if not args.remote:
+        # The window first (Qt only), painted; the engine and the tabs are imported after.
+        # So is the signal handling: a quit signal meanwhile is noted, and ends the app next.
+        from PySide6.QtCore import QSettings
+
+        from .shell import first_frame
+
+        window = first_frame(app, QSettings("ContextCenter", "context-center"))
     from .lifecycle import QuitAfterFirstPaint, SignalQuit
 
-    theme.install(app)
+    if window is None:
+        theme.install(app)
+    else:
+        theme.finish(app)  # the icon and the system's colour scheme, after the first paint
     signals = SignalQuit(app)
     if _NOTED:
         signals.received = _NOTED[0]
     try:
         if signals.received is not None:
             return 0
-        if args.remote:  # only the remote catalog; no local window, store or sessions (S13.6)
+        if window is None:  # only the remote catalog; no local window, store or sessions (S13.6)
             from .remote_workspace import open_remote
 
             remote = open_remote(args.remote)
@@ -93,15 +103,6 @@ def _run(args: argparse.Namespace, workspace: str | None, home: str | None) -> i
                 return app.exec()
             finally:
                 remote.shutdown()
-        # The window first (Qt only), painted; the engine and the tabs are imported after.
-        from PySide6.QtCore import QSettings
-
-        from .shell import open_shell, paint_now
-
-        window = open_shell(QSettings("ContextCenter", "context-center"))
-        paint_now(window)
-        if signals.received is not None:
-            return 0
         from context_engine.paths import EnginePaths
 
         from . import application, remote_workspace

@@ -67,6 +67,7 @@ class Application(QObject):
         self.hub = Hub(self)
         # A window already on screen (``shell.open_shell``) gets the real tabs in its places.
         self.window = window if window is not None else MainWindow(settings)
+        self.window.complete()  # a first-frame shell's deferred settings (Ctrl+Q app-wide)
         self.instructions_tab = InstructionsTab()
         self.facts_tab = FactsTab()
         self.archive_tab = ArchiveTab()

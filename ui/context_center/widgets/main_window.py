@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QByteArray, QSettings, QSize, Qt, QTimer, Signal, SignalInstance
-from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence, QResizeEvent
+from PySide6.QtCore import QByteArray, QObject, QSettings, QSize, QTimer, Signal, SignalInstance
+from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
     QLabel,
@@ -17,11 +18,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .help_dialogs import about_text, shortcuts_html
+if TYPE_CHECKING:  # the event classes' enum (~180 members) is built on first use
+    from PySide6.QtCore import QEvent
+    from PySide6.QtGui import QCloseEvent
 
 
 class MainWindow(QMainWindow):
     """Hosts the five tabs; menu actions become ``*_requested`` signals for the root to wire.
+
+    Nothing here touches PySide's ``Qt`` namespace before :meth:`complete` (building it costs
+    ~40 ms): a window made for the first frame (``first_frame=True``, see ``shell.py``) gets
+    those settings when the application takes it over; any other window at once.
 
     Signals:
         refresh_requested(): F5
@@ -48,7 +55,8 @@ class MainWindow(QMainWindow):
     open_workspace_requested = Signal()
     edit_requested = Signal()
 
-    def __init__(self, settings: QSettings, parent: QWidget | None = None) -> None:
+    def __init__(self, settings: QSettings, parent: QWidget | None = None, *,
+                 first_frame: bool = False) -> None:
         super().__init__(parent)
         self._settings = settings
         # Asked before the window closes (e.g. an editor with unsaved changes); False keeps it.
@@ -61,8 +69,25 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.tabs)
         self._paths_text = ""
         self._paths = ("", "")
+        self._completed = False
         self._build_menus()
         self._build_status_bar()
+        if not first_frame:
+            self.complete()
+
+    def complete(self) -> None:
+        """The settings that need ``Qt`` enums: Ctrl+Q from any window, selectable paths."""
+        if self._completed:
+            return
+        from PySide6.QtCore import Qt
+
+        self._completed = True
+        # Every window of the app, from any of them (not just this one).
+        self.quit_action.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
+        self.paths_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # A filter, not a resizeEvent override: that would be called (and build QEvent's
+        # enum) as the window is first shown.
+        _OnResize(self.paths_label, self._on_paths_resized)
 
     def add_tab(self, widget: QWidget, title: str) -> None:
         """Append a tab (Ctrl+1…5 select it; Ctrl+Tab cycles).
@@ -95,9 +120,8 @@ class MainWindow(QMainWindow):
         shortcut: QKeySequence | QKeySequence.StandardKey | str,
         signal: SignalInstance,
     ) -> QAction:
-        action = QAction(text, self)
-        action.setShortcut(QKeySequence(shortcut))
-        action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        action = make_action(text, self)
+        action.setShortcuts(keys(shortcut))  # a window shortcut: QAction's default
         action.triggered.connect(signal.emit)
         self.addAction(action)
         return action
@@ -125,10 +149,8 @@ class MainWindow(QMainWindow):
                                                   self.open_workspace_requested)
         file_menu.addAction(self.open_workspace_action)
         file_menu.addSeparator()
-        self.quit_action = QAction("&Quit", self)
-        self.quit_action.setShortcut(QKeySequence("Ctrl+Q"))
-        # Every window of the app, from any of them (not just this one).
-        self.quit_action.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
+        self.quit_action = make_action("&Quit", self)
+        self.quit_action.setShortcuts(keys("Ctrl+Q"))  # app-wide from complete()
         self.quit_action.triggered.connect(quit_app)
         self.addAction(self.quit_action)
         file_menu.addAction(self.quit_action)
@@ -151,30 +173,29 @@ class MainWindow(QMainWindow):
                                            self.refresh_requested)
         view_menu.addAction(self.refresh_action)
         view_menu.addSeparator()
-        self.next_tab_action = QAction("&Next tab", self)
+        self.next_tab_action = make_action("&Next tab", self)
         self.next_tab_action.setShortcuts([QKeySequence("Ctrl+Tab"), QKeySequence("Ctrl+PgDown")])
         self.next_tab_action.triggered.connect(lambda: self._step_tab(1))
-        self.previous_tab_action = QAction("&Previous tab", self)
+        self.previous_tab_action = make_action("&Previous tab", self)
         self.previous_tab_action.setShortcuts([QKeySequence("Ctrl+Shift+Tab"),
                                                QKeySequence("Ctrl+PgUp")])
         self.previous_tab_action.triggered.connect(lambda: self._step_tab(-1))
         for action in (self.next_tab_action, self.previous_tab_action):
-            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
             self.addAction(action)
             view_menu.addAction(action)
         self.tab_actions: list[QAction] = []
         for number in range(1, 6):
-            action = QAction(f"Tab {number}", self)
-            action.setShortcut(QKeySequence(f"Ctrl+{number}"))
+            action = make_action(f"Tab {number}", self)
+            action.setShortcuts(keys(f"Ctrl+{number}"))
             action.triggered.connect(lambda _=False, i=number - 1: self.tabs.setCurrentIndex(i))
             self.addAction(action)
             self.tab_actions.append(action)
         help_menu = bar.addMenu("&Help")
-        self.shortcuts_action = QAction("&Keyboard shortcuts", self)
-        self.shortcuts_action.setShortcut(QKeySequence(QKeySequence.StandardKey.HelpContents))
+        self.shortcuts_action = make_action("&Keyboard shortcuts", self)
+        self.shortcuts_action.setShortcuts(keys(QKeySequence.StandardKey.HelpContents))
         self.shortcuts_action.triggered.connect(self.show_shortcuts)
         self.addAction(self.shortcuts_action)
-        self.about_action = QAction("&About Context Center", self)
+        self.about_action = make_action("&About Context Center", self)
         self.about_action.triggered.connect(self.show_about)
         help_menu.addAction(self.shortcuts_action)
         help_menu.addAction(self.about_action)
@@ -187,13 +208,18 @@ class MainWindow(QMainWindow):
 
     def show_shortcuts(self) -> None:
         """Help → Keyboard shortcuts (non-blocking)."""
+        from .help_dialogs import shortcuts_html
+
         self._show_help("Keyboard shortcuts", shortcuts_html(self))
 
     def show_about(self) -> None:
         """Help → About (non-blocking)."""
+        from .help_dialogs import about_text
+
         self._show_help("About Context Center", about_text())
 
     def _show_help(self, title: str, text: str) -> None:
+        from PySide6.QtCore import Qt
         from PySide6.QtWidgets import QMessageBox
 
         box = QMessageBox(QMessageBox.Icon.Information, title, text,
@@ -205,8 +231,7 @@ class MainWindow(QMainWindow):
 
     def _build_status_bar(self) -> None:
         status = self.statusBar()
-        self.paths_label = QLabel()
-        self.paths_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.paths_label = QLabel()  # selectable from complete()
         self.counts_label = QLabel()
         # Transient messages go in their own label: QStatusBar.showMessage() would hide the
         # other status widgets (store paths, a remote window's Reconnect button) meanwhile.
@@ -255,6 +280,8 @@ class MainWindow(QMainWindow):
 
     def _elide_paths(self) -> None:
         # Each whole path elided in its middle to half the room: both ends stay readable.
+        from PySide6.QtCore import Qt
+
         metrics = self.paths_label.fontMetrics()
         labels = metrics.horizontalAdvance("project:    global: ")
         half = max(40, (self.paths_label.width() - labels - 16) // 2)
@@ -266,10 +293,8 @@ class MainWindow(QMainWindow):
         """The status bar's store paths in full (the label shows them elided)."""
         return self._paths_text
 
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        """Re-elide the store paths to the new width."""
-        super().resizeEvent(event)
-        if self._paths_text:
+    def _on_paths_resized(self) -> None:
+        if self._paths_text:  # re-elided to the new width
             QTimer.singleShot(0, self._elide_paths)
 
     def offer_undo(self, label: str | None) -> None:
@@ -327,6 +352,41 @@ class MainWindow(QMainWindow):
             return
         self.save_state()
         super().closeEvent(event)
+
+
+class _OnResize(QObject):
+    """Calls ``then`` after each resize of ``widget`` (never consumes the event)."""
+
+    def __init__(self, widget: QWidget, then: Callable[[], None]) -> None:
+        super().__init__(widget)
+        self._widget, self._then = widget, then
+        widget.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Notice the resize; let it through."""
+        from PySide6.QtCore import QEvent
+
+        if watched is self._widget and event.type() == QEvent.Type.Resize:
+            self._then()
+        return False
+
+
+def make_action(text: str, parent: QWidget) -> QAction:
+    """``QAction(text, parent)``, without the overload choice that builds ``QIcon``'s enums."""
+    action = QAction(parent)
+    action.setText(text)
+    return action
+
+
+def keys(shortcut: QKeySequence | QKeySequence.StandardKey | str) -> list[QKeySequence]:
+    """``shortcut`` as the list ``QAction.setShortcuts`` takes (none for an empty one).
+
+    ``setShortcut`` would do, but it has a ``Qt.Key`` overload: choosing between the two
+    builds PySide's whole ``Qt`` namespace, ~40 ms before the first paint.
+    """
+    # Not QKeySequence(a QKeySequence): that overload choice builds the namespace too.
+    sequence = shortcut if isinstance(shortcut, QKeySequence) else QKeySequence(shortcut)
+    return [] if sequence.isEmpty() else [sequence]
 
 
 def fit_to_screen(wanted: QSize) -> QSize:
