@@ -42,6 +42,7 @@ from .state import (
     StateFile,
     StateReader,
     listing_digest,
+    patched,
 )
 
 if TYPE_CHECKING:
@@ -73,13 +74,25 @@ def index_changes(changes: Changes, name: str, index: SparseIndex) -> None:
     slots, and the pool's free slots and totals — rows of the changed facts only."""
     from array import array
 
-    origin = index._frozen.origin if isinstance(index._frozen, PostingsView) else {}
-    for term, (removed, added) in index.posting_patches().items():
-        posting = None if term in index._gone else index._postings.get(term)
-        before = origin.get(term)
-        if not posting or before is None:
-            changes.postings[(name, term)] = posting.tobytes() if posting else None
-            continue
+    view = index._frozen if isinstance(index._frozen, PostingsView) else None
+    origin = view.origin if view is not None else {}
+    patches = index.posting_patches()
+    # Terms whose postings the change never read: what the delta holds for them now, in one go.
+    deferred = [term for term in patches if term in index._deferred]
+    held = view.delta_rows(deferred) if view is not None else {}
+    for term, (removed, added) in patches.items():
+        if term in index._deferred:
+            whole, before = held.get(term, (None, (b"", b"")))
+            if before is None:  # the delta's whole row: patched here, written whole
+                blob = patched(whole, array("i", removed).tobytes(), array("i", added).tobytes())
+                changes.postings[(name, term)] = blob or None
+                continue
+        else:
+            posting = None if term in index._gone else index._postings.get(term)
+            before = origin.get(term)
+            if not posting or before is None:
+                changes.postings[(name, term)] = posting.tobytes() if posting else None
+                continue
         gone = array("i")
         gone.frombytes(before[0])
         pairs = array("i")

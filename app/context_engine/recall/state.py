@@ -982,6 +982,32 @@ class PostingsView(Mapping[str, bytes]):
             raise ValueError("malformed posting")
         return blob
 
+    def delta_rows(
+        self, terms: Iterable[str]
+    ) -> dict[str, tuple[bytes | None, tuple[bytes, bytes] | None]]:
+        """What the delta holds for each of ``terms`` that it has a row of: (its whole posting
+        — ``None``: deleted —, ``None``) or (``None``, its patch over the base's posting).
+        One query per table for all of them (a change's terms, never their base postings)."""
+        delta = self._reader.delta
+        wanted = list(terms)
+        out: dict[str, tuple[bytes | None, tuple[bytes, bytes] | None]] = {}
+        if delta is None or not wanted:
+            return out
+        for at in range(0, len(wanted), 500):  # SQLite's host-parameter limit
+            part = wanted[at : at + 500]
+            marks = ", ".join("?" * len(part))
+            for term, removed, added in delta.execute(
+                f"SELECT term, removed, added FROM patches WHERE name = ? AND term IN ({marks})",
+                (self._name, *part),
+            ):
+                out[str(term)] = (None, (bytes(removed), bytes(added)))
+            for term, pairs in delta.execute(
+                f"SELECT term, pairs FROM postings WHERE name = ? AND term IN ({marks})",
+                (self._name, *part),
+            ):
+                out[str(term)] = (None if pairs is None else bytes(pairs), None)  # whole wins
+        return out
+
     def __iter__(self) -> Iterator[str]:
         return iter(sorted(self._reader.posting_rows(self._name)))
 
