@@ -139,11 +139,13 @@ def brought_up(
     from .persist import fact_record
 
     listings, started = scanned
-    saved = reader.saved_listing()
     more = reader.meta("odd", "skipped_scopes")
-    if saved is None or "odd" not in more:
-        return None
+    if meta.get(LISTING_SUM) is None or "odd" not in more:
+        return None  # no listing kept
     if named is None:
+        saved = reader.saved_listing()
+        if saved is None:
+            return None
         changed = _changed_files(saved, listings, list(meta.get("unsettled", ())))
     else:
         picked = dict.fromkeys(named)
@@ -160,7 +162,7 @@ def brought_up(
     new_diagnostics: dict[tuple[int, str], Diagnostic] = {}
     for si, name in changed:
         scope = _SCOPES[si]
-        if saved.identity(si, name) is not None:
+        if reader.listed(si, name) is not None:
             held = odd.get((scope, name), f"{scope}/{name}")
             if held is not None:
                 old_refs.add(held)
@@ -275,11 +277,12 @@ def brought_up(
     if len(unsettled) > MAX_UNSETTLED:
         return None
 
-    if listing is None:
-        listing = listing_bytes(listings)
+    if listing_sum is None:
+        listing = listing_bytes(listings) if listing is None else listing
+        listing_sum = listing_digest(listing)
     digest = moved_digest(str(meta["marks_digest"]), dropped, added)
     values: dict[str, Any] = {
-        LISTING_SUM: listing_sum if listing_sum is not None else listing_digest(listing),
+        LISTING_SUM: listing_sum,
         "unsettled": unsettled,
         "odd": odd,
         "skipped": skipped,

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 from ..filemodes import open_private_temp
 
 if TYPE_CHECKING:
-    from ..facts.stat_listing import Listing
+    from ..facts.stat_listing import Identity, Listing
     from .saved_listing import SavedListing
 
 SCHEMA = 4
@@ -336,6 +336,7 @@ class StateFile:
                 "INSERT INTO marks VALUES (?, ?, ?)",
                 [(key, rev, ref) for key, (rev, ref) in tables.get("marks", {}).items()],
             )
+            _listing_rows(db, "main", values.get("listing"))
 
         # The old delta names the old token: unlinked first, it never meets the new base.
         with contextlib.suppress(OSError):
@@ -667,21 +668,41 @@ def _fold_patches(db: sqlite3.Connection) -> None:
 
 
 def _fold_listing(db: sqlite3.Connection) -> None:
-    """The delta's listing rows into ``main``'s ``meta`` listing (its digest came with meta)."""
+    """The delta's listing rows into ``main``'s ``meta`` listing (its digest came with meta),
+    and ``main``'s listing rows made that listing's again."""
     from .saved_listing import folded
 
     rows = db.execute("SELECT scope, name, identity FROM d.listing").fetchall()
-    if not rows:
+    whole = db.execute("SELECT 1 FROM d.meta WHERE key = 'listing'").fetchone() is not None
+    if not rows and not whole:
         return
     found = db.execute("SELECT value FROM main.meta WHERE key = 'listing'").fetchone()
     packed = None if found is None else marshal.loads(found[0])
-    if packed is None:
-        return
-    listing = folded(packed, [
-        (int(scope), str(name), None if identity is None else marshal.loads(identity))
-        for scope, name, identity in rows
-    ])
-    db.execute("INSERT OR REPLACE INTO main.meta VALUES ('listing', ?)", (marshal.dumps(listing),))
+    if packed is not None and rows:
+        packed = folded(packed, [
+            (int(scope), str(name), None if identity is None else marshal.loads(identity))
+            for scope, name, identity in rows
+        ])
+        db.execute("INSERT OR REPLACE INTO main.meta VALUES ('listing', ?)",
+                   (marshal.dumps(packed),))
+    db.execute("DELETE FROM main.listing")
+    _listing_rows(db, "main", packed)
+
+
+def _listing_rows(db: sqlite3.Connection, schema: str, packed: object) -> None:
+    """One ``listing`` row per file of a packed listing (a base's, beside its ``meta`` blob):
+    a cold turn after a change looks its few names up instead of decoding every entry."""
+    from .saved_listing import SavedListing
+
+    try:
+        listings = SavedListing(packed).dicts()  # type: ignore[arg-type]  # checked there
+    except (TypeError, ValueError):
+        return  # none kept, or not a listing: ``listed`` then reads the packed one (or fails)
+    db.executemany(
+        f"INSERT INTO {schema}.listing VALUES (?, ?, ?)",
+        [(si, name, marshal.dumps(identity))
+         for si, files in enumerate(listings) for name, identity in files.items()],
+    )
 
 
 class _Schema:
@@ -750,6 +771,8 @@ class StateReader:
         self.delta = delta
         self.identity = identity  # (dev, ino, size, mtime_ns) of the base file opened
         self.seen = seen if seen is not None else Seen(tuple(identity), None, None, False)
+        self._rows: bool | None = None  # whether ``listed`` may read the listing rows
+        self._saved: SavedListing | None = None
 
     def close(self) -> None:
         """Close the files (lazy views over them stop working)."""
@@ -826,6 +849,33 @@ class StateReader:
                 )
             ]
         return SavedListing(packed, rows)
+
+    def listed(self, si: int, name: str) -> Identity | None:
+        """The saved identity of one file (``None``: not listed then), from the listing rows:
+        no decoding of the whole listing (``saved_listing``) unless the delta holds a whole
+        listing of its own, or the base kept no rows (an empty store, or an older file)."""
+        args = (si, name)
+        sql = "SELECT identity FROM listing WHERE scope = ? AND name = ?"
+        if self._rows is None:
+            whole = self.delta is not None and self.delta.execute(
+                "SELECT 1 FROM meta WHERE key = 'listing'").fetchone() is not None
+            self._rows = not whole and self.db.execute("SELECT 1 FROM listing LIMIT 1").fetchone(
+            ) is not None
+        if not self._rows:
+            if self._saved is None:
+                self._saved = self.saved_listing()
+                if self._saved is None:
+                    raise ValueError("no saved listing")
+            return self._saved.identity(si, name)
+        row = None if self.delta is None else self.delta.execute(sql, args).fetchone()
+        if row is None:
+            row = self.db.execute(sql, args).fetchone()
+            if row is None:
+                return None
+        identity = None if row[0] is None else marshal.loads(row[0])
+        if identity is not None and not isinstance(identity, tuple):
+            raise TypeError("malformed listing row")
+        return identity
 
     def saved_listings(self) -> tuple[Listing, Listing] | None:
         """``saved_listing()`` as two dicts (decodes every entry)."""
