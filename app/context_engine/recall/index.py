@@ -312,13 +312,18 @@ class SparseIndex:
         posting = array("i")
         if blob:
             posting.frombytes(blob)
-        if removed:
+        if len(removed) > 64:  # many: one pass (posting order carries no meaning)
             kept = array("i")
             for i in range(0, len(posting), 2):
                 if posting[i] not in removed:
                     kept.append(posting[i])
                     kept.append(posting[i + 1])
             posting = kept
+        else:
+            for slot in removed:  # a few: each found at C speed
+                at = _find_slot(posting, slot)
+                if at >= 0:
+                    del posting[at : at + 2]
         for slot, tf in added.items():
             posting.append(slot)
             posting.append(tf)

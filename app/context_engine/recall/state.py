@@ -521,8 +521,6 @@ class StateFile:
     def _fold(self, seen: Seen) -> Seen | None:
         """A copy of the base with the delta's rows applied, under a new token, renamed over
         the base; the delta is then removed. ``None`` when either file moved meanwhile."""
-        import shutil
-
         assert seen.delta is not None
         token = os.urandom(16).hex()
         tmp = ""
@@ -531,8 +529,7 @@ class StateFile:
                 if _file_identity(os.fstat(source.fileno())) != tuple(seen.base):
                     return None
                 fd, tmp = open_private_temp(self.path)
-                with os.fdopen(fd, "wb") as out:
-                    shutil.copyfileobj(source, out, 1 << 20)
+                _copy(source.fileno(), fd)
             db = sqlite3.connect(tmp, isolation_level=None)
             try:
                 db.execute("PRAGMA journal_mode=OFF")
@@ -590,8 +587,6 @@ class StateFile:
         """Build a temp file — empty (``copy_of`` None) or a copy of ``target`` when it still
         has the identity ``copy_of`` — run ``edit`` in one transaction, rename it over
         ``target`` (when ``still()`` holds just before)."""
-        import shutil
-
         tmp = ""
         try:
             if copy_of is None:
@@ -602,8 +597,7 @@ class StateFile:
                     if _file_identity(os.fstat(source.fileno())) != copy_of:
                         return False
                     fd, tmp = open_private_temp(target)
-                    with os.fdopen(fd, "wb") as out:
-                        shutil.copyfileobj(source, out, 1 << 20)
+                    _copy(source.fileno(), fd)
             db = sqlite3.connect(tmp, isolation_level=None)
             try:
                 db.execute("PRAGMA journal_mode=OFF")
@@ -641,6 +635,25 @@ class StateFile:
         """How large a delta a process that read every fact leaves unfolded."""
         size = int(seen.base[2]) if len(seen.base) > 2 else 0
         return max(FOLD_AFTER_READ_FLOOR, size // FOLD_AFTER_READ_SHARE)
+
+
+def _copy(source: int, fd: int) -> None:
+    """The whole of file ``source`` into the new file ``fd`` (then closed): in the kernel
+    where it can (``copy_file_range``), with no ``shutil`` (bz2, lzma) to import."""
+    in_kernel = getattr(os, "copy_file_range", None)  # Linux only
+    try:
+        if in_kernel is not None:
+            # Offsets move with each copy: whatever is left (a refusal, or a file system
+            # answering 0 before the end) is read and written below (facts/fs.py's rule).
+            with contextlib.suppress(OSError):
+                while in_kernel(source, fd, 1 << 30):
+                    pass
+        while chunk := os.read(source, 1 << 20):
+            view = memoryview(chunk)
+            while view:
+                view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
 
 
 def _fold_patches(db: sqlite3.Connection) -> None:
