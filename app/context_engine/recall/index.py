@@ -571,12 +571,14 @@ class SparseIndex:
         slot = self._slot_of.pop(key, None)
         if slot is None:
             return
-        if "numpy" in sys.modules:  # a host: O(1) per term now, the pairs purged in bulk later
-            self._bury(slot, terms)
-            return
         postings = self._postings
         frozen = bool(self._frozen)
         patches = self._patches
+        # A host: O(1) per term now, the pairs purged in bulk later; a lazily restored index
+        # records the unread terms' patches instead (O(1) too, and nothing to purge).
+        if "numpy" in sys.modules and not (frozen and patches is not None):
+            self._bury(slot, terms)
+            return
         for term in terms:
             posting = postings.get(term)
             if posting is None and frozen:
