@@ -306,7 +306,8 @@ def brought_up(
         dropped=dropped,
         added=added,
     )
-    view = QuietFacts(reader, recaller, {**meta, **values}, listing, materialize, None, moved)
+    view = QuietFacts(reader, recaller, {**meta, **values}, listing, materialize, None, moved,
+                      listings if listing is None else None)
     recaller.stats.restored = count - len(new_facts)
     if may_write:
         changes = Changes()

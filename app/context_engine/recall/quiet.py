@@ -418,8 +418,10 @@ class QuietFacts(Sequence[Fact]):
         materialize: Callable[[], Sequence[Fact]],
         marks: list[tuple[str, int, str]] | None = None,
         moved: Moved | None = None,
+        listings: tuple[Listing, Listing] | None = None,
     ) -> None:
         self.reader = reader
+        self._listings = listings  # what ``listing`` stands for when its bytes were not made
         self.recaller = recaller
         self._listing = listing
         self._meta = meta
@@ -504,7 +506,13 @@ class QuietFacts(Sequence[Fact]):
 
     def unchanged(self, paths: EnginePaths) -> bool:
         """Whether the stores still list exactly what the state was saved under."""
-        now = listing_bytes(scan_listings(paths))
+        listings = scan_listings(paths)
+        if self._listing is None and self._meta.get(LISTING_SUM) == UNKNOWN_SUM:
+            # Brought up by the monitor's word: the listing it stands for, compared whole.
+            held = self._listings
+            return held is not None and all(
+                dict(a) == b for a, b in zip(held, listings, strict=True))
+        now = listing_bytes(listings)
         if self._listing is not None:
             return now == self._listing
         return listing_digest(now) == self._meta.get(LISTING_SUM)  # vouched: the saved one
@@ -591,7 +599,8 @@ def open_quiet(
     except (sqlite3.Error, EOFError, ValueError, TypeError, KeyError):
         reader.close()
         return None
-    return QuietFacts(reader, recaller, meta, listing, materialize)
+    held = listings if listings is not None else _saved_listings(reader)
+    return QuietFacts(reader, recaller, meta, listing, materialize, listings=held)
 
 
 class SavedStore(Mapping[str, "Identity"]):

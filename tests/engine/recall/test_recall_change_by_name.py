@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, cast
 
 import pytest
+from context_engine.engine import ContextEngine
 from context_engine.monitor import client
 from context_engine.paths import EnginePaths
 from context_engine.recall import delta, persist, quiet, state
@@ -98,15 +99,24 @@ def test_a_named_change_reads_only_its_files_and_the_query_postings(
         assert saved_sum(paths) == quiet.UNKNOWN_SUM  # not made: O(files)
         monitor.names = [set(), set()]
         check(paths)
+    # A long-lived process asking again finds the view still current (nothing changed since).
+    write(paths.project_store, "f11.md", [*STEPS[0][2], "later"])
+    monitor.names = [{"f11.md"}, set()]
+    engine = ContextEngine(paths)
+    seen = engine.active_facts()
+    assert isinstance(seen, quiet.QuietFacts) and engine.active_facts() is seen
+    monitor.names = [set(), set()]
+    cold_turn(paths)
+    check(paths)
     # A turn that walks the stores finds the same listing: brought up with nothing to read,
     # and the listing's digest recorded again (the next walking turn is quiet).
     monitor.names = None
     cold_turn(paths)
-    assert len(ups) == len(STEPS) + 1
+    assert len(ups) == len(STEPS) + 2
     assert saved_sum(paths) not in (None, quiet.UNKNOWN_SUM)
     check(paths)
     cold_turn(paths)
-    assert len(ups) == len(STEPS) + 1
+    assert len(ups) == len(STEPS) + 2
 
 
 def test_a_change_to_a_lazy_index_reads_no_posting_of_its_terms() -> None:
