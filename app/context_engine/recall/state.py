@@ -708,7 +708,7 @@ def _listing_rows(db: sqlite3.Connection, schema: str, packed: object) -> None:
     from .saved_listing import SavedListing
 
     try:
-        listings = SavedListing(packed).dicts()  # type: ignore[arg-type]  # checked there
+        listings = SavedListing(packed).dicts()  # type: ignore[arg-type]  # reason: checked there
     except (TypeError, ValueError):
         return  # none kept, or not a listing: ``listed`` then reads the packed one (or fails)
     db.executemany(
