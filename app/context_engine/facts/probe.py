@@ -13,9 +13,17 @@ from __future__ import annotations
 
 import os
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any
 
-from .stat_listing import UNREADABLE, Listing, is_fact_file_name, scan_listing, scan_listings
+from .stat_listing import (
+    UNREADABLE,
+    Identity,
+    Listing,
+    is_fact_file_name,
+    scan_listing,
+    scan_listings,
+)
 
 if TYPE_CHECKING:
     from ..paths import EnginePaths
@@ -74,7 +82,7 @@ class Probe:
         return answer is not None and all(names is not None and not names for names in answer)
 
     def patched(
-        self, saved: tuple[Listing, Listing]
+        self, saved: tuple[Mapping[str, Identity], Mapping[str, Identity]]
     ) -> tuple[Scanned, list[tuple[int, str]]] | None:
         """The listings now: ``saved`` with the named entries ``lstat``-ed again (a store the
         monitor cannot vouch for walked whole); and the (store index, name) entries that
@@ -87,15 +95,18 @@ class Probe:
         named: list[tuple[int, str]] = []
         for si, (root, old, names) in enumerate(zip(self.roots, saved, answer, strict=True)):
             if names is None:
+                old = dict(old)  # compared whole: one pass over the saved entries
                 now = scan_listing(root)
                 self.walked = True
                 self.walked_existing = self.walked_existing or bool(now) or os.path.isdir(root)
                 named += [(si, name) for name, ident in now.items() if old.get(name) != ident]
                 named += [(si, name) for name in old if name not in now]
-            elif not names:
-                now = old  # nothing changed there: the saved entries as they are
+            elif not names:  # nothing changed there: the saved entries as they are
+                now = old if isinstance(old, dict) else Over(old)
             else:
-                now = dict(old)
+                # These few entries over the saved ones: a saved listing read per name
+                # (recall/quiet.py) is never copied whole.
+                now = dict(old) if isinstance(old, dict) else Over(old)
                 for name in names:
                     if not is_fact_file_name(name) or "/" in name:
                         continue
@@ -109,6 +120,83 @@ class Probe:
             listings.append(now)
         self._scanned = ((listings[0], listings[1]), started)
         return self._scanned, named
+
+
+class Over(dict[str, Identity]):
+    """A listing as a few entries over a saved one looked up by name (``base.get``); walked
+    whole (iteration, ``len``), the saved one is copied once and the entries applied."""
+
+    def __init__(self, base: Mapping[str, Identity]) -> None:
+        super().__init__()
+        self._base = base
+        self._gone: set[str] = set()
+        self._whole = False
+
+    def _all(self) -> None:
+        if not self._whole:
+            self._whole = True
+            mine = dict(self)
+            dict.clear(self)
+            dict.update(self, {k: v for k, v in self._base.items() if k not in self._gone})
+            dict.update(self, mine)
+
+    def __missing__(self, name: str) -> Identity:
+        if self._whole or name in self._gone:
+            raise KeyError(name)
+        identity = self._base.get(name)
+        if identity is None:
+            raise KeyError(name)
+        return identity
+
+    def get(self, name: str, default: Any = None) -> Any:
+        try:
+            return self[name]
+        except KeyError:
+            return default
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and self.get(name) is not None
+
+    def __setitem__(self, name: str, identity: Identity) -> None:
+        self._gone.discard(name)
+        super().__setitem__(name, identity)
+
+    def pop(self, name: str, *default: Any) -> Any:
+        found = self.get(name)
+        self._gone.add(name)
+        if dict.__contains__(self, name):
+            dict.__delitem__(self, name)
+        if found is None:
+            if default:
+                return default[0]
+            raise KeyError(name)
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        self._all()
+        return super().__iter__()
+
+    def __len__(self) -> int:
+        self._all()
+        return super().__len__()
+
+    def keys(self) -> Any:
+        self._all()
+        return super().keys()
+
+    def values(self) -> Any:
+        self._all()
+        return super().values()
+
+    def items(self) -> Any:
+        self._all()
+        return super().items()
+
+    def __eq__(self, other: object) -> bool:
+        self._all()
+        return dict.__eq__(self, other)
+
+    __hash__ = None
 
 
 def _identity(path: str) -> tuple[int, int, int, int, int, int] | None:

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from ..digests import sha256
-from ..filemodes import make_private_dirs
+from ..filemodes import make_private_dirs, open_private_temp
 from ..session.notes import Baseline
 
 KEEP_SESSIONS = 200
@@ -103,15 +103,13 @@ class BaselineStore:
 
     def save(self, agent: str, session_id: str, baseline: Baseline) -> None:
         """Atomically replace the session's baseline; keep only the newest sessions' files."""
-        import tempfile  # a quiet turn saves nothing: keep it off the hook's import path
-
         make_private_dirs(self.directory)
         target = _file(self.directory, agent, session_id)
-        fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".tmp-", suffix=".marshal")
+        # 0600 whatever the umask (S2.6), and no ``tempfile`` (random, hashlib) to import.
+        fd, tmp = open_private_temp(target)
         try:
             with os.fdopen(fd, "wb") as handle:
                 handle.write(marshal.dumps(baseline.to_json()))
-            os.chmod(tmp, 0o600)  # mkstemp's mode, whatever the umask (S2.6)
             os.replace(tmp, target)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)

@@ -42,6 +42,7 @@ from .state import (
     StateFile,
     StateReader,
     listing_digest,
+    patched,
 )
 
 if TYPE_CHECKING:
@@ -73,13 +74,25 @@ def index_changes(changes: Changes, name: str, index: SparseIndex) -> None:
     slots, and the pool's free slots and totals — rows of the changed facts only."""
     from array import array
 
-    origin = index._frozen.origin if isinstance(index._frozen, PostingsView) else {}
-    for term, (removed, added) in index.posting_patches().items():
-        posting = None if term in index._gone else index._postings.get(term)
-        before = origin.get(term)
-        if not posting or before is None:
-            changes.postings[(name, term)] = posting.tobytes() if posting else None
-            continue
+    view = index._frozen if isinstance(index._frozen, PostingsView) else None
+    origin = view.origin if view is not None else {}
+    patches = index.posting_patches()
+    # Terms whose postings the change never read: what the delta holds for them now, in one go.
+    deferred = [term for term in patches if term in index._deferred]
+    held = view.delta_rows(deferred) if view is not None else {}
+    for term, (removed, added) in patches.items():
+        if term in index._deferred:
+            whole, before = held.get(term, (None, (b"", b"")))
+            if before is None:  # the delta's whole row: patched here, written whole
+                blob = patched(whole, array("i", removed).tobytes(), array("i", added).tobytes())
+                changes.postings[(name, term)] = blob or None
+                continue
+        else:
+            posting = None if term in index._gone else index._postings.get(term)
+            before = origin.get(term)
+            if not posting or before is None:
+                changes.postings[(name, term)] = posting.tobytes() if posting else None
+                continue
         gone = array("i")
         gone.frombytes(before[0])
         pairs = array("i")
@@ -126,11 +139,13 @@ def brought_up(
     from .persist import fact_record
 
     listings, started = scanned
-    saved = reader.saved_listing()
     more = reader.meta("odd", "skipped_scopes")
-    if saved is None or "odd" not in more:
-        return None
+    if meta.get(LISTING_SUM) is None or "odd" not in more:
+        return None  # no listing kept
     if named is None:
+        saved = reader.saved_listing()
+        if saved is None:
+            return None
         changed = _changed_files(saved, listings, list(meta.get("unsettled", ())))
     else:
         picked = dict.fromkeys(named)
@@ -147,7 +162,7 @@ def brought_up(
     new_diagnostics: dict[tuple[int, str], Diagnostic] = {}
     for si, name in changed:
         scope = _SCOPES[si]
-        if saved.identity(si, name) is not None:
+        if reader.listed(si, name) is not None:
             held = odd.get((scope, name), f"{scope}/{name}")
             if held is not None:
                 old_refs.add(held)
@@ -262,11 +277,12 @@ def brought_up(
     if len(unsettled) > MAX_UNSETTLED:
         return None
 
-    if listing is None:
-        listing = listing_bytes(listings)
+    if listing_sum is None:
+        listing = listing_bytes(listings) if listing is None else listing
+        listing_sum = listing_digest(listing)
     digest = moved_digest(str(meta["marks_digest"]), dropped, added)
     values: dict[str, Any] = {
-        LISTING_SUM: listing_sum if listing_sum is not None else listing_digest(listing),
+        LISTING_SUM: listing_sum,
         "unsettled": unsettled,
         "odd": odd,
         "skipped": skipped,
@@ -290,7 +306,8 @@ def brought_up(
         dropped=dropped,
         added=added,
     )
-    view = QuietFacts(reader, recaller, {**meta, **values}, listing, materialize, None, moved)
+    view = QuietFacts(reader, recaller, {**meta, **values}, listing, materialize, None, moved,
+                      listings if listing is None else None)
     recaller.stats.restored = count - len(new_facts)
     if may_write:
         changes = Changes()

@@ -140,13 +140,38 @@ class _LazySlots(dict[str, int]):
     def __len__(self) -> int:
         return self._count if self._pending is not None else dict.__len__(self)
 
+    # A cold turn applying one changed fact asks for one or two keys: while the table is not
+    # built, a key's slot is found in the slot keys list itself (C speed, ~1 ms at 10^5) —
+    # the same list the index keeps current, so it always holds the truth.
+
+    def _find(self, key: object) -> int:
+        pending = self._pending
+        assert pending is not None
+        if not isinstance(key, str):
+            return -1
+        try:
+            return pending.index(key)
+        except ValueError:
+            return -1
+
     def __contains__(self, key: object) -> bool:
-        return dict.__contains__(self._built(), key)
+        if self._pending is not None:
+            return self._find(key) >= 0
+        return dict.__contains__(self, key)
 
     def __getitem__(self, key: str) -> int:
-        return dict.__getitem__(self._built(), key)
+        if self._pending is not None:
+            at = self._find(key)
+            if at < 0:
+                raise KeyError(key)
+            return at
+        return dict.__getitem__(self, key)
 
     def __setitem__(self, key: str, slot: int) -> None:
+        pending = self._pending
+        if pending is not None and 0 <= slot < len(pending) and pending[slot] == key:
+            self._count += 1  # the index put ``key`` in its slot first (``add``)
+            return
         dict.__setitem__(self._built(), key, slot)
 
     def __delitem__(self, key: str) -> None:
@@ -156,10 +181,23 @@ class _LazySlots(dict[str, int]):
         return dict.__iter__(self._built())
 
     def get(self, key: str, default: Any = None) -> Any:
-        return dict.get(self._built(), key, default)
+        if self._pending is not None:
+            at = self._find(key)
+            return default if at < 0 else at
+        return dict.get(self, key, default)
 
     def pop(self, key: str, *default: Any) -> Any:
-        return dict.pop(self._built(), key, *default)
+        """The slot of ``key``, forgotten. While not built, the caller clears the key's entry
+        in the slot keys (``SparseIndex._release``): until then the list still names it."""
+        if self._pending is not None:
+            at = self._find(key)
+            if at < 0:
+                if default:
+                    return default[0]
+                raise KeyError(key)
+            self._count -= 1
+            return at
+        return dict.pop(self, key, *default)
 
     def keys(self) -> Any:
         return dict.keys(self._built())
@@ -216,6 +254,11 @@ class SparseIndex:
     # counts as taken out when it is buried.
     _patches: dict[str, tuple[set[int], dict[int, int]]] | None = None
     _touched: set[int] = field(default_factory=set)
+    # Frozen terms a change touched without reading their postings (a lazily restored index):
+    # the posting is the restored one with ``_patches[term]`` applied, done when it is first
+    # read. A cold turn applying one changed fact so never fetches its terms' postings (tens
+    # of thousands of pairs each at 10^5 facts), only the query's.
+    _deferred: set[str] = field(default_factory=set)
     _length: array[float] = field(default_factory=lambda: array("d"))
     _project: array[int] = field(default_factory=lambda: array("b"))
     _fresh: array[int] = field(default_factory=lambda: array("q"))
@@ -244,6 +287,8 @@ class SparseIndex:
         """The posting of ``term`` (thawed from its restored bytes on first use)."""
         posting = self._postings.get(term)
         if posting is None and self._frozen and term not in self._gone:
+            if term in self._deferred:
+                return self._thaw_deferred(term)
             if term in self._absent:
                 return None
             blob = self._frozen.get(term)
@@ -257,10 +302,47 @@ class SparseIndex:
                 self._absent.add(term)  # a later ``add`` puts it in ``_postings``, seen first
         return posting
 
+    def _thaw_deferred(self, term: str) -> array[int] | None:
+        """A deferred term's posting: the restored one with its patch applied (now thawed)."""
+        assert self._patches is not None
+        self._deferred.discard(term)
+        blob = None if term in self._absent else self._frozen.get(term)
+        self._absent.discard(term)
+        removed, added = self._patches.get(term, (set(), {}))
+        posting = array("i")
+        if blob:
+            posting.frombytes(blob)
+        if len(removed) > 64:  # many: one pass (posting order carries no meaning)
+            kept = array("i")
+            for i in range(0, len(posting), 2):
+                if posting[i] not in removed:
+                    kept.append(posting[i])
+                    kept.append(posting[i + 1])
+            posting = kept
+        else:
+            for slot in removed:  # a few: each found at C speed
+                at = _find_slot(posting, slot)
+                if at >= 0:
+                    del posting[at : at + 2]
+        for slot, tf in added.items():
+            posting.append(slot)
+            posting.append(tf)
+        if not posting:
+            self._gone.add(term)
+            return None
+        self._postings[term] = posting
+        return posting
+
+    def _thaw_all_deferred(self) -> None:
+        """Every deferred term's posting read and patched (before a walk over the postings)."""
+        for term in list(self._deferred):
+            self._posting(term)
+
     def _thaw(self) -> None:
         """Every restored posting as an array, in the saved order (before anything iterates or
         changes them); until then ``_postings`` holds only terms looked up, all in ``_frozen``."""
         self._purge()
+        self._thaw_all_deferred()
         if self._frozen:
             frozen, gone, touched = self._frozen, self._gone, self._postings
             thawed = {
@@ -323,8 +405,15 @@ class SparseIndex:
         self.total_length += length
         postings = self._postings
         frozen = bool(self._frozen)
+        patches = self._patches
+        defer = frozen and patches is not None
         for term, tf in counts.items():
-            posting = self._posting(term) if frozen else postings.get(term)
+            posting = postings.get(term)
+            if posting is None and frozen:
+                if defer and term not in self._gone:
+                    self._deferred.add(term)  # the patch below is applied on first read
+                    continue
+                posting = self._posting(term)
             if posting is None:
                 postings[term] = array("i", (slot, tf))
             else:
@@ -333,7 +422,6 @@ class SparseIndex:
         if frozen:
             self._gone.difference_update(counts)
             self._dirty.update(counts)
-        patches = self._patches
         if patches is not None:
             self._touched.add(slot)
             for term, tf in counts.items():
@@ -483,14 +571,25 @@ class SparseIndex:
         slot = self._slot_of.pop(key, None)
         if slot is None:
             return
-        if "numpy" in sys.modules:  # a host: O(1) per term now, the pairs purged in bulk later
-            self._bury(slot, terms)
-            return
         postings = self._postings
         frozen = bool(self._frozen)
         patches = self._patches
+        # A host: O(1) per term now, the pairs purged in bulk later; a lazily restored index
+        # records the unread terms' patches instead (O(1) too, and nothing to purge).
+        if "numpy" in sys.modules and not (frozen and patches is not None):
+            self._bury(slot, terms)
+            return
         for term in terms:
-            posting = self._posting(term) if frozen else postings.get(term)
+            posting = postings.get(term)
+            if posting is None and frozen:
+                if term in self._gone:
+                    continue
+                if patches is not None:  # recorded only: applied when the posting is read
+                    self._dirty.add(term)
+                    self._deferred.add(term)
+                    _patch_out(patches, term, slot)
+                    continue
+                posting = self._posting(term)
             if posting is None:
                 continue
             if frozen:
@@ -820,6 +919,7 @@ class SparseIndex:
         """Number of distinct terms (a tombstone's pairs never leave a posting empty)."""
         if not self._frozen:
             return len(self._postings)
+        self._thaw_all_deferred()
         frozen = self._frozen
         new = sum(1 for term in self._dirty if term not in self._gone and term not in frozen)
         return len(frozen) - sum(1 for term in self._gone if term in frozen) + new
@@ -827,6 +927,7 @@ class SparseIndex:
     def changed_postings(self) -> dict[str, bytes | None]:
         """Term → posting bytes (``None``: gone) of every term changed while frozen."""
         self._purge()
+        self._thaw_all_deferred()
         out: dict[str, bytes | None] = {}
         for term in self._dirty:
             posting = None if term in self._gone else self._postings.get(term)

@@ -34,6 +34,7 @@ from .state import LISTING_SUM, StateFile, StateReader, listing_digest
 from .trace import TraceSkip
 
 if TYPE_CHECKING:
+    from ..facts.stat_listing import Identity
     from ..paths import EnginePaths
     from ..session.notes import FactMark
 
@@ -45,6 +46,9 @@ MAX_UNSETTLED = 32
 # ``meta`` key: the store monitor's token taken before the walk this state's listing came
 # from (facts/probe.py, monitor/): a later turn asks what changed since it.
 MONITOR = "monitor"
+# ``listing_sum`` of a state brought up by the monitor's word (a listing kept, its digest not
+# made: O(files)); a turn that walks the stores compares the listing itself, then records it.
+UNKNOWN_SUM = "?"
 
 
 def quiet_meta(
@@ -414,8 +418,10 @@ class QuietFacts(Sequence[Fact]):
         materialize: Callable[[], Sequence[Fact]],
         marks: list[tuple[str, int, str]] | None = None,
         moved: Moved | None = None,
+        listings: tuple[Listing, Listing] | None = None,
     ) -> None:
         self.reader = reader
+        self._listings = listings  # what ``listing`` stands for when its bytes were not made
         self.recaller = recaller
         self._listing = listing
         self._meta = meta
@@ -500,7 +506,13 @@ class QuietFacts(Sequence[Fact]):
 
     def unchanged(self, paths: EnginePaths) -> bool:
         """Whether the stores still list exactly what the state was saved under."""
-        now = listing_bytes(scan_listings(paths))
+        listings = scan_listings(paths)
+        if self._listing is None and self._meta.get(LISTING_SUM) == UNKNOWN_SUM:
+            # Brought up by the monitor's word: the listing it stands for, compared whole.
+            held = self._listings
+            return held is not None and all(
+                dict(a) == b for a, b in zip(held, listings, strict=True))
+        now = listing_bytes(listings)
         if self._listing is not None:
             return now == self._listing
         return listing_digest(now) == self._meta.get(LISTING_SUM)  # vouched: the saved one
@@ -545,28 +557,38 @@ def open_quiet(
                 scan = (scan_listings(paths), time.time_ns())
             listing = listing_bytes(scan[0])
         listings = None if scan is None else scan[0]
-        # ``listing`` None: exactly the saved one (the monitor vouched for it).
-        current = saved if listing is None else listing_digest(listing)
-        if saved is None or current != saved or not _still_saved(
-            paths, reader, list(meta.get("unsettled", ()))
-        ):
+        if named is not None:  # the monitor's word: what it named moved, nothing else
+            current, moved = saved, bool(named)
+        else:
+            assert listing is not None  # walked
+            current = listing_digest(listing)
+            moved = saved is None or current != saved
+        if moved or not _still_saved(paths, reader, list(meta.get("unsettled", ()))):
             # A few files changed: the saved state brought up to them, else the full read.
             from .delta import brought_up
 
             if scan is None:  # vouched, but a file that had not settled changed
-                scan = _saved_scan(reader)
+                scan = (_saved_listings(reader), time.time_ns())
             token = probe.token if probe is not None else None
             view = brought_up(paths, reader, meta, scan, materialize, may_write,
-                              named=named, monitor=token, listing=listing, listing_sum=current)
+                              named=named, monitor=token, listing=listing,
+                              listing_sum=UNKNOWN_SUM if moved and listing is None else current)
             if view is None:
                 reader.close()
             return view
         settle: dict[str, object] = {}
-        if meta.get("unsettled") and may_write:
-            if listings is None:
-                listings = _saved_scan(reader)[0]
+        unsettled = list(meta.get("unsettled", ()))
+        if unsettled and may_write:
             started = scan[1] if scan is not None else time.time_ns()
-            if stat_listing.listing_settled(listings, started):
+            # Every other file had settled before the save's read began: only these can not.
+            held = listings if listings is not None else _saved_listings(reader)
+            now = ({}, {})  # type: tuple[Listing, Listing]
+            for scope, name, _ in unsettled:
+                si = 0 if scope == "project" else 1
+                identity = held[si].get(name)
+                if identity is not None:
+                    now[si][name] = identity
+            if stat_listing.listing_settled(now, started):
                 # Verified by content, and settled before that check began: trusted from now.
                 settle["unsettled"] = []
         if may_write and probe is not None and probe.worth_recording(meta.get(MONITOR)):
@@ -577,15 +599,46 @@ def open_quiet(
     except (sqlite3.Error, EOFError, ValueError, TypeError, KeyError):
         reader.close()
         return None
-    return QuietFacts(reader, recaller, meta, listing, materialize)
+    held = listings if listings is not None else _saved_listings(reader)
+    return QuietFacts(reader, recaller, meta, listing, materialize, listings=held)
 
 
-def _saved_scan(reader: StateReader) -> tuple[tuple[Listing, Listing], int]:
-    """The saved listing as if just scanned (the monitor vouched for it)."""
-    listings = reader.saved_listings()
-    if listings is None:
-        raise ValueError("no saved listing")
-    return listings, time.time_ns()
+class SavedStore(Mapping[str, "Identity"]):
+    """One store's saved listing, each entry read from its row when asked for
+    (``StateReader.listed``); walked whole, the whole saved listing is decoded once."""
+
+    def __init__(self, reader: StateReader, si: int) -> None:
+        self._reader = reader
+        self._si = si
+        self._whole: Listing | None = None
+
+    def __getitem__(self, name: str) -> Identity:
+        identity = self._reader.listed(self._si, name) if self._whole is None else (
+            self._whole.get(name))
+        if identity is None:
+            raise KeyError(name)
+        return identity
+
+    def _all(self) -> Listing:
+        if self._whole is None:
+            listings = self._reader.saved_listings()
+            if listings is None:
+                raise ValueError("no saved listing")
+            self._whole = listings[self._si]
+        return self._whole
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+
+def _saved_listings(reader: StateReader) -> tuple[Listing, Listing]:
+    """Both stores' saved listings, read per entry (``SavedStore``) as plain-dict listings."""
+    from ..facts.probe import Over
+
+    return Over(SavedStore(reader, 0)), Over(SavedStore(reader, 1))
 
 
 def _validated(
@@ -602,10 +655,12 @@ def _validated(
         return scanned, None, listing_bytes(scanned[0])
     if probe.vouched():
         return None, [], None  # nothing changed since the token: not one lstat
-    patched = probe.patched(_saved_scan(reader)[0])
+    # Only the named entries are looked up in the saved listing (and lstat-ed): the listing's
+    # bytes and digest are not made (``UNKNOWN_SUM``) — O(files) at every change otherwise.
+    patched = probe.patched((SavedStore(reader, 0), SavedStore(reader, 1)))
     assert patched is not None  # an answer was given
     scanned, named = patched
-    return scanned, named, None if not named else listing_bytes(scanned[0])
+    return scanned, named, None
 
 
 def saved_recaller(reader: StateReader, meta: dict[str, Any]) -> Recaller:

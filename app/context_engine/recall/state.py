@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 from ..filemodes import open_private_temp
 
 if TYPE_CHECKING:
-    from ..facts.stat_listing import Listing
+    from ..facts.stat_listing import Identity, Listing
     from .saved_listing import SavedListing
 
 SCHEMA = 4
@@ -336,6 +336,7 @@ class StateFile:
                 "INSERT INTO marks VALUES (?, ?, ?)",
                 [(key, rev, ref) for key, (rev, ref) in tables.get("marks", {}).items()],
             )
+            _listing_rows(db, "main", values.get("listing"))
 
         # The old delta names the old token: unlinked first, it never meets the new base.
         with contextlib.suppress(OSError):
@@ -520,8 +521,6 @@ class StateFile:
     def _fold(self, seen: Seen) -> Seen | None:
         """A copy of the base with the delta's rows applied, under a new token, renamed over
         the base; the delta is then removed. ``None`` when either file moved meanwhile."""
-        import shutil
-
         assert seen.delta is not None
         token = os.urandom(16).hex()
         tmp = ""
@@ -530,8 +529,7 @@ class StateFile:
                 if _file_identity(os.fstat(source.fileno())) != tuple(seen.base):
                     return None
                 fd, tmp = open_private_temp(self.path)
-                with os.fdopen(fd, "wb") as out:
-                    shutil.copyfileobj(source, out, 1 << 20)
+                _copy(source.fileno(), fd)
             db = sqlite3.connect(tmp, isolation_level=None)
             try:
                 db.execute("PRAGMA journal_mode=OFF")
@@ -589,8 +587,6 @@ class StateFile:
         """Build a temp file — empty (``copy_of`` None) or a copy of ``target`` when it still
         has the identity ``copy_of`` — run ``edit`` in one transaction, rename it over
         ``target`` (when ``still()`` holds just before)."""
-        import shutil
-
         tmp = ""
         try:
             if copy_of is None:
@@ -601,8 +597,7 @@ class StateFile:
                     if _file_identity(os.fstat(source.fileno())) != copy_of:
                         return False
                     fd, tmp = open_private_temp(target)
-                    with os.fdopen(fd, "wb") as out:
-                        shutil.copyfileobj(source, out, 1 << 20)
+                    _copy(source.fileno(), fd)
             db = sqlite3.connect(tmp, isolation_level=None)
             try:
                 db.execute("PRAGMA journal_mode=OFF")
@@ -642,6 +637,25 @@ class StateFile:
         return max(FOLD_AFTER_READ_FLOOR, size // FOLD_AFTER_READ_SHARE)
 
 
+def _copy(source: int, fd: int) -> None:
+    """The whole of file ``source`` into the new file ``fd`` (then closed): in the kernel
+    where it can (``copy_file_range``), with no ``shutil`` (bz2, lzma) to import."""
+    in_kernel = getattr(os, "copy_file_range", None)  # Linux only
+    try:
+        if in_kernel is not None:
+            # Offsets move with each copy: whatever is left (a refusal, or a file system
+            # answering 0 before the end) is read and written below (facts/fs.py's rule).
+            with contextlib.suppress(OSError):
+                while in_kernel(source, fd, 1 << 30):
+                    pass
+        while chunk := os.read(source, 1 << 20):
+            view = memoryview(chunk)
+            while view:
+                view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
+
+
 def _fold_patches(db: sqlite3.Connection) -> None:
     """Into ``main`` (a base being folded, the delta attached as ``d``): the pools' slot rows
     and the postings' patches, applied to the base's values (whole delta postings are in)."""
@@ -667,21 +681,41 @@ def _fold_patches(db: sqlite3.Connection) -> None:
 
 
 def _fold_listing(db: sqlite3.Connection) -> None:
-    """The delta's listing rows into ``main``'s ``meta`` listing (its digest came with meta)."""
+    """The delta's listing rows into ``main``'s ``meta`` listing (its digest came with meta),
+    and ``main``'s listing rows made that listing's again."""
     from .saved_listing import folded
 
     rows = db.execute("SELECT scope, name, identity FROM d.listing").fetchall()
-    if not rows:
+    whole = db.execute("SELECT 1 FROM d.meta WHERE key = 'listing'").fetchone() is not None
+    if not rows and not whole:
         return
     found = db.execute("SELECT value FROM main.meta WHERE key = 'listing'").fetchone()
     packed = None if found is None else marshal.loads(found[0])
-    if packed is None:
-        return
-    listing = folded(packed, [
-        (int(scope), str(name), None if identity is None else marshal.loads(identity))
-        for scope, name, identity in rows
-    ])
-    db.execute("INSERT OR REPLACE INTO main.meta VALUES ('listing', ?)", (marshal.dumps(listing),))
+    if packed is not None and rows:
+        packed = folded(packed, [
+            (int(scope), str(name), None if identity is None else marshal.loads(identity))
+            for scope, name, identity in rows
+        ])
+        db.execute("INSERT OR REPLACE INTO main.meta VALUES ('listing', ?)",
+                   (marshal.dumps(packed),))
+    db.execute("DELETE FROM main.listing")
+    _listing_rows(db, "main", packed)
+
+
+def _listing_rows(db: sqlite3.Connection, schema: str, packed: object) -> None:
+    """One ``listing`` row per file of a packed listing (a base's, beside its ``meta`` blob):
+    a cold turn after a change looks its few names up instead of decoding every entry."""
+    from .saved_listing import SavedListing
+
+    try:
+        listings = SavedListing(packed).dicts()  # type: ignore[arg-type]  # reason: checked there
+    except (TypeError, ValueError):
+        return  # none kept, or not a listing: ``listed`` then reads the packed one (or fails)
+    db.executemany(
+        f"INSERT INTO {schema}.listing VALUES (?, ?, ?)",
+        [(si, name, marshal.dumps(identity))
+         for si, files in enumerate(listings) for name, identity in files.items()],
+    )
 
 
 class _Schema:
@@ -750,6 +784,8 @@ class StateReader:
         self.delta = delta
         self.identity = identity  # (dev, ino, size, mtime_ns) of the base file opened
         self.seen = seen if seen is not None else Seen(tuple(identity), None, None, False)
+        self._rows: bool | None = None  # whether ``listed`` may read the listing rows
+        self._saved: SavedListing | None = None
 
     def close(self) -> None:
         """Close the files (lazy views over them stop working)."""
@@ -826,6 +862,33 @@ class StateReader:
                 )
             ]
         return SavedListing(packed, rows)
+
+    def listed(self, si: int, name: str) -> Identity | None:
+        """The saved identity of one file (``None``: not listed then), from the listing rows:
+        no decoding of the whole listing (``saved_listing``) unless the delta holds a whole
+        listing of its own, or the base kept no rows (an empty store, or an older file)."""
+        args = (si, name)
+        sql = "SELECT identity FROM listing WHERE scope = ? AND name = ?"
+        if self._rows is None:
+            whole = self.delta is not None and self.delta.execute(
+                "SELECT 1 FROM meta WHERE key = 'listing'").fetchone() is not None
+            self._rows = not whole and self.db.execute("SELECT 1 FROM listing LIMIT 1").fetchone(
+            ) is not None
+        if not self._rows:
+            if self._saved is None:
+                self._saved = self.saved_listing()
+                if self._saved is None:
+                    raise ValueError("no saved listing")
+            return self._saved.identity(si, name)
+        row = None if self.delta is None else self.delta.execute(sql, args).fetchone()
+        if row is None:
+            row = self.db.execute(sql, args).fetchone()
+            if row is None:
+                return None
+        identity = None if row[0] is None else marshal.loads(row[0])
+        if identity is not None and not isinstance(identity, tuple):
+            raise TypeError("malformed listing row")
+        return identity
 
     def saved_listings(self) -> tuple[Listing, Listing] | None:
         """``saved_listing()`` as two dicts (decodes every entry)."""
@@ -981,6 +1044,32 @@ class PostingsView(Mapping[str, bytes]):
         if len(blob) % 4:
             raise ValueError("malformed posting")
         return blob
+
+    def delta_rows(
+        self, terms: Iterable[str]
+    ) -> dict[str, tuple[bytes | None, tuple[bytes, bytes] | None]]:
+        """What the delta holds for each of ``terms`` that it has a row of: (its whole posting
+        — ``None``: deleted —, ``None``) or (``None``, its patch over the base's posting).
+        One query per table for all of them (a change's terms, never their base postings)."""
+        delta = self._reader.delta
+        wanted = list(terms)
+        out: dict[str, tuple[bytes | None, tuple[bytes, bytes] | None]] = {}
+        if delta is None or not wanted:
+            return out
+        for at in range(0, len(wanted), 500):  # SQLite's host-parameter limit
+            part = wanted[at : at + 500]
+            marks = ", ".join("?" * len(part))
+            for term, removed, added in delta.execute(
+                f"SELECT term, removed, added FROM patches WHERE name = ? AND term IN ({marks})",
+                (self._name, *part),
+            ):
+                out[str(term)] = (None, (bytes(removed), bytes(added)))
+            for term, pairs in delta.execute(
+                f"SELECT term, pairs FROM postings WHERE name = ? AND term IN ({marks})",
+                (self._name, *part),
+            ):
+                out[str(term)] = (None if pairs is None else bytes(pairs), None)  # whole wins
+        return out
 
     def __iter__(self) -> Iterator[str]:
         return iter(sorted(self._reader.posting_rows(self._name)))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from context_engine.recall.index import SparseIndex, _LazySlots
 from hypothesis import given
 from hypothesis import strategies as st
+from test_recall_change_by_name import normal
 
 keys_with_free_slots = st.lists(
     st.none() | st.text(max_size=3), max_size=12, unique_by=lambda k: object() if k is None else k
@@ -45,4 +46,6 @@ def test_a_lazily_restored_index_scores_and_changes_as_an_eager_one() -> None:
         one.add("e", {"x": 5}, meta)
     assert len(lazy) == len(eager) and "e" in lazy and "a" not in lazy
     assert lazy.length("e") == eager.length("e") == 5
-    assert lazy.export() == eager.export()
+    # By key: with NumPy loaded the eager index leaves a tombstone where the lazy one, which
+    # records patches instead, frees the slot at once (slots carry no meaning).
+    assert normal(lazy) == normal(eager)
