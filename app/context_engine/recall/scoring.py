@@ -53,11 +53,7 @@ def boosted(index: SparseIndex, scored: Scored, now_us: int) -> tuple[Any, Any]:
     slots = scored.slots
     if scored.plain:
         return index.boosted_plain(slots, scored.scores, now_us, PROJECT_BOOST, STALE_PENALTY)
-    import numpy as np
-
-    scores = np.where(index.project(slots), scored.scores * PROJECT_BOOST, scored.scores)
-    mask = index.stale(slots, now_us)
-    return np.where(mask, scores * STALE_PENALTY, scores), mask
+    return index.boosted_np(slots, scored.scores, now_us, PROJECT_BOOST, STALE_PENALTY)
 
 
 @dataclass(frozen=True, slots=True)
