@@ -8,6 +8,7 @@ scores, drops and counts.
 
 from __future__ import annotations
 
+import random
 from dataclasses import asdict
 from typing import Any
 
@@ -166,3 +167,21 @@ def test_kept_boost_arrays_match_the_per_candidate_formula(docs, now_us) -> None
     last = np.array([len(docs)])
     again = built.boosted_np(last, np.array([1.0]), max(now_us, 1), 1.08, 0.92)
     assert again[0].tolist() == [1.08 * 0.92] and again[1].tolist() == [True]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_large_stores_with_ties_rank_the_same_on_every_path(seed: int) -> None:
+    """Hundreds of candidates above the floor, many tied in score and age: NumPy's head keeps
+    only the contenders for the first places, and must list what the plain path lists."""
+    rng = random.Random(seed)
+    store = [
+        fact(f"f{i}", " ".join(rng.choices(WORDS[:6], k=rng.randint(3, 8))),
+             scope=rng.choice(["project", "global"]),  # type: ignore[arg-type]
+             age_days=rng.choice([1.0, 1.0, 40.0, 400.0]))
+        for i in range(400)
+    ]
+    recaller = Recaller(store)
+    for message in ("docker kernel socket", "vault retry cache", "kernel cache"):
+        plain = outcome(recaller, message, "plain")
+        assert plain[0]["candidates"] > 100
+        assert outcome(recaller, message, "numpy") == plain, message
