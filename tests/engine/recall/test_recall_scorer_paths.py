@@ -22,13 +22,17 @@ from support.recall import NOW, fact
 
 WORDS = ["docker", "kernel", "socket", "vault", "retry", "cache", "release", "budget", "the",
          "build", "fix", "缓存", "发布", "超时", "2.x", "6928", "slow", "why"]
-PATHS = ("plain", "sparse", "numpy")
+# "numpy" looks the gate up per pattern of found terms; "dense" is NumPy's per-slot gate,
+# which queries finding more than ``TABLE_TERMS`` terms take.
+PATHS = ("plain", "sparse", "numpy", "dense")
 
 
 def forced(path: str, patch: pytest.MonkeyPatch) -> None:
     """Make ``SparseIndex.score`` take one path whatever the query's size."""
     patch.setattr(index, "use_python", lambda postings: path == "plain")
     patch.setattr(index, "use_sparse", lambda postings, slots: path == "sparse")
+    if path == "dense":
+        patch.setattr(index, "TABLE_TERMS", 0)
 
 
 def outcome(recaller: Recaller, message: str, path: str) -> tuple[dict[str, Any], list[Any]]:
@@ -184,4 +188,5 @@ def test_large_stores_with_ties_rank_the_same_on_every_path(seed: int) -> None:
     for message in ("docker kernel socket", "vault retry cache", "kernel cache"):
         plain = outcome(recaller, message, "plain")
         assert plain[0]["candidates"] > 100
-        assert outcome(recaller, message, "numpy") == plain, message
+        for path in ("numpy", "dense"):
+            assert outcome(recaller, message, path) == plain, (message, path)
