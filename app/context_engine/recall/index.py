@@ -8,7 +8,9 @@ are ``array`` module arrays too, so the index needs no NumPy to exist, load or a
 Scoring takes one of two exact paths (equal floats, bit for bit; a test compares them): a plain
 Python pass over the query terms' postings when they are few (a hook process answers without
 paying ~0.2 s to import NumPy), else NumPy: the postings concatenated (views, no copy per term)
-and accumulated per slot with ``np.bincount``.
+and accumulated per slot with ``np.bincount``. Where NumPy is loaded, a query of few postings in
+a large index takes a third exact path, over dicts of the touched slots only; a query none of
+whose terms found could let a document through the gate is not scored at all.
 """
 
 from __future__ import annotations
@@ -40,6 +42,14 @@ MASK_TERMS = 52  # query terms tracked in the per-document matched-term bitmask
 # Up to this many postings across the query terms, the plain Python scorer runs (about as fast
 # as NumPy's import alone); above it, NumPy. Only speed differs, never a result.
 PYTHON_POSTINGS = 60_000
+# Up to this many postings, and fewer than one a ``SPARSE_SHARE``-th of the slots, a query is
+# scored in plain Python over dicts even where NumPy is loaded: NumPy's path makes arrays of
+# one value per slot (several passes over 100,000 slots for a query of a handful of postings).
+SPARSE_POSTINGS = 4_096
+# NumPy's gate looks each document's pattern of found terms up in a table when a query finds
+# at most this many terms (2^12 entries).
+TABLE_TERMS = 12
+SPARSE_SHARE = 8
 TOMBS = 64  # removals kept as tombstones (at least; N/32 in a large index) before a purge
 ABSENT_TERMS = 65_536  # terms remembered as missing from frozen postings (then it starts over)
 
@@ -72,6 +82,30 @@ def use_python(postings: int) -> bool:
         return False
     _scorings[0] += 1
     return _scorings[0] <= PLAIN_SCORINGS
+
+
+def use_sparse(postings: int, slots: int) -> bool:
+    """Whether a query over ``postings`` pairs in an index of ``slots`` slots is scored over
+    dicts (only the touched slots) rather than per-slot arrays. Only speed differs."""
+    return postings <= SPARSE_POSTINGS and postings * SPARSE_SHARE <= slots
+
+
+def gate_possible(
+    present: Sequence[str],
+    strong: frozenset[str] | None,
+    ignored: frozenset[str],
+    weak: frozenset[str],
+) -> bool:
+    """Whether any document could pass the gate given the query terms found in the index.
+
+    A document passes with two counted terms one of which is specific (neither ignored nor
+    weak), or with one counted term that passes alone; without such terms among those
+    present, no document can, and nothing needs scoring.
+    """
+    counted = [t for t in present if t not in ignored]
+    if any(strong is None or t in strong for t in counted):
+        return True
+    return len(counted) >= 2 and any(t not in weak for t in counted)
 
 
 def idf(n: int, df: int) -> float:
@@ -269,6 +303,9 @@ class SparseIndex:
     # every add/remove.
     _norm: tuple[float, Any] | None = None
     _norm_np: tuple[float, Any] | None = None
+    # Per slot, the project boost factor (1.0 or the boost) and the first microsecond at which
+    # the fact is stale (NumPy arrays, for ``boosted_np``); dropped with the norms.
+    _boost_np: tuple[float, Any, Any] | None = None
 
     def __len__(self) -> int:
         """Number of indexed documents (N)."""
@@ -396,7 +433,7 @@ class SparseIndex:
             self._keys.append(key)
             self._grow(slot + 1)
         self._slot_of[key] = slot
-        self._norm = self._norm_np = None
+        self._norm = self._norm_np = self._boost_np = None
         self._length[slot] = length
         self._project[slot] = meta.project
         self._fresh[slot] = meta.fresh_us
@@ -481,7 +518,7 @@ class SparseIndex:
         self._stale_after[:n] = array("q", [m.stale_after_us for m in metas])
         self._updated[:n] = array("q", [m.updated_us for m in metas])
         self.total_length = sum(lengths)
-        self._norm = self._norm_np = None
+        self._norm = self._norm_np = self._boost_np = None
         self.counters.adds += n
 
     def export(self) -> tuple[object, ...]:
@@ -621,7 +658,7 @@ class SparseIndex:
 
     def _release(self, slot: int) -> None:
         """The per-slot side of a removal (the slot's postings are handled by the caller)."""
-        self._norm = self._norm_np = None
+        self._norm = self._norm_np = self._boost_np = None
         self.total_length -= int(self._length[slot])
         self._length[slot] = 0
         self._keys[slot] = None
@@ -705,8 +742,13 @@ class SparseIndex:
             posting = self._posting(term)
             if posting is not None:
                 used.append((j, term, posting))
-        if use_python(sum(len(p) for _, _, p in used) // 2):
+        if not gate_possible([term for _, term, _ in used], strong, ignored, weak):
+            return Scored(array("q"), array("d"), array("q"), array("q"))
+        postings = sum(len(p) for _, _, p in used) // 2
+        if use_python(postings):
             return self._score_plain(used, weights, avgdl, strong, ignored, weak)
+        if use_sparse(postings, len(self._keys)):
+            return self._score_sparse(used, weights, avgdl, strong, ignored, weak)
         return self._score_numpy(used, weights, avgdl, strong, ignored, weak)
 
     def _score_plain(
@@ -765,6 +807,61 @@ class SparseIndex:
             bits=array("q", [bits[slot] for slot in hit]),
         )
 
+    def _score_sparse(
+        self,
+        used: list[tuple[int, str, array[int]]],
+        weights: Mapping[str, float],
+        avgdl: float,
+        strong: frozenset[str] | None,
+        ignored: frozenset[str],
+        weak: frozenset[str],
+    ) -> Scored:
+        """``_score_plain`` over dicts of the touched slots only: the same operations in the
+        same order per posting (each sum starts at 0.0 and adds the terms in query order), and
+        each slot's length norm worked out as ``_length_norm`` does, for that slot alone."""
+        if not used or not avgdl:
+            return Scored(array("q"), array("d"), array("q"), array("q"))
+        length = self._length
+        acc: dict[int, float] = {}
+        count: dict[int, int] = {}
+        specific: dict[int, int] = {}
+        single: set[int] = set()
+        bits: dict[int, int] = {}
+        norm: dict[int, float] = {}
+        k1p = K1 + 1
+        for j, term, posting in used:
+            w = weights[term]
+            power = 1 << j if j < MASK_TERMS else 0
+            counted = term not in ignored
+            solid = counted and term not in weak
+            alone = counted and (strong is None or term in strong)
+            for slot, tf in zip(posting[0::2], posting[1::2], strict=True):
+                n = norm.get(slot)
+                if n is None:
+                    n = norm[slot] = K1 * (1 - B + B * length[slot] / avgdl)
+                acc[slot] = acc.get(slot, 0.0) + w * (tf * k1p) / (tf + n)
+                bits[slot] = bits.get(slot, 0) | power
+                if counted:
+                    count[slot] = count.get(slot, 0) + 1
+                    if solid:
+                        specific[slot] = specific.get(slot, 0) + 1
+                    if alone:
+                        single.add(slot)
+        hit = array("q")
+        tomb = self._tomb
+        for slot in sorted(acc):
+            if slot in tomb:
+                continue
+            n = count.get(slot, 0)
+            if (n >= 2 and slot in specific) or (n == 1 and slot in single):
+                hit.append(slot)
+        return Scored(
+            slots=hit,
+            scores=array("d", [acc[slot] for slot in hit]),
+            matched=array("q", [count.get(slot, 0) for slot in hit]),
+            bits=array("q", [bits[slot] for slot in hit]),
+        )
+
     def _score_numpy(
         self,
         used: list[tuple[int, str, array[int]]],
@@ -809,10 +906,12 @@ class SparseIndex:
         norm += tf
         contrib /= norm
         acc = cast(FloatArray, np.bincount(slots, weights=contrib, minlength=cap))
+        masked = used[-1][0] < MASK_TERMS  # every term has its bit (``used`` is in query order)
+        if masked and len(used) <= TABLE_TERMS:
+            return self._gate_by_table(used, slots, sizes, acc, strong, ignored, weak)
         # Arrays, not lists, into ``repeat``: a list takes NumPy's slower wrapping path.
         powers = np.array([float(1 << j) if j < MASK_TERMS else 0.0 for j, _, _ in used])
         bits = np.bincount(slots, weights=powers.repeat(sizes), minlength=cap).astype(np.int64)
-        masked = used[-1][0] < MASK_TERMS  # every term has its bit (``used`` is in query order)
         if masked and hasattr(np, "bitwise_count"):
             # A document's counted terms are the counted bits it holds: one pass per document
             # instead of a ``bincount`` over every posting (each pair occurs once per term).
@@ -834,6 +933,48 @@ class SparseIndex:
             gate = gate_mask(count, *self._gate_inputs(slots, sizes, names, strong, ignored, weak))
         hit = np.flatnonzero(self._live(gate))
         return Scored(slots=hit, scores=acc[hit], matched=count[hit], bits=bits[hit])
+
+    def _gate_by_table(
+        self,
+        used: list[tuple[int, str, array[int]]],
+        slots: IntArray,
+        sizes: list[int],
+        acc: FloatArray,
+        strong: frozenset[str] | None,
+        ignored: frozenset[str],
+        weak: frozenset[str],
+    ) -> Scored:
+        """The gate of ``_score_numpy`` for a query of few terms found: each document's
+        pattern of found terms (bit k = the k-th of ``used``) is summed per slot once, and the
+        gate, the counted matches and the query-order bitmask are looked up per pattern in
+        tables of 2^len(used) entries, instead of a dozen passes over every slot.
+
+        The same rule as the per-slot expression: two counted terms one of which is specific,
+        or one counted term that passes alone."""
+        np = _numpy()
+        cap = len(self._keys)
+        size = 1 << len(used)
+        patterns = np.arange(size, dtype=np.int64)
+        count = np.zeros(size, dtype=np.intp)
+        solid = np.zeros(size, dtype=np.bool_)
+        single = np.zeros(size, dtype=np.bool_)
+        order = np.zeros(size, dtype=np.int64)
+        for k, (j, term, _) in enumerate(used):
+            has = (patterns >> k) & 1
+            order |= has << j
+            if term in ignored:
+                continue
+            count += has
+            if term not in weak:
+                solid |= has.astype(np.bool_)
+            if strong is None or term in strong:
+                single |= has.astype(np.bool_)
+        table = ((count >= 2) & solid) | ((count == 1) & single)
+        powers = np.array([float(1 << k) for k in range(len(used))])
+        found = np.bincount(slots, weights=powers.repeat(sizes), minlength=cap).astype(np.intp)
+        hit = np.flatnonzero(self._live(table[found]))
+        pattern = found[hit]
+        return Scored(slots=hit, scores=acc[hit], matched=count[pattern], bits=order[pattern])
 
     def _gate_inputs(
         self,
@@ -892,23 +1033,30 @@ class SparseIndex:
             stale.append(old)
         return adjusted, stale
 
+    def boosted_np(
+        self, slots: IntArray, scores: FloatArray, now_us: int, boost: float, penalty: float
+    ) -> tuple[Any, Any]:
+        """``boosted_plain`` with NumPy: scores × ``boost`` for project facts, then
+        × ``penalty`` for stale ones, and the stale mask; two per-slot arrays kept per index
+        version instead of five passes over the candidates' values (the same floats: a score
+        times 1.0 is that score)."""
+        np = _numpy()
+        if self._boost_np is None or self._boost_np[0] != boost:
+            project = np.frombuffer(self._project, dtype=np.int8)
+            factor = np.where(project != 0, boost, 1.0)
+            self._boost_np = (boost, factor, _stale_from(
+                np.frombuffer(self._fresh, dtype=np.int64),
+                np.frombuffer(self._stale_after, dtype=np.int64),
+            ))
+        _, factor, stale_from = self._boost_np
+        adjusted = scores * factor[slots]
+        mask = stale_from[slots] <= now_us
+        return np.where(mask, adjusted * penalty, adjusted), mask
+
     def updated_of(self, slots: Iterable[int]) -> list[int]:
         """``updated_at`` (µs) of each of ``slots`` for the tie order."""
         updated = self._updated
         return [updated[slot] for slot in slots]
-
-    def project(self, slots: IntArray) -> Any:
-        """Whether each slot holds a project fact (NumPy)."""
-        np = _numpy()
-        return np.frombuffer(self._project, dtype=np.int8)[slots].astype(np.bool_)
-
-    def stale(self, slots: IntArray, now_us: int) -> Any:
-        """Whether each slot's fact is stale at ``now_us`` (NumPy; unset or future → not stale)."""
-        np = _numpy()
-        fresh = np.frombuffer(self._fresh, dtype=np.int64)[slots]
-        valid = fresh <= now_us
-        age = np.where(valid, now_us - np.minimum(fresh, now_us), 0)
-        return valid & (age > np.frombuffer(self._stale_after, dtype=np.int64)[slots])
 
     def updated(self, slots: IntArray) -> Any:
         """``updated_at`` (µs) of ``slots`` for the tie order (NumPy)."""
@@ -972,6 +1120,26 @@ class SparseIndex:
         postings = sum(p.buffer_info()[1] * p.itemsize for p in self._postings.values())
         arrays = sum(a.buffer_info()[1] * a.itemsize for a in self._per_slot())
         return postings + arrays
+
+
+def _stale_from(fresh: Any, after: Any) -> Any:
+    """Per slot, the first ``now`` (µs) at which ``stale`` holds: ``fresh <= now`` and
+    ``now - fresh > after``, i.e. ``now >= max(fresh, fresh + after + 1)``; ``NO_TIME``'s
+    lanes and sums past int64 never (no ``now`` reaches the largest int64)."""
+    np = _numpy()
+    top = np.iinfo(np.int64).max
+    bottom = np.iinfo(np.int64).min
+    fresh = fresh.astype(np.int64)
+    after = after.astype(np.int64)
+    # fresh + after + 1 without wrapping: saturate where it would leave int64.
+    up = after >= 0
+    headroom = np.where(up, top - after, 0)
+    over = up & (fresh >= headroom)
+    floor_room = np.where(up, 0, bottom - after)
+    under = ~up & (fresh < floor_room)
+    safe = np.where(over | under, 0, fresh)
+    edge = np.where(over, top, np.where(under, bottom, safe + after + 1))
+    return np.maximum(fresh, edge)
 
 
 def _patch_out(

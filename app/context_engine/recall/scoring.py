@@ -53,11 +53,7 @@ def boosted(index: SparseIndex, scored: Scored, now_us: int) -> tuple[Any, Any]:
     slots = scored.slots
     if scored.plain:
         return index.boosted_plain(slots, scored.scores, now_us, PROJECT_BOOST, STALE_PENALTY)
-    import numpy as np
-
-    scores = np.where(index.project(slots), scored.scores * PROJECT_BOOST, scored.scores)
-    mask = index.stale(slots, now_us)
-    return np.where(mask, scores * STALE_PENALTY, scores), mask
+    return index.boosted_np(slots, scored.scores, now_us, PROJECT_BOOST, STALE_PENALTY)
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,9 +102,7 @@ def rank(
         below_idx = _best_below(below_idx, adjusted, detail)
         kept_total = len(kept)
     else:
-        head_idx, kept_total, below_idx, updated = _numpy_head(
-            index, scored, adjusted, want, detail
-        )
+        head_idx, kept_total, below_idx = _numpy_head(index, scored, adjusted, want, detail)
 
     # The few listed candidates' values as Python scalars, fetched once (NumPy scalars
     # cost ~10× a float in the sort keys and comparisons below).
@@ -121,7 +115,7 @@ def rank(
         marks = [scored.bits[i] for i in chosen]
     else:
         values = adjusted[chosen].tolist()
-        news = updated[chosen].tolist()
+        news = index.updated(slots[chosen]).tolist()
         keys = [index.key(slot) for slot in slots[chosen].tolist()]
         flags = stale[chosen].tolist()
         marks = scored.bits[chosen].tolist()
@@ -167,28 +161,32 @@ def _best_below(below: list[int], adjusted: list[float], detail: int) -> list[in
 
 def _numpy_head(
     index: SparseIndex, scored: Scored, adjusted: Any, want: int, detail: int
-) -> tuple[list[int], int, list[int], Any]:
-    """``rank``'s selection with NumPy: head candidates, how many kept, listed below-floor,
-    and the candidates' update times (an array: only the few ranked ones are ever read)."""
+) -> tuple[list[int], int, list[int]]:
+    """``rank``'s selection with NumPy: head candidates, how many kept, listed below-floor.
+
+    Update times are fetched for the few head contenders only, not every candidate."""
     import numpy as np
 
     keep = adjusted >= RELATIVE_FLOOR * float(adjusted.max())
-    kept = np.flatnonzero(keep)
-    updated = index.updated(scored.slots)
-    chosen = kept
-    if len(kept) > 4 * want:
-        neg = -adjusted[kept]
-        cutoff = np.partition(neg, want - 1)[want - 1]
-        chosen = kept[neg <= cutoff]
-    order = chosen[np.lexsort((-updated[chosen], -adjusted[chosen]))]
+    kept_total = int(np.count_nonzero(keep))
+    if kept_total > 4 * want:
+        # The ``want`` best scores are all kept (the top is); everything scoring at least the
+        # ``want``-th best is a contender, ties at the cut included.
+        cutoff = -np.partition(-adjusted, want - 1)[want - 1]
+        chosen = np.flatnonzero(adjusted >= cutoff)
+    else:
+        chosen = np.flatnonzero(keep)
+    updated = index.updated(scored.slots[chosen])
+    ranks = np.lexsort((-updated, -adjusted[chosen]))
+    order = chosen[ranks]
+    news = updated[ranks]
     need = min(len(order), want)
     while need < len(order) and (
-        adjusted[order[need]] == adjusted[order[need - 1]]
-        and updated[order[need]] == updated[order[need - 1]]
+        adjusted[order[need]] == adjusted[order[need - 1]] and news[need] == news[need - 1]
     ):
         need += 1
     below_idx = np.flatnonzero(~keep)
     if len(below_idx) > detail > 0:
         cut = -np.partition(-adjusted[below_idx], detail - 1)[detail - 1]
         below_idx = below_idx[adjusted[below_idx] >= cut]
-    return order[:need].tolist(), len(kept), below_idx.tolist(), updated
+    return order[:need].tolist(), kept_total, below_idx.tolist()
