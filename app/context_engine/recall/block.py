@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from ..defaults import RECALL_BUDGET, RECALL_LIMIT, RECALL_MAX_LIMIT, RECALL_MIN_BUDGET
 
@@ -49,8 +50,7 @@ def clamp_budget(budget: int | None) -> int:
     return max(budget, MIN_BUDGET)
 
 
-@dataclass(frozen=True, slots=True)
-class BlockHit:
+class BlockHit(NamedTuple):
     """What one entry shows; every string here is user-derived and gets escaped."""
 
     id: str

@@ -6,6 +6,7 @@ import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import NamedTuple
 
 from ..facts.freshness import freshness
 from ..facts.model import Diagnostic, Fact
@@ -186,8 +187,7 @@ class RecallResult:
         return f"RecallResult(block={self.block!r}, trace={self.trace!r})"
 
 
-@dataclass(frozen=True, slots=True)
-class SearchHit:
+class SearchHit(NamedTuple):
     """One explicit-search result (memory tool)."""
 
     fact: Fact

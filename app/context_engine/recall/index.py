@@ -20,7 +20,7 @@ import sys
 from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 if TYPE_CHECKING:
     import numpy as np
@@ -121,8 +121,7 @@ class IndexCounters:
     removes: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class DocMeta:
+class DocMeta(NamedTuple):
     """Per-fact values the vectorised scorer needs besides the postings."""
 
     project: bool = False
@@ -131,8 +130,7 @@ class DocMeta:
     updated_us: int = OLDEST  # ``updated_at`` for the tie order
 
 
-@dataclass(frozen=True, slots=True)
-class Scored:
+class Scored(NamedTuple):
     """Gate-passing slots, raw BM25 score, matched-term count and bitmask (bit j = term j).
 
     NumPy arrays from the NumPy path, ``array`` module arrays from the plain one; both index,
