@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from ..paths import EnginePaths
 from .discovery import ChainDir, candidate_names, open_chain, target_parts
@@ -60,8 +61,7 @@ def rejected_note(code: str) -> str:
     return f"<!-- rejected: {code} -->"
 
 
-@dataclass
-class _Boundary:
+class _Boundary(NamedTuple):
     """The directory that owns a top-level document: imports stay inside it (S6.4)."""
 
     path: Path
@@ -168,8 +168,7 @@ class _Expansion:
         return f'<instruction-import path="{rel}">\n{inner}</instruction-import>{cr}'
 
 
-@dataclass(frozen=True, slots=True)
-class _Pending:
+class _Pending(NamedTuple):
     """A top-level document read in phase one, expanded in phase two."""
 
     scope: InstructionScope
