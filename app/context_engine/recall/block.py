@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from ..defaults import RECALL_BUDGET, RECALL_LIMIT, RECALL_MAX_LIMIT, RECALL_MIN_BUDGET
@@ -64,14 +63,16 @@ class BlockHit(NamedTuple):
     snippet: str
 
 
-@dataclass(slots=True)
 class BlockResult:
     """The block text plus which hits made it in (with the snippet actually shown)."""
 
-    text: str
-    shown: list[tuple[BlockHit, str]] = field(default_factory=list)
-    dropped: list[BlockHit] = field(default_factory=list)
-    omitted: int = 0
+    __slots__ = ("dropped", "omitted", "shown", "text")  # a plain class: no dataclass to define
+
+    def __init__(self, text: str, omitted: int = 0) -> None:
+        self.text = text
+        self.shown: list[tuple[BlockHit, str]] = []
+        self.dropped: list[BlockHit] = []
+        self.omitted = omitted
 
 
 def _entry_head(hit: BlockHit) -> str:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import NamedTuple
 
@@ -194,14 +193,16 @@ class SearchHit(NamedTuple):
     score: float
 
 
-@dataclass(slots=True)
 class RecallerStats:
     """Counters that let tests and benchmarks see what work an update did."""
 
-    full_builds: int = 0
-    fact_updates: int = 0
-    tokenized: int = 0
-    restored: int = 0  # facts taken over from a persisted index (recall/persist.py)
+    __slots__ = ("fact_updates", "full_builds", "restored", "tokenized")  # a plain class
+
+    def __init__(self) -> None:
+        self.full_builds = 0
+        self.fact_updates = 0
+        self.tokenized = 0
+        self.restored = 0  # facts taken over from a persisted index (recall/persist.py)
 
 
 class Recaller:

@@ -114,12 +114,14 @@ def idf(n: int, df: int) -> float:
     return math.log(1 + (n - df + 0.5) / (df + 0.5))
 
 
-@dataclass(slots=True)
 class IndexCounters:
     """How the index changed: lets tests prove a change did not rebuild everything."""
 
-    adds: int = 0
-    removes: int = 0
+    __slots__ = ("adds", "removes")  # a plain class: defined by every hook process
+
+    def __init__(self, adds: int = 0, removes: int = 0) -> None:
+        self.adds = adds
+        self.removes = removes
 
 
 class DocMeta(NamedTuple):
