@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from .model import (
     DOCUMENT_SYMLINK_ESCAPE,
@@ -17,8 +17,7 @@ from .model import (
 from .opener import Failure, Opener
 
 
-@dataclass(frozen=True, slots=True)
-class ChainDir:
+class ChainDir(NamedTuple):
     """One directory of the chain, held open by fd for the whole resolution."""
 
     rel: tuple[str, ...]

@@ -16,8 +16,7 @@ import os
 import stat
 import sys
 import time
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from ..digests import blake2b
 from .model import WatchStamp
@@ -73,16 +72,14 @@ class FileSystem:
         return None
 
 
-@dataclass(frozen=True, slots=True)
-class Opened:
+class Opened(NamedTuple):
     """A file read in full: its text (decoded, BOM stripped) and the stamp of what was opened."""
 
     text: str
     stamp: WatchStamp
 
 
-@dataclass(frozen=True, slots=True)
-class Failure:
+class Failure(NamedTuple):
     """Why a file was not read; the caller turns ``kind`` into an S6.5 code."""
 
     kind: FailureKind

@@ -16,6 +16,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
+from typing import NamedTuple
 
 from .secret_rules import PREFILTER_LONG_TEXTS, PREFILTERS, ROWS, RuleRow
 
@@ -38,8 +39,7 @@ class Finding:
     field: str
 
 
-@dataclass(frozen=True, slots=True)
-class Rule:
+class Rule(NamedTuple):
     """A row of the rule table: pattern plus the gate a match must also pass.
 
     The pattern is compiled on first use: a hook turn that redacts a short trace compiles only

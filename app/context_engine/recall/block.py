@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from ..defaults import RECALL_BUDGET, RECALL_LIMIT, RECALL_MAX_LIMIT, RECALL_MIN_BUDGET
 
@@ -49,8 +49,7 @@ def clamp_budget(budget: int | None) -> int:
     return max(budget, MIN_BUDGET)
 
 
-@dataclass(frozen=True, slots=True)
-class BlockHit:
+class BlockHit(NamedTuple):
     """What one entry shows; every string here is user-derived and gets escaped."""
 
     id: str
@@ -64,14 +63,16 @@ class BlockHit:
     snippet: str
 
 
-@dataclass(slots=True)
 class BlockResult:
     """The block text plus which hits made it in (with the snippet actually shown)."""
 
-    text: str
-    shown: list[tuple[BlockHit, str]] = field(default_factory=list)
-    dropped: list[BlockHit] = field(default_factory=list)
-    omitted: int = 0
+    __slots__ = ("dropped", "omitted", "shown", "text")  # a plain class: no dataclass to define
+
+    def __init__(self, text: str, omitted: int = 0) -> None:
+        self.text = text
+        self.shown: list[tuple[BlockHit, str]] = []
+        self.dropped: list[BlockHit] = []
+        self.omitted = omitted
 
 
 def _entry_head(hit: BlockHit) -> str:

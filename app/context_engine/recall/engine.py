@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import NamedTuple
 
 from ..facts.freshness import freshness
 from ..facts.model import Diagnostic, Fact
@@ -186,22 +186,23 @@ class RecallResult:
         return f"RecallResult(block={self.block!r}, trace={self.trace!r})"
 
 
-@dataclass(frozen=True, slots=True)
-class SearchHit:
+class SearchHit(NamedTuple):
     """One explicit-search result (memory tool)."""
 
     fact: Fact
     score: float
 
 
-@dataclass(slots=True)
 class RecallerStats:
     """Counters that let tests and benchmarks see what work an update did."""
 
-    full_builds: int = 0
-    fact_updates: int = 0
-    tokenized: int = 0
-    restored: int = 0  # facts taken over from a persisted index (recall/persist.py)
+    __slots__ = ("fact_updates", "full_builds", "restored", "tokenized")  # a plain class
+
+    def __init__(self) -> None:
+        self.full_builds = 0
+        self.fact_updates = 0
+        self.tokenized = 0
+        self.restored = 0  # facts taken over from a persisted index (recall/persist.py)
 
 
 class Recaller:

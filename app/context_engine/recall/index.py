@@ -20,7 +20,8 @@ import sys
 from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, cast
+from itertools import compress
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 if TYPE_CHECKING:
     import numpy as np
@@ -113,16 +114,17 @@ def idf(n: int, df: int) -> float:
     return math.log(1 + (n - df + 0.5) / (df + 0.5))
 
 
-@dataclass(slots=True)
 class IndexCounters:
     """How the index changed: lets tests prove a change did not rebuild everything."""
 
-    adds: int = 0
-    removes: int = 0
+    __slots__ = ("adds", "removes")  # a plain class: defined by every hook process
+
+    def __init__(self, adds: int = 0, removes: int = 0) -> None:
+        self.adds = adds
+        self.removes = removes
 
 
-@dataclass(frozen=True, slots=True)
-class DocMeta:
+class DocMeta(NamedTuple):
     """Per-fact values the vectorised scorer needs besides the postings."""
 
     project: bool = False
@@ -131,8 +133,7 @@ class DocMeta:
     updated_us: int = OLDEST  # ``updated_at`` for the tie order
 
 
-@dataclass(frozen=True, slots=True)
-class Scored:
+class Scored(NamedTuple):
     """Gate-passing slots, raw BM25 score, matched-term count and bitmask (bit j = term j).
 
     NumPy arrays from the NumPy path, ``array`` module arrays from the plain one; both index,
@@ -766,16 +767,11 @@ class SparseIndex:
         norm = self._length_norm(avgdl)
         cap = len(self._keys)
         acc = [0.0] * cap
-        count = [0] * cap
-        specific = [0] * cap
-        single = bytearray(cap)
         bits = [0] * cap
-        seen: set[int] = set()
         k1p = K1 + 1
         for j, term, posting in used:
             w = weights[term]
             slots = posting[0::2]  # C-level copies: the loops below touch one list each
-            seen.update(slots)
             # w·(tf·(k1+1)) / (tf + norm), NumPy's expression in the same order; each slot's
             # sum starts at 0.0 and adds the terms in query order, as bincount does.
             for slot, tf in zip(slots, posting[1::2], strict=True):
@@ -784,6 +780,62 @@ class SparseIndex:
                 power = 1 << j
                 for slot in slots:
                     bits[slot] |= power
+        if used[-1][0] < MASK_TERMS:  # every term has its bit (``used`` is in query order)
+            hit, matched = self._gate_plain_bits(used, bits, strong, ignored, weak)
+        else:
+            hit, matched = self._gate_plain_counts(used, cap, strong, ignored, weak)
+        return Scored(
+            slots=hit,
+            scores=array("d", map(acc.__getitem__, hit)),
+            matched=matched,
+            bits=array("q", map(bits.__getitem__, hit)),
+        )
+
+    def _gate_plain_bits(
+        self,
+        used: list[tuple[int, str, array[int]]],
+        bits: list[int],
+        strong: frozenset[str] | None,
+        ignored: frozenset[str],
+        weak: frozenset[str],
+    ) -> tuple[array[int], array[int]]:
+        """The gate-passing slots (ascending) and their matched-term counts, read off each
+        document's matched-term bits, as NumPy's path does: a document's counted terms are
+        the counted bits it holds (one pass per document, not three per posting)."""
+        counted = solid = single = 0
+        for j, term, _ in used:
+            if term not in ignored:
+                counted |= 1 << j
+                solid |= 0 if term in weak else 1 << j
+                single |= 1 << j if strong is None or term in strong else 0
+        hit = array("q")
+        matched = array("q")
+        tomb = self._tomb
+        for slot in compress(range(len(bits)), bits):  # every slot some posting holds
+            held = bits[slot]
+            n = (held & counted).bit_count()
+            if ((n >= 2 and held & solid) or (n == 1 and held & single)) and slot not in tomb:
+                hit.append(slot)
+                matched.append(n)
+        return hit, matched
+
+    def _gate_plain_counts(
+        self,
+        used: list[tuple[int, str, array[int]]],
+        cap: int,
+        strong: frozenset[str] | None,
+        ignored: frozenset[str],
+        weak: frozenset[str],
+    ) -> tuple[array[int], array[int]]:
+        """``_gate_plain_bits`` for queries of more than ``MASK_TERMS`` terms, whose bits
+        cannot hold every term: counted per posting."""
+        count = [0] * cap
+        specific = [0] * cap
+        single = bytearray(cap)
+        seen: set[int] = set()
+        for _, term, posting in used:
+            slots = posting[0::2]
+            seen.update(slots)
             if term in ignored:
                 continue
             for slot in slots:
@@ -800,12 +852,7 @@ class SparseIndex:
             n = count[slot]
             if (n >= 2 and specific[slot]) or (n == 1 and single[slot]):
                 hit.append(slot)
-        return Scored(
-            slots=hit,
-            scores=array("d", [acc[slot] for slot in hit]),
-            matched=array("q", [count[slot] for slot in hit]),
-            bits=array("q", [bits[slot] for slot in hit]),
-        )
+        return hit, array("q", map(count.__getitem__, hit))
 
     def _score_sparse(
         self,
@@ -1005,7 +1052,9 @@ class SparseIndex:
     def _length_norm(self, avgdl: float) -> list[float]:
         """Per-slot k1·(1 − b + b·dl/avgdl), computed once per index version and avgdl."""
         if self._norm is None or self._norm[0] != avgdl:
-            self._norm = (avgdl, [K1 * (1 - B + B * dl / avgdl) for dl in self._length])
+            # K1 * (1 - B + B * dl / avgdl): the same operations, ``1 - B`` taken once.
+            k1, b, rest = K1, B, 1 - B
+            self._norm = (avgdl, [k1 * (rest + b * dl / avgdl) for dl in self._length])
         return cast(list[float], self._norm[1])
 
     def _length_norm_np(self, avgdl: float) -> Any:

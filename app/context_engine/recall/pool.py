@@ -7,8 +7,7 @@ share one of its equivalence keys (same id, same name slug, same normalized titl
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from ..facts.equivalence import equivalence_keys
 from ..facts.model import Fact
@@ -59,8 +58,7 @@ def _release(table: Holders, key: str, reference: str) -> None:
         del table[key]
 
 
-@dataclass(frozen=True, slots=True)
-class Transition:
+class Transition(NamedTuple):
     """One fact's membership before and after a change (``None`` = not tracked)."""
 
     reference: str

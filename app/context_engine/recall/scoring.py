@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..facts.freshness import WINDOWS
 from ..facts.model import Fact
@@ -56,8 +55,7 @@ def boosted(index: SparseIndex, scored: Scored, now_us: int) -> tuple[Any, Any]:
     return index.boosted_np(slots, scored.scores, now_us, PROJECT_BOOST, STALE_PENALTY)
 
 
-@dataclass(frozen=True, slots=True)
-class Ranked:
+class Ranked(NamedTuple):
     """A scored candidate after boosts; ``bits`` marks which query terms it matched."""
 
     reference: str
@@ -66,8 +64,7 @@ class Ranked:
     bits: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class Ranking:
+class Ranking(NamedTuple):
     """The exactly ordered head, the best few below the floor, and both totals."""
 
     head: list[Ranked]

@@ -41,16 +41,19 @@ if TYPE_CHECKING:
     from ..facts.stat_listing import Identity, Listing
     from .saved_listing import SavedListing
 
-SCHEMA = 4
+SCHEMA = 5
+# Tables holding large values (the packed listing in ``meta``, a pool's slot keys, postings,
+# fact records, holder lists) are rowid tables: SQLite reads an overflowing cell of a WITHOUT
+# ROWID table whole whenever a key lookup compares against it, so at 10^5 facts reading a few
+# small ``meta`` values cost ~25 ms (the 8 MB listing, read past each time). The small-row
+# tables below keep WITHOUT ROWID.
 _DDL = (
-    "CREATE TABLE meta (key TEXT PRIMARY KEY, value BLOB) WITHOUT ROWID",
-    "CREATE TABLE records (reference TEXT PRIMARY KEY, identity BLOB, record BLOB)"
-    " WITHOUT ROWID",
+    "CREATE TABLE meta (key TEXT PRIMARY KEY, value BLOB)",
+    "CREATE TABLE records (reference TEXT PRIMARY KEY, identity BLOB, record BLOB)",
     "CREATE TABLE indexes (name TEXT PRIMARY KEY, keys BLOB, free BLOB, arrays BLOB,"
-    " total INTEGER) WITHOUT ROWID",
-    "CREATE TABLE postings (name TEXT, term TEXT, pairs BLOB, PRIMARY KEY (name, term))"
-    " WITHOUT ROWID",
-    "CREATE TABLE holders (key TEXT PRIMARY KEY, ids BLOB) WITHOUT ROWID",
+    " total INTEGER)",
+    "CREATE TABLE postings (name TEXT, term TEXT, pairs BLOB, PRIMARY KEY (name, term))",
+    "CREATE TABLE holders (key TEXT PRIMARY KEY, ids BLOB)",
     # The pool tables (recall/pool.py), one row per entry: kind ``m`` membership, ``k`` a
     # fact's keys, ``p``/``g`` a key's project/global holders. A change writes its few rows.
     "CREATE TABLE tracker (kind TEXT, key TEXT, value BLOB, PRIMARY KEY (kind, key))"
@@ -941,7 +944,7 @@ class StateReader:
         rows = {
             str(term): bytes(row[0])
             for term, row in self._merged(
-                "SELECT term, pairs FROM postings WHERE name = ?", (name,)
+                "SELECT term, pairs FROM postings WHERE name = ? ORDER BY term", (name,)
             ).items()
         }
         if self.delta is not None:
@@ -957,7 +960,7 @@ class StateReader:
 
     def records(self) -> list[tuple[str, bytes]]:
         """Every saved (reference, record)."""
-        rows = self._merged("SELECT reference, record FROM records")
+        rows = self._merged("SELECT reference, record FROM records ORDER BY reference")
         return [(str(ref), bytes(row[0])) for ref, row in rows.items()]
 
     def document(self) -> dict[str, Any]:
@@ -966,7 +969,7 @@ class StateReader:
         records = {
             ref: (marshal.loads(identity), bytes(blob))
             for ref, (identity, blob) in self._merged(
-                "SELECT reference, identity, record FROM records"
+                "SELECT reference, identity, record FROM records ORDER BY reference"
             ).items()
         }
         indexes: dict[str, tuple[object, ...]] = {}
@@ -979,8 +982,8 @@ class StateReader:
             terms = sorted(posting)
             indexes[name] = (keys, free, terms, [posting[t] for t in terms], arrays, total)
         holders = {
-            str(key): bytes(row[0]) for key, row in self._merged("SELECT key, ids FROM holders")
-            .items()
+            str(key): bytes(row[0])
+            for key, row in self._merged("SELECT key, ids FROM holders ORDER BY key").items()
         }
         tracker = {
             (kind, key): value for kind in TRACKER_KINDS

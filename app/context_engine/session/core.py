@@ -9,23 +9,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from ..facts.model import Fact
 from .notes import Baseline, diff_notes, render_notes
 from .prefix import build_memory_block, build_stable_prefix
 
 
-@dataclass(frozen=True, slots=True)
-class InstructionView:
+class InstructionView(NamedTuple):
     """The provider-visible instruction block and each document's text by label (S6.7)."""
 
     block: str
     documents: Mapping[str, str]
 
 
-@dataclass(frozen=True, slots=True)
-class RecallOutcome:
+class RecallOutcome(NamedTuple):
     """The recall block for one message (empty when suppressed) and its trace."""
 
     block: str

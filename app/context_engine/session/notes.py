@@ -78,25 +78,48 @@ class Baseline:
             document["digest"] = self.digest
         return document
 
+    def packed_json(self) -> dict[str, object]:
+        """``to_json()`` with the facts list as ``marshal`` bytes (the hook's file: a quiet turn
+        never decodes it); bytes read and never decoded are kept as they were."""
+        packed = self.facts.packed() if isinstance(self.facts, _MarkTable) else None
+        if packed is None:
+            import marshal
+
+            document = self.to_json()
+            document["facts"] = marshal.dumps(cast(list[Any], document["facts"]))
+            return document
+        document = {"facts": packed, "instructions": dict(self.instructions),
+                    "masked": sorted(self.masked)}
+        if self.digest is not None:
+            document["digest"] = self.digest
+        return document
+
     @classmethod
     def from_json(cls, data: Mapping[str, object]) -> Baseline:
-        """Inverse of :meth:`to_json`; raises ``ValueError`` on a malformed document."""
+        """Inverse of :meth:`to_json` (and :meth:`packed_json`); raises ``ValueError`` on a
+        malformed document."""
         try:
             raw_facts = data["facts"]
             raw_instructions = data["instructions"]
             raw_masked = data["masked"]
-            assert isinstance(raw_facts, list)
+            assert isinstance(raw_facts, list | bytes)  # bytes: still encoded (hooks/state.py)
             assert isinstance(raw_instructions, dict)
             assert isinstance(raw_masked, list)
             raw_digest = data.get("digest")
+            if isinstance(raw_facts, bytes) and not isinstance(raw_digest, str):
+                import marshal
+
+                raw_facts = marshal.loads(raw_facts)  # no digest: compared entry by entry
+                assert isinstance(raw_facts, list)
             instructions = {str(k): str(v) for k, v in raw_instructions.items()}
             masked = frozenset(str(m) for m in raw_masked)
             if isinstance(raw_digest, str):
                 # Decoded on first use: a quiet cold turn with the same digest never looks.
                 return cls(_MarkTable(raw_facts), instructions, masked, raw_digest)
+            assert isinstance(raw_facts, list)
             facts = {str(i): FactMark(str(i), int(r), str(ref)) for i, r, ref in raw_facts}
             return cls(facts, instructions, masked)
-        except (KeyError, TypeError, ValueError, AssertionError) as exc:
+        except (KeyError, TypeError, ValueError, EOFError, AssertionError) as exc:
             raise ValueError("malformed session baseline") from exc
 
 
@@ -112,12 +135,33 @@ class _MarkTable(Mapping[str, FactMark]):
     replaced (``moved``), saved as is: no 10^5 marks decoded, copied one by one and encoded.
     """
 
-    def __init__(self, raw: list[Any]) -> None:
-        self._raw = raw
+    def __init__(self, raw: list[Any] | bytes) -> None:
+        # ``bytes``: the entries still ``marshal``-encoded as the hook's file keeps them
+        # (hooks/state.py): a quiet turn whose digest matches never decodes 10^5 of them.
+        self._packed = raw if isinstance(raw, bytes) else None
+        self._list = None if isinstance(raw, bytes) else raw
         self._table: dict[str, FactMark] | None = None
         self._checked: list[Any] | None = None  # the ids, once checked ([]: malformed)
         self._where: dict[Any, int] | None = None
         self._scans = 0
+
+    @property
+    def _raw(self) -> list[Any]:
+        """The entries (decoded from their saved bytes on first use; malformed: none)."""
+        if self._list is None:
+            import marshal
+
+            try:
+                value = marshal.loads(self._packed or b"")
+            except (EOFError, ValueError, TypeError):
+                value = []
+            self._list = value if isinstance(value, list) else []
+            self._packed = None
+        return self._list
+
+    def packed(self) -> bytes | None:
+        """The entries' saved bytes, when they were never decoded (saved again as they are)."""
+        return self._packed
 
     def _decoded(self) -> dict[str, FactMark]:
         if self._table is None:

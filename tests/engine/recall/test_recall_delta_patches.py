@@ -232,3 +232,28 @@ def test_a_whole_listing_recorded_by_a_full_read_is_folded_not_left_in_the_delta
         assert reader.meta("listing", "unsettled", "version") == {
             "listing": (listing[0], listing[1]), "unsettled": [], "version": 2
         }
+
+
+def test_tables_holding_large_values_are_rowid_tables_and_read_in_key_order(
+    tmp_path: Path,
+) -> None:
+    """A key lookup in a WITHOUT ROWID table reads each overflowing cell it compares against
+    whole (at 10^5 facts: the 8 MB listing for every ``meta`` value a quiet turn reads)."""
+    file = tmp_path / "recall.v2.sqlite"
+    big = bytes(200_000)
+    records = {f"project/r{i}.md": ((1, i), bytes([i]) * 5000) for i in (3, 1, 2)}
+    assert state.StateFile(file).write({"version": 2, "listing": big}, records, {})
+    db = sqlite3.connect(file)
+    try:
+        ddl = dict(db.execute("SELECT name, sql FROM sqlite_master WHERE type = 'table'"))
+    finally:
+        db.close()
+    for table in ("meta", "records", "indexes", "postings", "holders"):
+        assert "WITHOUT ROWID" not in ddl[table].upper(), table
+    for table in ("tracker", "marks", "patches", "pools", "slots", "listing"):  # small rows
+        assert "WITHOUT ROWID" in ddl[table].upper(), table
+    with state.StateFile(file).reading() as reader:
+        assert reader is not None
+        assert reader.meta("version", "listing") == {"version": 2, "listing": big}
+        # Whole reads keep the key order a WITHOUT ROWID table gave, not insertion order.
+        assert [ref for ref, _ in reader.records()] == sorted(records)
