@@ -270,7 +270,9 @@ class Memory:
             if store.writes is None and self.keep_write_state:
                 from .write_state import WriteState, state_path
 
-                store.writes = WriteState(state_path(self.paths, store.scope), store)
+                store.writes = WriteState(
+                    state_path(self.paths, store.scope), store, str(self.paths.state)
+                )
             writes = store.writes
             if writes is None or not writes.begin():
                 sweep_temps(self.fs, store.root)

@@ -297,9 +297,11 @@ class _Pieces:
 class WriteState:
     """The writer's rows and checkpoint of one store; every method runs under its lock."""
 
-    def __init__(self, path: Path, store: Store) -> None:
+    def __init__(self, path: Path, store: Store, monitor_state: str | None = None) -> None:
         self.path = path
         self.store = store
+        # The state root whose store monitor (``monitor/``) is asked what changed; None: never.
+        self.monitor_state = monitor_state
         self.ready = False
         self._db: sqlite3.Connection | None = None
         self._meta: dict[str, str] = {}
@@ -324,13 +326,32 @@ class WriteState:
         try:
             db.execute("BEGIN IMMEDIATE")
             meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+            # The identity first, then the monitor's token: each vouches only for what is
+            # read after it (a change in between shows in the next answer or identity).
             checked = time.time_ns()
             current = _dir_identity(self.store.root)
-            if meta.get("code") != code_tag() or meta.get("root") != str(self.store.root) or any(
-                k not in meta for k in _SAVED
-            ):
+            usable = (
+                meta.get("code") == code_tag() and meta.get("root") == str(self.store.root)
+                and all(k in meta for k in _SAVED)
+            )
+            quiet = usable and meta["dir"] == current and self._settled(meta)
+            asked = self._ask(meta.get("monitor", "") if usable else "", start=not quiet)
+            names = None if asked is None else asked[1]
+            fresh = asked is not None  # may the token now replace the saved one?
+            if not usable:
                 self._rebuild(db, current, checked)
-            elif meta["dir"] != current or not self._settled(meta):
+            elif names is not None:
+                # The monitor's word: only what changed since the saved token (our own last
+                # write's files too) is read; nothing is listed.
+                self._meta = meta
+                if names:
+                    self._sweep([n for n in names if is_temp_name(n)])
+                    self._diff(names)
+                if names or meta["dir"] != current:
+                    self._meta["dir"], self._meta["checked_ns"] = current, str(checked)
+                    self._changed = True
+                fresh = bool(names)  # else the saved token says the same, and costs no commit
+            elif not quiet:
                 known = dict(db.execute("SELECT name, ino FROM files").fetchall())
                 # Dict item views compare as sets, in C: a name whose inode changed is on
                 # both sides; our stale temp files and other non-fact entries show up too.
@@ -346,11 +367,42 @@ class WriteState:
                 self._changed = True
             else:
                 self._meta = meta
+                # The identity vouched up to ``current``; the token, taken after it, only if
+                # no entry was created, removed or renamed in between.
+                fresh = fresh and _dir_identity(self.store.root) == current
+            if fresh and asked is not None and self._meta.get("monitor") != asked[0]:
+                self._meta["monitor"] = asked[0]
+                self._changed = True
         except (sqlite3.Error, OSError):
             self._drop()
             return False
         self.ready = True
         return True
+
+    def _ask(self, since: str, *, start: bool) -> tuple[str, set[str] | None] | None:
+        """The store monitor's token now (as saved) and the names changed in the store since
+        the saved token ``since`` (``None``: it cannot say); ``None``: no monitor answered.
+
+        ``start``: a monitor is started when none runs (this write is about to list).
+        """
+        if self.monitor_state is None or os.environ.get("CONTEXT_ENGINE_MONITOR") == "0":
+            return None
+        import json
+
+        from ..monitor.client import changes_since
+
+        try:
+            saved = json.loads(since) if since else None
+        except ValueError:
+            saved = None
+        got = changes_since(self.monitor_state, [str(self.store.root)], saved, start=start)
+        if got is None:
+            return None
+        token, answer = got
+        names = answer[0]
+        if names is not None and any("/" in name for name in names):
+            names = None  # not a name of this directory: walk
+        return json.dumps(token), names
 
     def legacy_names(self) -> list[str]:
         """Fact files still in need of the S5.1 upgrade, by name."""
