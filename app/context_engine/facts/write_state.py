@@ -37,12 +37,12 @@ import sqlite3
 import stat
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..digests import blake2b
 from ..errors import ContextEngineError
+from ..records import record
 from . import derived_index
 from .fs import (
     FS,
@@ -101,7 +101,7 @@ def state_path(paths: EnginePaths, scope: Scope) -> Path:
     return derived_index.index_path(paths, scope).with_name(f"{scope}-writes.v{SCHEMA}.sqlite")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class _Row:
     name: str
     ino: int
