@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import sqlite3
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,6 +22,7 @@ import pytest
 from context_engine.facts import codec, write_state
 from context_engine.facts.index_file import render_index
 from context_engine.facts.memory import Memory
+from context_engine.facts.store import Store
 from context_engine.monitor import client
 from context_engine.paths import EnginePaths
 from support.index import edit_in_place_same_size
@@ -160,4 +162,30 @@ def test_a_change_made_while_a_write_lists_the_store_reaches_the_next_write(
     assert "[Before the listing](fact-001.md)" in _index(paths).decode()
     _memory(paths).save(name="next", body="z")
     assert "[During the listing](fact-005.md)" in _index(paths).decode()
+    assert _index(paths) == _regenerated(paths)
+
+
+def test_the_next_write_does_not_read_again_the_files_the_last_one_made(
+    tmp_path: Path, monitors: Monitors, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    paths = make_paths(tmp_path)
+    _warm(paths, monitors)
+    _memory(paths).save(name="first", body="x")
+    read: list[str] = []
+    real = Store._read_entry
+
+    def read_entry(self: Store, path: Path, st: os.stat_result) -> object:
+        read.append(path.name)
+        return real(self, path, st)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(Store, "_read_entry", read_entry)
+        _memory(paths).save(name="second", description="second about", body="y")
+    assert read == ["second.md"]  # named by the monitor, but as the last write left it
+    # Changed since by another program (a new ctime): read again, as any named file.
+    time.sleep(0.05)  # past one coarse clock tick: the edit's ctime differs from the write's
+    assert edit_in_place_same_size(paths.project_store / "second.md", b"second about",
+                                   b"SECOND ABOUT")
+    _memory(paths).save(name="third", body="z")
+    assert "[second](second.md) — [project/project] SECOND ABOUT" in _index(paths).decode()
     assert _index(paths) == _regenerated(paths)
