@@ -132,6 +132,7 @@ def test_dataclasses_functions_work_on_records() -> None:
         records.replace(point, nope=1)
 
 
+@pytest.mark.slow
 def test_a_cold_remember_imports_no_dataclasses(tmp_path: Path) -> None:
     code = (
         "import sys\n"

@@ -165,6 +165,7 @@ def test_a_change_made_while_a_write_lists_the_store_reaches_the_next_write(
     assert _index(paths) == _regenerated(paths)
 
 
+@pytest.mark.slow
 def test_the_next_write_does_not_read_again_the_files_the_last_one_made(
     tmp_path: Path, monitors: Monitors, monkeypatch: pytest.MonkeyPatch
 ) -> None:
