@@ -14,13 +14,13 @@ policy decision → confirmation when asked → store → ``Changes`` → one ``
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ..errors import ContextEngineError
 from ..facts.changes import Changes
 from ..facts.model import FACT_TYPES, SCOPES, Fact
 from ..paths import EnginePaths, slugify
+from ..records import replace
 from .ops import Accept, Actor, Agent, Forget, Op, Recover, Restore, Save, WriteOutcome
 
 # The S10 policy (``policy_writes``, ``policy.write_policy``: the sensitive-content rules,

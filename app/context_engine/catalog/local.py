@@ -11,7 +11,6 @@ exactly this class. Heavy modules load on first use: hooks and the CLI start wit
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -37,18 +36,28 @@ if TYPE_CHECKING:  # the write types load with the first write (a hook turn neve
     from .ops import Actor, Op, WriteOutcome
 
 
-@dataclass(slots=True)
 class _Shared:
     """What every view of one catalog shares: the stores (opened on first use), the index."""
 
-    paths: EnginePaths
-    clock: Callable[[], datetime]
-    fs: FS | None = None
-    store: Memory | None = None
-    through_memory: bool = False
-    service: RecallService | None = None
-    upgraded: bool = False
-    notices: list[str] = field(default_factory=list)
+    __slots__ = ("clock", "fs", "notices", "paths", "service", "store", "through_memory",
+                 "upgraded")
+
+    def __init__(
+        self,
+        paths: EnginePaths,
+        clock: Callable[[], datetime],
+        fs: FS | None = None,
+        store: Memory | None = None,
+        through_memory: bool = False,
+    ) -> None:
+        self.paths = paths
+        self.clock = clock
+        self.fs = fs
+        self.store = store
+        self.through_memory = through_memory
+        self.service: RecallService | None = None
+        self.upgraded = False
+        self.notices: list[str] = []
 
     @property
     def memory(self) -> Memory:

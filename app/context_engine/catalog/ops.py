@@ -12,9 +12,9 @@ the CLI loads it on every start.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from ..records import record
 from ..tools.spec import REMEMBER_ARGUMENTS
 
 if TYPE_CHECKING:
@@ -35,7 +35,7 @@ SAVE_FIELDS = REMEMBER_ARGUMENTS  # the ``remember`` tool's arguments (S9.2)
 # -- ops -----------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Save:
     """Create or update one fact; the fields are the ``remember`` tool's (S9.2), None = not given.
 
@@ -91,14 +91,14 @@ class Save:
         return {key: value for key, value in values.items() if value is not None}
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Forget:
     """Archive what ``ref`` names (S4.7): an id, a reference's scope, or a name everywhere."""
 
     ref: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Restore:
     """Make snapshot ``revision`` of ``ref`` the newest revision (S4.6)."""
 
@@ -107,14 +107,14 @@ class Restore:
     expected_revision: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Recover:
     """Bring an archive entry back at a new revision (S4.8); the path is the catalog's own."""
 
     archive_path: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Accept:
     """Accept one candidate of a fresh suggestion scan, maybe edited first (S11.5).
 
@@ -133,7 +133,7 @@ Op = Save | Forget | Restore | Recover | Accept
 # -- actors --------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Person:
     """A person acting at a surface: their own action is the confirmation (S10.5).
 
@@ -144,7 +144,7 @@ class Person:
     surface: Surface = "cli"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Agent:
     """An agent's tool call: the write policy decides (S10); the mode never bypasses it."""
 
@@ -159,7 +159,7 @@ Actor = Person | Agent
 # -- the one outcome -----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class WriteOutcome:
     """What one ``apply`` (or agent tool call) did; ``as_json()`` is the S12 decision object.
 

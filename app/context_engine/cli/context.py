@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from ..paths import EnginePaths
@@ -59,15 +58,19 @@ def _plain_utf8(stream: Any) -> bool:
     return isinstance(encoding, str) and encoding.lower().replace("_", "-") in ("utf-8", "utf8")
 
 
-@dataclass
 class CliContext:
     """Global options of one invocation (they come before the command)."""
 
-    home: str | None
-    workspace: str | None
-    json: bool
-    remote: str | None = None  # --remote "<command>": only the remote catalog (issue 8)
-    _catalog: Catalog | None = field(default=None, init=False, repr=False, compare=False)
+    __slots__ = ("_catalog", "home", "json", "remote", "workspace")
+
+    def __init__(
+        self, home: str | None, workspace: str | None, json: bool, remote: str | None = None
+    ) -> None:
+        self.home = home
+        self.workspace = workspace
+        self.json = json
+        self.remote = remote  # --remote "<command>": only the remote catalog (issue 8)
+        self._catalog: Catalog | None = None
 
     def paths(self) -> EnginePaths:
         """Resolve the engine paths for this invocation (refused under ``--remote``)."""

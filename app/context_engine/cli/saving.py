@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 
 from ..catalog.ops import Person, Save
 from .context import CliContext, echo, fail
-from .reads import fact_json
 
 if TYPE_CHECKING:
     from ..catalog.ops import WriteOutcome
@@ -42,10 +41,14 @@ def written(ctx: CliContext, outcome: WriteOutcome, verb: str) -> None:
     if not outcome.ran:
         fail(ctx, "refused", outcome.result)
     warn(outcome)
-    payload = {
-        "fact": fact_json(outcome.fact) if outcome.fact is not None else None,
-        "archived": list(outcome.archived),
-    }
+    payload: dict[str, object] = {}
+    if ctx.json:  # the JSON form only: ``reads`` (timestamps, freshness) loads for it alone
+        from .reads import fact_json
+
+        payload = {
+            "fact": fact_json(outcome.fact) if outcome.fact is not None else None,
+            "archived": list(outcome.archived),
+        }
     fact = outcome.fact
     lines = [f"{verb} {fact.reference} ({fact.id}, revision {fact.revision})"] if fact else []
     lines += [f"archived {path}" for path in outcome.archived]

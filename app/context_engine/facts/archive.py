@@ -5,12 +5,12 @@ from __future__ import annotations
 import os
 import re
 import stat
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from ..errors import ArchiveNotFound
 from ..paths import bound_slug
+from ..records import record
 from .fs import FS, READ_FLAGS, fsync_dir
 from .model import Diagnostic, Fact
 from .store import ARCHIVE_DIR, INDEX_NAME
@@ -21,7 +21,7 @@ _NOT_FOUND = "archived memory not found"
 _ARCHIVE_NAME_BYTES = 255 - 20 - 3 - 4
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ArchivedEntry:
     """One forgotten fact: archive path, archive time, and its parse (or a diagnostic)."""
 

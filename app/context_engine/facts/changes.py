@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
+from ..records import record
 from .model import Fact
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Changes:
     """What one mutation changed on disk.
 

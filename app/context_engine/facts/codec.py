@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import replace
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
@@ -43,6 +42,8 @@ from context_engine.facts.model import (
 from context_engine.facts.timestamps import format_timestamp, parse_timestamp
 from context_engine.facts.yaml_text import NULL_TAG, YamlError, YamlMapping
 from context_engine.paths import slugify
+
+from ..records import replace
 
 if TYPE_CHECKING:
     from yaml.nodes import Node

@@ -29,12 +29,12 @@ import stat
 import threading
 from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..digests import blake2b
+from ..records import record
 from . import rendered
 from .model import Diagnostic, Fact, FileStamp, ParsedFact, Scope
 from .stat_listing import RACY_NS as RACY_NS  # one rule for every reader
@@ -117,7 +117,7 @@ def store_index(paths: EnginePaths, scope: Scope, *, create: bool = False) -> Fa
     return FactIndex(index_path(paths, scope), paths.store_dir(scope), scope, create=create)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Row:
     """One file as the index recorded it."""
 

@@ -6,8 +6,6 @@ function (``codec._assemble``) turns them into a ``Fact``, so the two readers ca
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 # Keys the codec owns at the top level; everything else is preserved in ``Fact.extra``.
 TOP_KEYS = frozenset(
     {"id", "revision", "created_at", "updated_at", "name", "title", "description", "metadata"}
@@ -22,13 +20,20 @@ METADATA_EXTRA_KEY = "metadata"
 FieldValue = tuple[str | None, int | None]
 
 
-@dataclass(slots=True)
 class FrontFields:
     """Scalar text of every known key (top level and ``metadata``) plus preserved extras."""
 
-    top: dict[str, FieldValue] = field(default_factory=dict)
-    meta: dict[str, FieldValue] = field(default_factory=dict)
-    extra: tuple[tuple[str, object], ...] = ()
+    __slots__ = ("extra", "meta", "top")
+
+    def __init__(
+        self,
+        top: dict[str, FieldValue] | None = None,
+        meta: dict[str, FieldValue] | None = None,
+        extra: tuple[tuple[str, object], ...] = (),
+    ) -> None:
+        self.top: dict[str, FieldValue] = {} if top is None else top
+        self.meta: dict[str, FieldValue] = {} if meta is None else meta
+        self.extra = extra
 
     def text(self, key: str) -> str | None:
         """The top-level text of ``key``, else ``None``."""

@@ -12,13 +12,13 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import ContextEngineError, StoreIOError
 from ..paths import EnginePaths
+from ..records import record
 from .changes import Changes
 from .derived_index import Summary, store_index
 from .fs import FS, store_lock, sweep_temps
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 # a read the derived index answers imports none of them.
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class MemorySnapshot:
     """Active facts of both stores sorted by (name, scope, id) (S4.10), plus file diagnostics."""
 
@@ -270,7 +270,9 @@ class Memory:
             if store.writes is None and self.keep_write_state:
                 from .write_state import WriteState, state_path
 
-                store.writes = WriteState(state_path(self.paths, store.scope), store)
+                store.writes = WriteState(
+                    state_path(self.paths, store.scope), store, str(self.paths.state)
+                )
             writes = store.writes
             if writes is None or not writes.begin():
                 sweep_temps(self.fs, store.root)

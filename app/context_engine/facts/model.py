@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
+
+from ..records import field, record
 
 FactType = Literal["user", "feedback", "project", "reference"]
 Scope = Literal["project", "global"]
@@ -33,7 +34,7 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class FactFields:
     """A fact's editable fields as a write gives them; None means not given."""
 
@@ -45,7 +46,7 @@ class FactFields:
     body: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class FileStamp:
     """Identity of a file as read: lets caches prove a snapshot is still current."""
 
@@ -55,7 +56,7 @@ class FileStamp:
     mtime_ns: int
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Fact:
     """One active (or archived, or snapshotted) fact as read from or written to a store."""
 
@@ -89,7 +90,7 @@ class Fact:
         return self.updated_at or self.created_at
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ParsedFact:
     """A fact as read, plus whether S5.1 migration must rewrite its file (made by the codec)."""
 
@@ -98,7 +99,7 @@ class ParsedFact:
     encoding: str = "utf-8"  # utf-8, utf-8-sig, utf-16-le, utf-16-be or gb18030
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Diagnostic:
     """A local-only problem report about one file (never provider-visible)."""
 

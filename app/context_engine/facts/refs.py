@@ -12,10 +12,10 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from ..errors import ContextEngineError, FactNotFound
 from ..paths import slugify
+from ..records import record
 from .ids import is_valid_id
 from .model import SCOPES, Fact, Scope
 
@@ -23,7 +23,7 @@ REFERENCE = re.compile(r"^(project|global)/(.+?)(?:\.md)?$")
 _ID_PREFIXES = ("mem-", "legacy-")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Ref:
     """A parsed ref: the text, a possible id, the scope a reference names, the names to try."""
 

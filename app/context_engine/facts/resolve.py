@@ -5,10 +5,10 @@ What a ref names is decided in ``refs.py`` (the one resolver); this module finds
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import FactFormatError
+from ..records import record
 from .model import Scope
 from .refs import Ref, looks_like_id, parse_ref, parse_reference
 from .store import LoadedFile, Store
@@ -16,7 +16,7 @@ from .store import LoadedFile, Store
 __all__ = ["Stores", "find_by_id", "find_one_by_id", "looks_like_id", "parse_reference"]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Stores:
     """The project store and the global store, project first."""
 

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
 from pathlib import Path
 
+from .. import records
 from ..errors import (
     AlreadyExists,
     DurabilityUnknown,
@@ -18,13 +17,14 @@ from ..errors import (
     StoreIOError,
 )
 from ..paths import safe_join
+from ..records import record
 from .fs import FS, atomic_write, fsync_dir, read_file
 from .ids import is_valid_id
 from .model import Fact
 from .store import REVISIONS_DIR, Store
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RevisionFile:
     """One snapshot file of one id."""
 
@@ -131,7 +131,7 @@ def history(stores: Iterable[Store], fact_id: str, name: str) -> list[Fact]:
                 fact = store.parse(data, store.root / f"{name}.md", st).fact
             except (OSError, FactFormatError, PathEscape):
                 continue
-            by_revision[item.revision] = dataclasses.replace(
+            by_revision[item.revision] = records.replace(
                 fact, revision=item.revision, path=item.path
             )
     return [by_revision[r] for r in sorted(by_revision, reverse=True)]

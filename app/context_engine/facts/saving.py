@@ -6,12 +6,11 @@ writes therefore see one consistent state and no update is lost (S4.5).
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from .. import records
 from ..errors import (
     AlreadyExists,
     DurabilityUnknown,
@@ -23,6 +22,7 @@ from ..errors import (
     RevisionConflict,
     StoreIOError,
 )
+from ..records import record
 from .archive import move_to_archive
 from .changes import Changes
 from .codec import new_id, parse_fact, render_fact
@@ -34,7 +34,7 @@ from .revisions import history, snapshot_first
 from .store import LoadedFile, Store, fact_slug, gc_paused
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SaveRequest(FactFields):
     """The arguments of one save (None = not given: inherit on update, default on create)."""
 
@@ -120,7 +120,7 @@ def _build(
 
     if existing is not None:
         old = existing.fact
-        return dataclasses.replace(
+        return records.replace(
             old,
             revision=old.revision + 1,
             name=name or old.name,
@@ -295,7 +295,7 @@ def restore(
     if not chosen:
         raise FactNotFound(f'memory revision {revision} of "{ref}" not found')
     snapshot = chosen[0]
-    fact = dataclasses.replace(
+    fact = records.replace(
         active.fact,
         revision=active.fact.revision + 1,
         scope=stores.owner(active.path).scope,

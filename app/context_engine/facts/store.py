@@ -18,7 +18,6 @@ import time
 import unicodedata
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -26,6 +25,7 @@ from typing import TYPE_CHECKING
 from ..digests import sha256
 from ..errors import FactFormatError
 from ..paths import safe_join, slugify
+from ..records import record
 from .decoding import MAX_FACT_BYTES
 from .fs import FS, read_file, read_sized
 from .model import Diagnostic, Fact, FileStamp, ParsedFact, Scope
@@ -46,7 +46,7 @@ ARCHIVE_DIR = ".archive"
 REVISIONS_DIR = ".revisions"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class StoreSnapshot:
     """Every active fact of one store (sorted by name) and the files that could not be read."""
 
@@ -56,7 +56,7 @@ class StoreSnapshot:
     diagnostics: tuple[Diagnostic, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class LoadedFile:
     """One fact file as read: its exact bytes (for snapshots and digests) and the parse."""
 

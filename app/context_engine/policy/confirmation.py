@@ -9,13 +9,13 @@ implements the same protocol in ``ui/``.
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
 from typing import Protocol
 
 from ..facts.model import Fact
+from ..records import record
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ConfirmationRequest:
     """Everything a person needs to decide on one memory change."""
 

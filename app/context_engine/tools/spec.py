@@ -6,9 +6,10 @@ store or the time, so every session sends byte-identical tool definitions.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
+
+from ..records import record
 
 MEMORY_TOOL = "memory"
 REMEMBER_TOOL = "remember"
@@ -100,7 +101,7 @@ FORGET_SCHEMA: dict[str, Any] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ToolSpec:
     """One agent tool as a provider sees it."""
 

@@ -1,6 +1,7 @@
 """Random edits from several processes while the store monitor runs: every read is a full parse.
 
-Edits: our writes from worker processes and by the ``remember`` command, other programs' raw
+Edits: our writes from worker processes and by the ``remember`` command (after each of which
+MEMORY.md must equal a full regeneration), other programs' raw
 atomic replacements, in-place same-size edits with the mtime put back, deletes, creates, and
 the project store directory replaced by a copy. Reads: fresh processes going through the
 cold path (the saved recall state, validated by the monitor's answer), printing their facts,
@@ -26,11 +27,12 @@ from multiprocessing.pool import Pool
 from pathlib import Path
 
 import pytest
+from context_engine.facts.index_file import render_index
 from context_engine.facts.memory import Memory
 from context_engine.paths import EnginePaths
 from context_engine.recall import Recaller
 from context_engine.session.prefix import masked_global_ids
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from support.index import (
     cli_in_fresh_process,
@@ -105,6 +107,22 @@ def full_parse(paths: EnginePaths) -> dict[str, object]:
     }
 
 
+def memory_md(paths: EnginePaths) -> bytes:
+    index = paths.project_store / "MEMORY.md"
+    return index.read_bytes() if index.exists() else b""
+
+
+def regenerated(paths: EnginePaths) -> bytes:
+    """The project MEMORY.md a full regeneration from every parsed file gives (the writer
+    asks the monitor what changed since its checkpoint: in-place edits included)."""
+    memory = Memory(paths)
+    store = memory.stores.get("project")
+    store.index = None
+    text = render_index(memory_md(paths).decode("utf-8", "surrogateescape"),
+                        store.snapshot().facts)
+    return text.encode("utf-8", "surrogateescape")
+
+
 def read(paths: EnginePaths, monitors: Monitors) -> dict[str, object]:
     out = subprocess.run(
         [sys.executable, "-c", READER, str(paths.home), str(paths.workspace),
@@ -127,8 +145,10 @@ def _apply(paths: EnginePaths, pool: Pool, kind: str, name: str, counter: int) -
     elif kind == "replace" and target.exists():
         replace_raw(target, target.read_bytes() + f"\nReplaced {counter}.\n".encode())
     elif kind == "in-place" and target.exists():
-        for old, new in ((b"Body", b"BODY"), (b"BODY", b"Body"), (b"Text", b"TEXT"),
-                         (b"TEXT", b"Text"), (b"about", b"ABOUT"), (b"ABOUT", b"about")):
+        body = ((b"Body", b"BODY"), (b"BODY", b"Body"), (b"Text", b"TEXT"),
+                (b"TEXT", b"Text"), (b"about", b"ABOUT"), (b"ABOUT", b"about"))
+        described = ((b"About", b"ABOUT"), (b"ABOUT", b"About"))  # its MEMORY.md line too
+        for old, new in (described + body) if counter % 2 else (body + described):
             if edit_in_place_same_size(target, old, new):
                 break
     elif kind == "delete":
@@ -173,6 +193,7 @@ def base() -> Iterator[Path]:
 @settings(max_examples=10, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(steps=st.lists(step, min_size=1, max_size=8))
+@example(steps=[("in-place", "beta"), ("remember", "alpha")])  # another file's line must change
 def test_every_fresh_read_with_the_monitor_equals_a_full_parse(
     writers: Pool, monitors: Monitors, base: Path, steps: list[tuple[str, str]]
 ) -> None:
@@ -199,5 +220,7 @@ def test_every_fresh_read_with_the_monitor_equals_a_full_parse(
             assert got == full_parse(paths), (steps, counter, modes, quiet_view)
         else:
             _apply(paths, writers, kind, name, counter)
+            if kind == "remember":  # a write with the monitor: MEMORY.md as a full render
+                assert memory_md(paths) == regenerated(paths), (steps, counter)
     assert modes[-2] == "vouched", (steps, modes)  # nothing changed between the two reads
     assert modes[-1] == "named", (steps, modes)  # one file created: named, the rest trusted
