@@ -30,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from scale_bench import PROMPT, cached_store  # noqa: E402
+from scale_bench import PROMPT, cached_store
 
 
 class Hook:

@@ -69,8 +69,10 @@ def main() -> None:
             sys.stdout.flush()
             sys.stderr.flush()
             os._exit(code)
+    from ..facts import build_progress
     from .fast import plain_command
 
+    build_progress.enable()  # a command a person runs: a first build shows how far it is
     plain = plain_command(sys.argv[1:])
     if plain is not None:
         import gc

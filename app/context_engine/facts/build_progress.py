@@ -16,19 +16,20 @@ import sys
 import threading
 import time
 
-_enabled = False
+# Set once by the command-line entry (``cli/entry.py``) for the whole process, read by any
+# thread that builds.
+_ENABLED = threading.Event()
 _SHOW_AFTER = 1.0
 
 
 def enable() -> None:
     """Show progress in this process (a command a person runs)."""
-    global _enabled
-    _enabled = True
+    _ENABLED.set()
 
 
 def enabled() -> bool:
     """Whether this process shows progress."""
-    return _enabled
+    return _ENABLED.is_set()
 
 
 class Phase:
@@ -42,7 +43,7 @@ class Phase:
         self._visible = False
         self._stop = threading.Event()
         self._ticker: threading.Thread | None = None
-        if _enabled and total is None:  # nothing counts: a ticker shows the time taken
+        if enabled() and total is None:  # nothing counts: a ticker shows the time taken
             self._ticker = threading.Thread(target=self._tick, daemon=True)
             self._ticker.start()
 
@@ -55,7 +56,7 @@ class Phase:
     def done(self, count: int) -> None:
         """``count`` items of ``total`` are done."""
         self.count = count
-        if _enabled:
+        if enabled():
             self._show(count == self.total)
 
     def _tick(self) -> None:

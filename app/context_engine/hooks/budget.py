@@ -57,6 +57,8 @@ PREPARING_START = (
     "</memory-status>"
 )
 
+SUPPRESSED = "memory recall is being prepared"  # the trace's reason for such a turn
+
 
 class NotReady(Exception):
     """No usable derived state for this turn: answered without memory."""
@@ -225,11 +227,15 @@ def answer(
 
             started = builder.hand_off(paths, home)
             _say(f"over its {limit:g} s budget; the rest of the build is {started}")
+            if kind != "start":
+                _traced(paths, payload.prompt)
             return preparing(name, kind, paths, with_instructions), True
         done.wait()
     error = result.get("error")
     if isinstance(error, NotReady):
         _say(f"memory is being prepared ({error})")
+        if kind != "start":
+            _traced(paths, payload.prompt)
         return preparing(name, kind, paths, with_instructions), False
     if isinstance(error, BaseException):
         raise error
@@ -252,6 +258,19 @@ def preparing(name: str, kind: str, paths: EnginePaths, with_instructions: bool)
     engine = ContextEngine(paths)
     prefix = build_stable_prefix(PREPARING_START, engine.instructions().block)
     return render_output(name, engine.scrub(prefix))
+
+
+def _traced(paths: EnginePaths, prompt: str) -> None:
+    """The turn's trace says recall was not run, and why (the Recall tab, ``memory recall``)."""
+    from datetime import UTC, datetime
+
+    from ..recall.trace import RecallTrace, TraceLog
+
+    stores = (paths.project_store, paths.global_store)
+    trace = RecallTrace(query=prompt.strip(), suppressed=SUPPRESSED,
+                        at=datetime.now(UTC).isoformat())
+    with contextlib.suppress(OSError):
+        TraceLog(paths.workspace_data / "recall", stores=stores).record(trace)
 
 
 def _say(message: str) -> None:
