@@ -81,7 +81,13 @@ def main() -> None:
         from .fast import run as run_plain
 
         gc.disable()  # one short process, as a hook
-        code = run_plain(plain)
+        try:
+            code = run_plain(plain)
+        except KeyboardInterrupt:
+            # Harmless: the derived index keeps every committed batch, the recall state is
+            # replaced whole or not at all (facts/build_progress.py).
+            sys.stderr.write("\ncontext-engine: interrupted; what was built so far is kept\n")
+            code = 130
         try:
             sys.stdout.flush()
             sys.stderr.flush()

@@ -24,6 +24,8 @@ from context_engine.facts import build_progress, store
 from context_engine.facts.codec import render_fact
 from context_engine.facts.derived_index import store_index
 from context_engine.facts.indexed_read import StoreReader
+from context_engine.facts.listing import list_memory
+from context_engine.facts.memory import Memory
 from context_engine.facts.model import Fact
 from context_engine.facts.store import Store, fact_slug
 from context_engine.hooks import budget, builder
@@ -235,6 +237,34 @@ def test_a_killed_build_keeps_its_batches_and_the_next_one_resumes(
     assert set(parsed).isdisjoint(kept)  # resumed: nothing committed is parsed again
     assert len(parsed) == 60 - len(kept)
     assert sorted(f.id for f in facts) == [f"mem-{i:032x}" for i in range(60)]  # none lost
+
+
+def test_an_interrupted_listing_keeps_its_batches_too(
+    paths: EnginePaths, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settle_all(monkeypatch)
+    write_facts(paths, 60)
+    assert store_index(paths, "project", create=True).names() == set()  # made, empty: an
+    # upgrade's reset index, which read commands fill
+    monkeypatch.setattr(store, "_BATCH", 20)
+    real = Store._read_entry
+    parsed: list[str] = []
+
+    def counted(self: Store, path: Path, st: os.stat_result) -> object:
+        if len(parsed) == 45 and not kill.is_set():
+            kill.set()
+            raise KeyboardInterrupt
+        parsed.append(path.name)
+        return real(self, path, st)
+
+    kill = threading.Event()
+    monkeypatch.setattr(Store, "_read_entry", counted)
+    with pytest.raises(KeyboardInterrupt):
+        list_memory(Memory(paths))
+    assert len(store_index(paths, "project").names()) == 40
+    parsed.clear()
+    listed = list_memory(Memory(paths))
+    assert len(parsed) == 20 and len(listed.facts) == 60
 
 
 def test_a_command_shows_how_far_a_first_build_is(
