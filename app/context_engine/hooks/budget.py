@@ -7,9 +7,10 @@ facts: about 34 s of CPU for the derived index and 115 s for the recall state), 
 the next hook would start over. So a hook runs under a budget (``CONTEXT_ENGINE_HOOK_BUDGET``
 seconds of wall time, default 15; ``0`` turns it off):
 
-* no usable recall state and more fact files than a hook indexes in a fraction of its budget
-  (``INLINE_PER_SECOND`` files per second of budget) → the build is handed to one detached
-  builder (``hooks/builder.py``) and the turn is answered at once without memory;
+* no usable recall state (SessionStart: no usable derived index) and more fact files than a
+  hook indexes in a fraction of its budget (``INLINE_PER_SECOND``, ``INLINE_START_PER_SECOND``
+  files per second of budget) → the build is handed to one detached builder
+  (``hooks/builder.py``) and the turn is answered at once without memory;
 * a builder of this workspace still running → the same answer, unless the saved state already
   vouches for the stores (then the turn is answered from it, as always);
 * anything else runs as before, in a worker thread; past the budget the hook hands the rest to
@@ -39,8 +40,12 @@ if TYPE_CHECKING:
 
 ENV = "CONTEXT_ENGINE_HOOK_BUDGET"
 DEFAULT_BUDGET = 15.0  # seconds of wall time: half the agents' 30 s timeout
-# With no usable state, a hook builds inline only for a store it indexes well within budget.
+# With no usable state, a hook builds inline only for a store it indexes well within budget:
+# a turn needs the derived index and the recall state (~1.5 ms a fact here), SessionStart the
+# derived index alone (~0.35 ms a fact); files per second of budget, with room for a loaded
+# machine.
 INLINE_PER_SECOND = 200
+INLINE_START_PER_SECOND = 1000
 
 PREPARING_TURN = (
     "<memory-status>\n"
@@ -144,7 +149,8 @@ def cold_check(
             return  # the saved state is brought up to the stores, as on any turn
         if kind == "start" and indexes_usable(paths):
             return  # the prefix needs the facts only, and their rows are there
-        if store_files(paths) <= limit * INLINE_PER_SECOND:
+        rate = INLINE_START_PER_SECOND if kind == "start" else INLINE_PER_SECOND
+        if store_files(paths) <= limit * rate:
             return  # small enough to build now
         builder.hand_off(paths, home)
         raise NotReady("handed off")

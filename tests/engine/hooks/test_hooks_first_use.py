@@ -83,6 +83,7 @@ def no_baseline(paths: EnginePaths) -> bool:
 def handed(monkeypatch: pytest.MonkeyPatch) -> list[EnginePaths]:
     """Record hand-offs instead of starting a builder; inline builds up to 10 files a 5 s budget."""
     monkeypatch.setattr(budget, "INLINE_PER_SECOND", 2)
+    monkeypatch.setattr(budget, "INLINE_START_PER_SECOND", 2)
     calls: list[EnginePaths] = []
     monkeypatch.setattr(builder, "hand_off", lambda p, _home: calls.append(p) or "started")
     return calls
