@@ -326,3 +326,40 @@ def test_two_hook_processes_at_once_start_one_builder_and_recall_follows(
                           timeout=60, check=True)
     assert context(done.stdout).startswith("<memory-recall>")
     assert "id=mem-" in context(done.stdout)
+
+
+@pytest.mark.slow
+def test_a_killed_builder_process_is_resumed_by_the_next_one(paths: EnginePaths) -> None:
+    write_facts(paths, 6000)
+    time.sleep(2.2)  # settled, as a store a person has had for a while
+    env = {"PYTHONPATH": str(ROOT / "app"), "CONTEXT_ENGINE_MONITOR": "0"}
+    old = {key: os.environ.get(key) for key in env}
+    os.environ.update(env)
+    try:
+        assert builder.hand_off(paths, str(paths.home)) == "started"
+        [pid] = detached._spawned[-1:]
+        index = store_index(paths, "project")
+        deadline = time.monotonic() + 120
+        while len(index.names()) < 1000:
+            assert time.monotonic() < deadline, "no batch committed"
+            time.sleep(0.02)
+        os.kill(pid, 9)  # as an out-of-memory kill or a reboot would
+        os.waitpid(pid, 0)
+        kept = index.names()
+        assert 1000 <= len(kept) < 6000  # killed mid-build, its batches kept
+        assert not builder.running(paths)  # the lock died with it
+        assert builder.hand_off(paths, str(paths.home)) == "started"
+        deadline = time.monotonic() + 300
+        while builder.running(paths) or not budget.recall_state_usable(paths):
+            assert time.monotonic() < deadline, "the second builder did not finish"
+            time.sleep(0.2)
+        detached.reap()
+    finally:
+        for key, value in old.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+    assert len(index.names()) == 6000
+    facts, _, _ = StoreReader(paths, keep_index=True).read()
+    assert len(facts) == 6000
