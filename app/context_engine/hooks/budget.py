@@ -62,7 +62,21 @@ PREPARING_START = (
     "</memory-status>"
 )
 
+# No builder can run (its lock or process could not be made): said as it is.
+UNAVAILABLE_TURN = (
+    "<memory-status>\n"
+    "Memory recall is not available for this turn: this workspace's memory index could not be"
+    " built in time. No facts were recalled for this turn.\n"
+    "</memory-status>"
+)
+UNAVAILABLE_START = (
+    "<memory-status>\n"
+    "Memory is not available at the start of this session: this workspace's memory index could"
+    " not be built in time, so this session starts without the memory block.\n"
+    "</memory-status>"
+)
 SUPPRESSED = "memory recall is being prepared"  # the trace's reason for such a turn
+SUPPRESSED_UNAVAILABLE = "memory index not built in time"
 
 
 class NotReady(Exception):
@@ -152,7 +166,8 @@ def cold_check(
         rate = INLINE_START_PER_SECOND if kind == "start" else INLINE_PER_SECOND
         if store_files(paths) <= limit * rate:
             return  # small enough to build now
-        builder.hand_off(paths, home)
+        if builder.hand_off(paths, home) == "unavailable":
+            return  # no builder can run here (a read-only state root): the budget bounds it
         raise NotReady("handed off")
 
     return check
@@ -233,15 +248,16 @@ def answer(
 
             started = builder.hand_off(paths, home)
             _say(f"over its {limit:g} s budget; the rest of the build is {started}")
+            built = started != "unavailable"
             if kind != "start":
-                _traced(paths, payload.prompt)
-            return preparing(name, kind, paths, with_instructions), True
+                _traced(paths, payload.prompt, SUPPRESSED if built else SUPPRESSED_UNAVAILABLE)
+            return preparing(name, kind, paths, with_instructions, built), True
         done.wait()
     error = result.get("error")
     if isinstance(error, NotReady):
         _say(f"memory is being prepared ({error})")
         if kind != "start":
-            _traced(paths, payload.prompt)
+            _traced(paths, payload.prompt, SUPPRESSED)
         return preparing(name, kind, paths, with_instructions), False
     if isinstance(error, BaseException):
         raise error
@@ -250,30 +266,34 @@ def answer(
     return out, False
 
 
-def preparing(name: str, kind: str, paths: EnginePaths, with_instructions: bool) -> str:
-    """The answer without memory: the explicit note (and the instructions, when asked)."""
+def preparing(
+    name: str, kind: str, paths: EnginePaths, with_instructions: bool, built: bool = True
+) -> str:
+    """The answer without memory: the explicit note (and the instructions, when asked);
+    ``built``: a builder is on it (else the note says memory is not available now)."""
     from .protocol import render_output
 
     if kind != "start":
-        return render_output(name, PREPARING_TURN)
+        return render_output(name, PREPARING_TURN if built else UNAVAILABLE_TURN)
+    note = PREPARING_START if built else UNAVAILABLE_START
     if not with_instructions:
-        return render_output(name, PREPARING_START + "\n")
+        return render_output(name, note + "\n")
     from ..engine import ContextEngine
     from ..session.prefix import build_stable_prefix
 
     engine = ContextEngine(paths)
-    prefix = build_stable_prefix(PREPARING_START, engine.instructions().block)
+    prefix = build_stable_prefix(note, engine.instructions().block)
     return render_output(name, engine.scrub(prefix))
 
 
-def _traced(paths: EnginePaths, prompt: str) -> None:
+def _traced(paths: EnginePaths, prompt: str, reason: str) -> None:
     """The turn's trace says recall was not run, and why (the Recall tab, ``memory recall``)."""
     from datetime import UTC, datetime
 
     from ..recall.trace import RecallTrace, TraceLog
 
     stores = (paths.project_store, paths.global_store)
-    trace = RecallTrace(query=prompt.strip(), suppressed=SUPPRESSED,
+    trace = RecallTrace(query=prompt.strip(), suppressed=reason,
                         at=datetime.now(UTC).isoformat())
     with contextlib.suppress(OSError):
         TraceLog(paths.workspace_data / "recall", stores=stores).record(trace)

@@ -131,6 +131,29 @@ def test_over_its_budget_the_hook_answers_without_memory_and_hands_off(
     assert no_baseline(paths)
 
 
+@pytest.mark.slow  # waits out its budget
+def test_with_no_builder_possible_the_note_says_memory_is_not_available(
+    paths: EnginePaths, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_facts(paths, 30)
+    monkeypatch.setattr(budget, "INLINE_PER_SECOND", 2)
+    monkeypatch.setattr(builder, "hand_off", lambda _p, _home: "unavailable")
+    release = threading.Event()
+    real = RecallService._read_stores
+
+    def stuck(self: RecallService, *args: object) -> object:
+        release.wait(30)
+        return real(self, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(RecallService, "_read_stores", stuck)
+    try:
+        out, left_running = answer(paths, limit=0.3)  # tried inline: no builder can take it
+        assert left_running
+        assert context(out) == budget.UNAVAILABLE_TURN  # never "being prepared" when it is not
+    finally:
+        release.set()
+
+
 def test_a_usable_saved_state_answers_within_the_budget(
     paths: EnginePaths, monkeypatch: pytest.MonkeyPatch, handed: list[EnginePaths]
 ) -> None:
