@@ -83,17 +83,16 @@ def handle(
         return render_output(name, prefix)
     previous = states.load(agent, payload.session_id)
     result, following = run_turn(engine, previous, payload.prompt)
+    _committed(commit)
     if previous is None or result.notes or following.digest != previous.digest:
         # No note means nothing moved: the baseline on disk is already the one that follows
         # (save it once more when it newly carries the recall state's digest).
-        _committed(commit)
         states.save(agent, payload.session_id, following)
-    else:
-        _committed(commit)
     return render_output(name, result.added_context)
 
 
 def _committed(commit: Callable[[], bool] | None) -> None:
+    """Past this point the turn is this worker's to finish (``hooks/budget.py``'s gate)."""
     if commit is not None and not commit():
         raise TimeoutError("answered without memory: over the hook's budget")
 
