@@ -69,8 +69,10 @@ def main() -> None:
             sys.stdout.flush()
             sys.stderr.flush()
             os._exit(code)
+    from ..facts import build_progress
     from .fast import plain_command
 
+    build_progress.enable()  # a command a person runs: a first build shows how far it is
     plain = plain_command(sys.argv[1:])
     if plain is not None:
         import gc
@@ -79,7 +81,13 @@ def main() -> None:
         from .fast import run as run_plain
 
         gc.disable()  # one short process, as a hook
-        code = run_plain(plain)
+        try:
+            code = run_plain(plain)
+        except KeyboardInterrupt:
+            # Harmless: the derived index keeps every committed batch, the recall state is
+            # replaced whole or not at all (facts/build_progress.py).
+            sys.stderr.write("\ncontext-engine: interrupted; what was built so far is kept\n")
+            code = 130
         try:
             sys.stdout.flush()
             sys.stderr.flush()

@@ -162,14 +162,28 @@ def _parse_rest(
     facts: list[ListedFact],
     diagnostics: list[Diagnostic],
 ) -> list[tuple[str, Identity, int, ParsedFact | Diagnostic]]:
-    """Read and parse the files no row vouched for; the rows the index should record."""
+    """Read and parse the files no row vouched for; the rows the index should still record
+    (a first build commits them in batches as it goes, as ``Store._resolve_misses`` does)."""
+    from .store import _BATCH, _SHOWN_FROM
+
     changed: list[tuple[str, Identity, int, ParsedFact | Diagnostic]] = []
     root = store.root
-    for name, st in files.items():
+    index = store.index
+    progress = None
+    if len(files) > _SHOWN_FROM:
+        from .build_progress import Phase
+
+        progress = Phase(f"indexing the {store.scope} store", len(files))
+    for number, (name, st) in enumerate(files.items(), 1):
+        if progress is not None and not number % 256:
+            progress.done(number)
         result = store.read_entry(root / name, st)
         if result is None:
             continue
         changed.append((name, identity_of(st), checked_ns, result))
+        if len(changed) >= _BATCH and index is not None:
+            index.update(changed)  # kept when the command is interrupted
+            changed.clear()
         if isinstance(result, Diagnostic):
             diagnostics.append(result)
         else:
@@ -180,6 +194,9 @@ def _parse_rest(
                     fact.type, fact.scope, _iso(fact.created_at), _iso(fact.updated_at), root,
                 )
             )
+    if progress is not None:
+        progress.done(len(files))
+        progress.end()
     return changed
 
 

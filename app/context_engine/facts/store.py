@@ -43,6 +43,9 @@ if TYPE_CHECKING:
 
 
 ARCHIVE_DIR = ".archive"
+# A first build commits its parses to the derived index in batches of this many files.
+_BATCH = 1000
+_SHOWN_FROM = 2000  # files to parse before a command's build shows progress at all
 REVISIONS_DIR = ".revisions"
 
 
@@ -255,7 +258,12 @@ class Store:
         rows = {} if index is None else index.rows(None if cold else [m[0] for m in misses])
         checked_ns = racy_from + RACY_NS  # when this scan began: every lstat came after it
         changed: list[tuple[str, _Key, int, ParsedFact | Diagnostic]] = []
-        for name, st, key in misses:
+        progress = None
+        if len(misses) - len(rows) > _SHOWN_FROM:
+            from .build_progress import Phase
+
+            progress = Phase(f"indexing the {self.scope} store", len(misses))
+        for number, (name, st, key) in enumerate(misses, 1):
             row = rows.get(name)
             if row is not None and row.trusted(key):
                 result: ParsedFact | Diagnostic | None = row.item
@@ -266,6 +274,13 @@ class Store:
                 if result is None:
                     continue
                 changed.append((name, key, checked_ns, result))
+                if len(changed) >= _BATCH and index is not None:
+                    # Committed as it goes: a build killed (an agent's hook timeout, Ctrl+C)
+                    # keeps every batch, and the next one parses only the rest.
+                    index.update(changed)
+                    changed.clear()
+            if progress is not None and not number % 256:
+                progress.done(number)
             assert result is not None
             fresh[name] = (
                 key, result, st.st_ctime_ns >= racy_from or st.st_mtime_ns >= racy_from
@@ -274,6 +289,9 @@ class Store:
                 diagnostics.append(result)
             else:
                 facts.append(result.fact)
+        if progress is not None:
+            progress.done(len(misses))
+            progress.end()
         if index is not None:
             removed = [name for name in rows if name not in fresh] if cold else []
             if changed or removed:

@@ -56,11 +56,14 @@ def handle(
     with_instructions: bool = False,
     sources: SourcesFactory = default_sources,
     keep_baselines: bool = False,
+    commit: Callable[[], bool] | None = None,
 ) -> str:
     """The stdout JSON for one hook call (raises on bad input; see :func:`run`).
 
     ``keep_baselines``: a long-lived process (the relay) keeps the session baselines it read or
-    wrote in memory, re-read only when their file changed (``hooks/state.py``)."""
+    wrote in memory, re-read only when their file changed (``hooks/state.py``). ``commit``:
+    asked before the baseline is saved; ``False`` (the hook's budget already answered,
+    ``hooks/budget.py``) stops here with nothing saved."""
     from ..session.core import open_prefix, run_turn
     from .protocol import event_kind, render_output
     from .state import BaselineStore
@@ -75,15 +78,23 @@ def handle(
     states = BaselineStore(paths.workspace_data / "agent-sessions", keep=keep_baselines)
     if kind == "start":
         prefix, baseline = open_prefix(engine, with_instructions=with_instructions)
+        _committed(commit)
         states.save(agent, payload.session_id, baseline)
         return render_output(name, prefix)
     previous = states.load(agent, payload.session_id)
     result, following = run_turn(engine, previous, payload.prompt)
+    _committed(commit)
     if previous is None or result.notes or following.digest != previous.digest:
         # No note means nothing moved: the baseline on disk is already the one that follows
         # (save it once more when it newly carries the recall state's digest).
         states.save(agent, payload.session_id, following)
     return render_output(name, result.added_context)
+
+
+def _committed(commit: Callable[[], bool] | None) -> None:
+    """Past this point the turn is this worker's to finish (``hooks/budget.py``'s gate)."""
+    if commit is not None and not commit():
+        raise TimeoutError("answered without memory: over the hook's budget")
 
 
 def run(
@@ -97,7 +108,8 @@ def run(
     """CLI entry: stdin → stdout; always exit 0 so a broken hook never blocks the agent.
 
     A running ``context-engine mcp`` of the same workspace answers with its warm index when it
-    can (``hooks/relay.py``; ``CONTEXT_ENGINE_HOOK_RELAY=0`` turns that off).
+    can (``hooks/relay.py``; ``CONTEXT_ENGINE_HOOK_RELAY=0`` turns that off). Otherwise the turn
+    is answered within ``CONTEXT_ENGINE_HOOK_BUDGET`` seconds (``hooks/budget.py``).
     """
     try:
         from .protocol import MAX_HOOK_INPUT
@@ -109,14 +121,28 @@ def run(
             if out is not None and os.environ.get("CONTEXT_ENGINE_HOOK_VERBOSE") == "1":
                 sys.stderr.write("context-engine hook: answered by the running MCP server\n")
         if out is None:
-            out = handle(
-                agent,
-                event,
-                text,
-                home=home,
-                workspace=workspace,
-                with_instructions=with_instructions,
-            )
+            from .budget import answer, budget
+
+            limit = budget()
+            if limit is None:
+                out = handle(
+                    agent,
+                    event,
+                    text,
+                    home=home,
+                    workspace=workspace,
+                    with_instructions=with_instructions,
+                )
+            else:
+                out, abandoned = answer(
+                    agent, event, text, home=home, workspace=workspace,
+                    with_instructions=with_instructions, limit=limit,
+                )
+                if abandoned:  # the turn's worker is still building: leave it behind
+                    sys.stdout.write(out + "\n")
+                    sys.stdout.flush()
+                    sys.stderr.flush()
+                    os._exit(0)
     except FrameError as exc:  # a payload over the size or depth limit: say which
         sys.stderr.write(f"context-engine hook: nothing added ({exc})\n")
         out = "{}"

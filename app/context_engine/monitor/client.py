@@ -18,6 +18,7 @@ import json
 import os
 import sys
 
+from .. import detached
 from ..digests import sha256
 from ..socket_lines import private_dir, read_line
 
@@ -39,7 +40,7 @@ _MAX_REPLY = 4 * 1024 * 1024
 # A token: (monitor instance, generation). Recorded beside a saved view of the stores.
 Token = list[object]  # [instance: str, generation: int] as JSON carries it
 
-_spawned: list[int] = []  # monitors this process started (reaped once they exit)
+_spawned = detached._spawned  # monitors (and other helpers) this process started
 
 
 def enabled() -> bool:
@@ -135,46 +136,14 @@ def changes_since(
 
 def spawn(state: str) -> int | None:
     """Start a monitor for ``state``, detached (new session, no inherited descriptors)."""
-    if not enabled() or not hasattr(os, "posix_spawn"):
+    if not enabled():
         return None
-    actions: list[tuple[object, ...]] = [
-        (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
-        (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
-        (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
-    ]
-    try:  # descriptors someone made inheritable (a pipe a caller waits on): closed in it
-        for name in os.listdir("/proc/self/fd"):
-            fd = int(name)
-            if fd > 2 and _inheritable(fd):
-                actions.append((os.POSIX_SPAWN_CLOSE, fd))
-    except (OSError, ValueError):
-        pass
-    # -P: the working directory is not put on sys.path (a stray package there is not ours).
-    argv = [sys.executable, "-P", "-m", "context_engine.monitor", state]
-    try:
-        pid = os.posix_spawn(sys.executable, argv, os.environ, file_actions=actions, setsid=True)
-    except OSError:
-        return None
-    _spawned.append(pid)
-    return pid
-
-
-def _inheritable(fd: int) -> bool:
-    try:
-        return os.get_inheritable(fd)
-    except OSError:
-        return False
+    return detached.spawn(["context_engine.monitor", state])
 
 
 def _reap() -> None:
     """Collect monitors this process started that have exited (no zombie in a host)."""
-    for pid in list(_spawned):
-        try:
-            done, _ = os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:
-            done = pid
-        if done:
-            _spawned.remove(pid)
+    detached.reap()
 
 
 def status(state: str) -> dict[str, object] | None:

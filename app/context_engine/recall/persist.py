@@ -45,6 +45,7 @@ VERSION = 2
 Identity = tuple[int, int, int, int, int, int]
 IdentityOf = Callable[[Fact], "Identity | None"]
 _NAMES: tuple[Membership, ...] = (POOL, SHADOWED, PREFIX)
+_SHOWN_FROM = 2000  # facts: a smaller index is built before any progress would show
 
 
 def recall_cache_path(paths: EnginePaths) -> Path:
@@ -225,7 +226,7 @@ class RecallCache:
             if paused:
                 gc.enable()
         if restored is None:
-            recaller = Recaller(facts, diagnostics=diagnostics)
+            recaller = _built(facts, diagnostics)
             self._save(recaller, identity_of, settled_before, {})
             return recaller
         recaller, trusted = restored
@@ -283,6 +284,16 @@ class RecallCache:
         }
         if _write(self.file, document, {**self._quiet, **self._quiet_more()}, base):
             self.written += 1
+
+
+def _built(facts: Sequence[Fact], diagnostics: tuple[Diagnostic, ...]) -> Recaller:
+    """A fresh index of ``facts`` (a command shows the time it takes, facts/build_progress.py)."""
+    if len(facts) < _SHOWN_FROM:
+        return Recaller(facts, diagnostics=diagnostics)
+    from ..facts.build_progress import Phase
+
+    with Phase(f"building the recall index of {len(facts):,} facts"):
+        return Recaller(facts, diagnostics=diagnostics)
 
 
 def _restore(

@@ -79,6 +79,9 @@ class RecallService:
         self.watch_stats: dict[str, int] = {"quiet": 0, "applied": 0, "rescans": 0}
         self.last_rescan: str | None = None
         self.trace_error: str | None = None  # last trace write that failed (turn went on, S8.11)
+        # Called once, when the first read finds no saved state vouching for the stores and is
+        # about to read them; it may raise to stop (a hook's budget, hooks/budget.py).
+        self.cold_check: Callable[[], None] | None = None
 
     # -- facts ---------------------------------------------------------------------------------
 
@@ -106,6 +109,9 @@ class RecallService:
         quiet = self._quiet_facts(probe)
         if quiet is not None:
             return quiet
+        check, self.cold_check = self.cold_check, None
+        if check is not None:
+            check()  # a budgeted hook: may raise instead of building everything (hooks/budget.py)
         return self._read_stores(None if probe is None else probe.scanned())
 
     def _watched_facts(self) -> Sequence[Fact]:
