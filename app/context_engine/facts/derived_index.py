@@ -50,6 +50,10 @@ if TYPE_CHECKING:
     from .watched import Look
 
 SCHEMA = 2  # 2: the ``watch`` table and its triggers
+# The file keeps its name across schema versions: an existing index of another schema (``meta``)
+# is emptied and refilled by the next command, a read-only one included — under a new name,
+# read-only commands would parse every file until a writer or a hook made the new file.
+FILE_VERSION = 1
 # (dev, ino, size, mtime_ns, ctime_ns, mode): what a row is validated against.
 Identity = tuple[int, int, int, int, int, int]
 Item = ParsedFact | Diagnostic
@@ -127,7 +131,7 @@ def index_path(paths: EnginePaths, scope: Scope) -> Path:
     store's (shared by every workspace) in ``<state>/context-center/index/``.
     """
     data = paths.global_data if scope == "global" else paths.workspace_data
-    return data / "index" / f"{scope}-facts.v{SCHEMA}.sqlite"
+    return data / "index" / f"{scope}-facts.v{FILE_VERSION}.sqlite"
 
 
 def store_index(paths: EnginePaths, scope: Scope, *, create: bool = False) -> FactIndex:
