@@ -578,7 +578,10 @@ class FactIndex:
         token: object = None,
     ) -> Watch | None:
         """``update``, returning the index's watch state right after (``None``: not recorded)."""
+        changed = list(changed)
         records = [r for r in (_record(*entry) for entry in changed) if r is not None]
+        if len(records) < len(changed):
+            token = None  # a file without its row: no vouch may cover it (it is read each time)
         gone = [(name,) for name in removed]
         if not records and not gone and token is None and seen is not None:
             return seen  # nothing to write: the index is as it was seen, or moved on

@@ -59,10 +59,13 @@ class Look:
         """The token to record after every row was validated against this look (else None).
 
         Not with a scan diagnostic (a vouched read would not see that entry again), nor when
-        the monitor named nothing (the vouch stands as it is: nothing to write).
+        the monitor named nothing (the vouch stands as it is: nothing to write), nor for a
+        store directory that does not exist.
         """
         if self.diagnostics or (self.vouched and not self.files and not self.gone):
             return None
+        if not self.vouched and not self.files and not os.path.isdir(self.root):
+            return None  # no store to vouch for (the monitor cannot watch it): no write a read
         return self.token
 
     def walk(self) -> None:

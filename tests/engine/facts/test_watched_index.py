@@ -280,3 +280,39 @@ def test_our_writes_keep_the_vouch_and_the_next_read_looks_at_that_file_only(
         calls = StoreCalls(patch, paths)
         assert listed(paths) == got
     assert calls.calls == []  # the vouch was rolled forward past the two names
+
+
+def test_a_file_the_index_cannot_hold_is_never_vouched_for(
+    paths: EnginePaths, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    listed(paths)
+    odd = paths.project_store / "odd.md"
+    # An extra key marshal cannot give back equal (NaN): the row is never recorded.
+    odd.write_bytes(raw_fact("odd", "First.").replace(b"\n---\n", b"\nweird: .nan\n---\n", 1))
+    assert "odd.md" in {r[0] for r in listed(paths)}
+    assert "odd.md" in {r[0] for r in listed(paths)}  # no vouch was recorded without it
+    assert watch_of(paths).valid  # kept: odd.md stays named since the token
+    replace_raw(odd, odd.read_bytes().replace(b"First.", b"Second, longer."))
+    replace_raw(paths.project_store / "fact-1.md", raw_fact("fact-1", "B.", description="B"))
+    assert listed(paths) == full(paths)
+    # However many readers come, odd.md is read again each time (no vouch hides it).
+    replace_raw(odd, odd.read_bytes().replace(b"description: About odd", b"description: Third"))
+    assert ("odd.md", "Third") in {(r[0], r[4]) for r in listed(paths)}
+
+
+def test_a_missing_store_costs_no_write_per_read(
+    paths: EnginePaths, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shutil
+
+    shutil.rmtree(paths.global_store)
+    listed(paths)
+    index = Memory(paths).stores.global_.index
+    assert index is not None
+    writes: list[object] = []
+    real = derived_index.FactIndex.record
+    monkeypatch.setattr(derived_index.FactIndex, "record",
+                        lambda *a, **kw: writes.append(a) or real(*a, **kw))
+    for _ in range(3):
+        assert listed(paths) == full(paths)
+    assert writes == []
