@@ -805,6 +805,9 @@ def _printed(
         changed += rest
         untrusted.changed.append(changed)
         untrusted.removed.append(removed)
+    if untrusted.stale or any(untrusted.changed) or any(untrusted.removed):
+        return untrusted  # rows to bring up to date first (a gone row may be the odd one below)
+    for schema, index in zip(schemas, indexes, strict=True):
         # A declared scope of the other store: its ties across stores need the stable sort.
         odd = (
             f"SELECT 1 FROM {schema}.files INDEXED BY files_scope"
@@ -812,10 +815,6 @@ def _printed(
         )
         if db.execute(odd, (index.scope, index.scope)).fetchone() is not None:
             return None
-    if untrusted.stale:
-        return untrusted
-    if any(untrusted.changed) or any(untrusted.removed):
-        return untrusted
     expression, args = freshness
     if form == "json":
         item = f"json_head || {expression} || '\"' || char(10) || ?"
