@@ -171,11 +171,13 @@ def crash_after_file_write(home: str, ws: str) -> None:
 
     real = derived_index.FactIndex.update
 
-    def die(self: derived_index.FactIndex, changed: object, removed: object = ()) -> bool:
+    def die(
+        self: derived_index.FactIndex, changed: object, removed: object = (), **watch: object
+    ) -> bool:
         entries = list(changed)  # type: ignore[call-overload]
         if any(entry[0] == "crashed.md" for entry in entries):
             os._exit(3)
-        return real(self, entries, removed)  # type: ignore[arg-type]
+        return real(self, entries, removed, **watch)  # type: ignore[arg-type]
 
     derived_index.FactIndex.update = die  # type: ignore[method-assign]
     paths = EnginePaths.resolve(home=home, workspace=ws, root=ws)

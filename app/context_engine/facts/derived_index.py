@@ -16,6 +16,12 @@ foreign owner, a writable-by-others mode, a busy writer) only costs a rebuild: t
 the files as it would without an index. ``create=False`` never makes the file (a read-only
 command on a home without an index writes nothing); an existing one is kept up to date. On a
 read-only medium the index is read as it is, or not at all.
+
+The store monitor (``monitor/``) can vouch for the rows without a walk: a one-row ``watch``
+table holds a generation that SQL triggers bump on every row written or removed, and the
+monitor token the rows were last validated at, with the generation of that validation. The
+rows are vouched for only while both generations are equal (``Watch.valid``); see
+``facts/watched.py`` and ``update``'s ``seen``/``token``.
 """
 
 from __future__ import annotations
@@ -41,8 +47,13 @@ from .stat_listing import RACY_NS as RACY_NS  # one rule for every reader
 
 if TYPE_CHECKING:
     from ..paths import EnginePaths
+    from .watched import Look
 
-SCHEMA = 1
+SCHEMA = 2  # 2: the ``watch`` table and its triggers
+# The file keeps its name across schema versions: an existing index of another schema (``meta``)
+# is emptied and refilled by the next command, a read-only one included — under a new name,
+# read-only commands would parse every file until a writer or a hook made the new file.
+FILE_VERSION = 1
 # (dev, ino, size, mtime_ns, ctime_ns, mode): what a row is validated against.
 Identity = tuple[int, int, int, int, int, int]
 Item = ParsedFact | Diagnostic
@@ -72,6 +83,16 @@ _DDL = (
     " (name, dev, ino, size, mtime_ns, ctime_ns, mode, checked_ns)",
     # A fact whose declared scope is the other store's (the listing order then needs Python).
     "CREATE INDEX IF NOT EXISTS files_scope ON files (scope, kind)",
+    # The monitor's vouch (``Watch``): one row. Every row written or removed bumps the
+    # generation in the same transaction, whoever writes it, so a vouch recorded at another
+    # generation is never taken for the rows now.
+    "CREATE TABLE IF NOT EXISTS watch"
+    " (generation INTEGER NOT NULL, token TEXT, vouched INTEGER NOT NULL)",
+    *(
+        f"CREATE TRIGGER IF NOT EXISTS files_{event.lower()} AFTER {event} ON files"
+        " BEGIN UPDATE watch SET generation = generation + 1; END"
+        for event in ("INSERT", "UPDATE", "DELETE")
+    ),
 )
 # What a listing needs (no body, no extra keys); ``_COLUMNS`` is a whole row.
 _LISTED = (
@@ -79,6 +100,7 @@ _LISTED = (
     " title, description, type, scope, created_at, updated_at, encoding, diag_line"
 )
 _COLUMNS = f"{_LISTED}, legacy, extra, body"
+_IDENTITY = "name, dev, ino, size, mtime_ns, ctime_ns, mode, checked_ns"  # what validates a row
 _STORED = f"{_COLUMNS}, json_head, stamp_us"  # what a recorded row writes
 _FACT, _DIAGNOSTIC = 0, 1
 FACT_KIND = _FACT  # ``writer_rows``' kind of a fact (else a diagnostic)
@@ -109,12 +131,15 @@ def index_path(paths: EnginePaths, scope: Scope) -> Path:
     store's (shared by every workspace) in ``<state>/context-center/index/``.
     """
     data = paths.global_data if scope == "global" else paths.workspace_data
-    return data / "index" / f"{scope}-facts.v{SCHEMA}.sqlite"
+    return data / "index" / f"{scope}-facts.v{FILE_VERSION}.sqlite"
 
 
 def store_index(paths: EnginePaths, scope: Scope, *, create: bool = False) -> FactIndex:
     """The derived index of ``paths``' store of ``scope`` (opened lazily, on first use)."""
-    return FactIndex(index_path(paths, scope), paths.store_dir(scope), scope, create=create)
+    return FactIndex(
+        index_path(paths, scope), paths.store_dir(scope), scope, create=create,
+        state=str(paths.state),
+    )
 
 
 @record
@@ -130,6 +155,25 @@ class Row:
         return identity == self.identity and max(identity[3], identity[4]) < (
             self.checked_ns - RACY_NS
         )
+
+
+class Watch(NamedTuple):
+    """The index's write generation and the monitor's vouch for its rows, read at one moment.
+
+    ``token``: the monitor token (JSON text) taken before the last full validation of every
+    row against the files; ``vouched``: the generation right after it was recorded. While
+    ``generation == vouched``, no row changed since, and every file the monitor does not name
+    since ``token`` is as its row says (``facts/watched.py``).
+    """
+
+    generation: int
+    token: str | None
+    vouched: int
+
+    @property
+    def valid(self) -> bool:
+        """Whether the rows are the ones the token vouched for."""
+        return self.token is not None and self.vouched == self.generation
 
 
 class Summary(NamedTuple):
@@ -215,11 +259,15 @@ def _item(root: Path, row: tuple[Any, ...]) -> Item:
 class FactIndex:
     """The derived index of one store directory; every failure degrades to "no rows"."""
 
-    def __init__(self, path: Path, root: Path, scope: Scope, *, create: bool = False) -> None:
+    def __init__(
+        self, path: Path, root: Path, scope: Scope, *, create: bool = False,
+        state: str | None = None,
+    ) -> None:
         self.path = path
         self.root = root
         self.scope = scope
         self.create = create
+        self.state = state  # the state root: whose store monitor may vouch for the rows
         self._db: sqlite3.Connection | None = None
         self._writable = False
         self._broken = False
@@ -309,11 +357,13 @@ class FactIndex:
         """Empty tables with this version's meta (another schema, codec or store)."""
         db.execute("BEGIN IMMEDIATE")
         try:
-            db.execute("DROP TABLE IF EXISTS files")
+            db.execute("DROP TABLE IF EXISTS files")  # its indexes and triggers with it
             db.execute("DROP TABLE IF EXISTS meta")
+            db.execute("DROP TABLE IF EXISTS watch")
             for statement in _DDL:
                 db.execute(statement)
             db.executemany("INSERT INTO meta VALUES (?, ?)", self._meta().items())
+            db.execute("INSERT INTO watch VALUES (0, NULL, -1)")
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
@@ -416,6 +466,20 @@ class FactIndex:
             return db.execute(f"SELECT {_LISTED} FROM files").fetchall()
         return []  # the index broke while reading
 
+    def listed_at(self) -> tuple[int | None, list[tuple[Any, ...]]]:
+        """``listed()`` and the index's generation, read in one transaction (``None``, ``[]``:
+        the index is unusable)."""
+        with self._using() as db:
+            if db is None:
+                return None, []
+            db.execute("BEGIN")
+            try:
+                generation = _watch(db).generation
+                return generation, db.execute(f"SELECT {_LISTED} FROM files").fetchall()
+            finally:
+                db.execute("COMMIT")
+        return None, []  # the index broke while reading
+
     def writer_rows(self) -> list[tuple[Any, ...]]:
         """Every row's (name, dev, ino, size, mtime_ns, ctime_ns, mode, checked_ns, kind, id,
         fact_name, title, description, type, scope, legacy), unvalidated, no body: what a
@@ -431,14 +495,14 @@ class FactIndex:
         return []  # the index broke while reading
 
     def survey(
-        self, fact_id: str | None, names: Collection[str]
-    ) -> tuple[dict[str, Identity], dict[str, Row]]:
-        """(settled identities, matching rows), read in one transaction.
+        self, fact_id: str | None, names: Collection[str], named: Collection[str] | None = None
+    ) -> tuple[int | None, dict[str, tuple[Identity, int]], dict[str, Row]]:
+        """(generation, identities, matching rows), read in one transaction.
 
-        Settled identities: file name → recorded identity of each row whose identity had
-        settled when recorded (a file whose lstat equals it is vouched for by its row, the
-        racy rule of ``Row.trusted``). Matching rows: the whole rows of the facts carrying
-        ``fact_id`` or one of ``names`` (indexed lookups, no other row is read in full).
+        Identities: file name → (recorded identity, checked_ns) of every row (of the rows of
+        ``named`` only, when given: a look the monitor vouched for). Matching rows: the whole
+        rows of the facts carrying ``fact_id`` or one of ``names`` (indexed lookups, no other
+        row is read in full). ``None``, ``{}``, ``{}``: the index is unusable.
         """
         clauses, args = [], []
         if fact_id is not None:
@@ -447,16 +511,27 @@ class FactIndex:
         if names:
             clauses.append(f"fact_name IN ({', '.join('?' * len(names))})")
             args.extend(names)
-        settled = (
-            "SELECT name, dev, ino, size, mtime_ns, ctime_ns, mode FROM files"
-            " WHERE max(mtime_ns, ctime_ns) < checked_ns - ?"
-        )
+        query = f"SELECT {_IDENTITY} FROM files"
         with self._using() as db:
             if db is None:
-                return {}, {}
+                return None, {}, {}
             db.execute("BEGIN")
             try:
-                identities = {r[0]: r[1:] for r in db.execute(settled, (RACY_NS,))}
+                generation = _watch(db).generation
+                if named is None:
+                    found = db.execute(query).fetchall()
+                else:
+                    wanted = list(named)
+                    found = [
+                        row
+                        for start in range(0, len(wanted), 500)
+                        for row in db.execute(
+                            f"{query} WHERE name IN"
+                            f" ({', '.join('?' * len(wanted[start:start + 500]))})",
+                            wanted[start:start + 500],
+                        )
+                    ]
+                identities = {r[0]: (r[1:7], r[7]) for r in found}
                 fetched = (
                     db.execute(
                         f"SELECT {_COLUMNS} FROM files WHERE kind = 0 AND"
@@ -470,36 +545,85 @@ class FactIndex:
                 db.execute("COMMIT")
             root = self.root
             rows = {r[0]: Row(tuple(r[1:7]), r[7], _item(root, r)) for r in fetched}
-            return identities, rows
-        return {}, {}
+            return generation, identities, rows
+        return None, {}, {}
 
     def update(
         self,
         changed: Iterable[tuple[str, Identity, int, Item]],
         removed: Iterable[str] = (),
+        *,
+        seen: Watch | None = None,
+        token: object = None,
     ) -> bool:
-        """Replace the rows of changed files and drop removed ones; False when not recorded."""
-        records = [r for r in (_record(*entry) for entry in changed) if r is not None]
-        gone = [(name,) for name in removed]
-        if not records and not gone:
+        """Replace the rows of changed files and drop removed ones; False when not recorded.
+
+        ``seen``: the index's ``watch()`` read before any lstat of these files. If the index is
+        still exactly as seen, a valid vouch survives these rows (every change the monitor
+        did not name since its token happened before ``seen`` was read, and these files were
+        looked at after). ``token`` (with ``seen``): the monitor token taken before the caller
+        validated *every* row against the files — it becomes the vouch.
+        """
+        changed, removed = list(changed), list(removed)
+        if not changed and not removed and (seen is None or token is None):
             return True
+        return self.record(changed, removed, seen=seen, token=token) is not None
+
+    def record(
+        self,
+        changed: Iterable[tuple[str, Identity, int, Item]],
+        removed: Iterable[str] = (),
+        *,
+        seen: Watch | None = None,
+        token: object = None,
+    ) -> Watch | None:
+        """``update``, returning the index's watch state right after (``None``: not recorded)."""
+        changed = list(changed)
+        records = [r for r in (_record(*entry) for entry in changed) if r is not None]
+        if len(records) < len(changed):
+            token = None  # a file without its row: no vouch may cover it (it is read each time)
+        gone = [(name,) for name in removed]
+        if not records and not gone and token is None and seen is not None:
+            return seen  # nothing to write: the index is as it was seen, or moved on
         with self._using() as db:
             if db is None or not self._writable:
-                return False
+                return None
             db.execute("BEGIN IMMEDIATE")
             try:
-                placeholders = ", ".join("?" * _WIDTH)
-                db.executemany(
-                    f"INSERT OR REPLACE INTO files ({_STORED}) VALUES ({placeholders})", records
-                )
-                db.executemany("DELETE FROM files WHERE name = ?", gone)
+                before = _watch(db)
+                if records:
+                    placeholders = ", ".join("?" * _WIDTH)
+                    db.executemany(
+                        f"INSERT OR REPLACE INTO files ({_STORED}) VALUES ({placeholders})",
+                        records,
+                    )
+                if gone:
+                    db.executemany("DELETE FROM files WHERE name = ?", gone)
+                after = _watch(db)
+                vouch = None
+                if seen is not None and before == seen:
+                    if token is not None:
+                        vouch = _token_text(token)
+                    elif seen.valid:
+                        vouch = seen.token
+                if vouch is not None:
+                    db.execute("UPDATE watch SET token = ?, vouched = generation", (vouch,))
+                    after = Watch(after.generation, vouch, after.generation)
                 db.execute("COMMIT")
             except BaseException:
                 if db.in_transaction:
                     db.execute("ROLLBACK")
                 raise
-            return True
-        return False
+            return after
+        return None
+
+    def watch(self) -> Watch | None:
+        """The generation and the monitor's vouch now; ``None`` when the index is unusable."""
+        with self._using() as db:
+            if db is None:
+                return None
+            return _watch(db)
+        return None  # the index broke while reading
 
     def summaries(self) -> list[Summary]:
         """Every row's list fields without the body: a cheap first page for a table.
@@ -572,24 +696,27 @@ class Untrusted(NamedTuple):
 
     changed: list[list[str]]
     removed: list[list[str]]
+    stale: list[int]  # stores whose monitor vouch no longer holds: to be walked
 
 
 def print_facts(
     indexes: list[FactIndex],
-    files: list[dict[str, os.stat_result]],
+    looks: list[Look],
     fresh: list[set[str]],
     form: str,
     freshness: tuple[str, list[Any]],
 ) -> Printed | Untrusted | None:
     """Every active fact of the stores' indexes printed by one query, in listing order.
 
-    ``files``: each store's lstat listing (``listing.scan_store``); a row prints only when its
-    file's identity equals it and had settled when recorded (the racy rule), or the row was just
-    recorded from that very identity by this listing (``fresh``, per store). All rows are
-    validated and printed in one read transaction. ``form``: ``"json"`` (each fact's S12 object
-    at ``rendered.ITEM_INDENT``, joined by ``,`` lines) or ``"lines"`` (``memory``'s indented
-    text lines). Order: (name, scope, id, file name), as ``list_memory``. ``Untrusted``: files to
-    read first. ``None``: the index cannot print this (missing, not printable, odd scopes).
+    ``looks``: each store's files now (``watched.look``); a row prints only when its file's
+    identity equals the look's lstat and had settled when recorded (the racy rule), or the row
+    was just recorded from that very identity by this listing (``fresh``, per store), or the
+    look is vouched for by the monitor at this index generation and does not name the file.
+    All rows are validated and printed in one read transaction. ``form``: ``"json"`` (each
+    fact's S12 object at ``rendered.ITEM_INDENT``, joined by ``,`` lines) or ``"lines"``
+    (``memory``'s indented text lines). Order: (name, scope, id, file name), as
+    ``list_memory``. ``Untrusted``: files to read first (or stores to walk). ``None``: the
+    index cannot print this (missing, not printable, odd scopes).
     """
     main, others = indexes[0], indexes[1:]
     for other in others:  # opened (and its meta checked or reset) as any reader opens it
@@ -610,7 +737,7 @@ def print_facts(
                 schemas.append(f"s{n}")
             db.execute("BEGIN")
             try:
-                return _printed(db, schemas, indexes, files, fresh, form, freshness)
+                return _printed(db, schemas, indexes, looks, fresh, form, freshness)
             finally:
                 db.execute("COMMIT")
         except sqlite3.Error:
@@ -626,26 +753,41 @@ def _printed(
     db: sqlite3.Connection,
     schemas: list[str],
     indexes: list[FactIndex],
-    files: list[dict[str, os.stat_result]],
+    looks: list[Look],
     fresh: list[set[str]],
     form: str,
     freshness: tuple[str, list[Any]],
 ) -> Printed | Untrusted | None:
     racy = RACY_NS
-    untrusted = Untrusted([], [])
-    for schema, index, listed, recorded in zip(schemas, indexes, files, fresh, strict=True):
+    untrusted = Untrusted([], [], [])
+    for number, (schema, index, view, recorded) in enumerate(
+        zip(schemas, indexes, looks, fresh, strict=True)
+    ):
         meta = dict(db.execute(f"SELECT key, value FROM {schema}.meta").fetchall())
         if meta != index._meta():
             return None
-        rest = dict(listed)
+        rest = dict(view.files)
         take = rest.pop
         removed: list[str] = []
         changed: list[str] = []
-        query = (
-            "SELECT name, dev, ino, size, mtime_ns, ctime_ns, mode, checked_ns"
-            f" FROM {schema}.files INDEXED BY files_identity"
-        )
-        for row in db.execute(query):
+        if view.vouches(_watch(db, schema).generation):
+            # Only the files the monitor named: every other row is the file it describes.
+            named = [*rest, *view.gone]
+            rows: Iterable[tuple[Any, ...]] = [
+                row
+                for start in range(0, len(named), 500)
+                for row in db.execute(
+                    f"SELECT {_IDENTITY} FROM {schema}.files WHERE name IN"
+                    f" ({', '.join('?' * len(named[start:start + 500]))})",
+                    named[start:start + 500],
+                )
+            ]
+        elif view.vouched:
+            untrusted.stale.append(number)  # the rows moved on since the monitor was asked
+            rows = ()
+        else:
+            rows = db.execute(f"SELECT {_IDENTITY} FROM {schema}.files INDEXED BY files_identity")
+        for row in rows:
             name = row[0]
             st = take(name, None)
             if st is None:
@@ -663,6 +805,9 @@ def _printed(
         changed += rest
         untrusted.changed.append(changed)
         untrusted.removed.append(removed)
+    if untrusted.stale or any(untrusted.changed) or any(untrusted.removed):
+        return untrusted  # rows to bring up to date first (a gone row may be the odd one below)
+    for schema, index in zip(schemas, indexes, strict=True):
         # A declared scope of the other store: its ties across stores need the stable sort.
         odd = (
             f"SELECT 1 FROM {schema}.files INDEXED BY files_scope"
@@ -670,8 +815,6 @@ def _printed(
         )
         if db.execute(odd, (index.scope, index.scope)).fetchone() is not None:
             return None
-    if any(untrusted.changed) or any(untrusted.removed):
-        return untrusted
     expression, args = freshness
     if form == "json":
         item = f"json_head || {expression} || '\"' || char(10) || ?"
@@ -706,6 +849,19 @@ def _printed(
         for schema in schemas
     ]
     return Printed(count, text or b"", diagnostics)
+
+
+def _watch(db: sqlite3.Connection, schema: str = "main") -> Watch:
+    row = db.execute(f"SELECT generation, token, vouched FROM {schema}.watch").fetchone()
+    if row is None:
+        raise sqlite3.DatabaseError("the watch row is missing")  # damaged: rebuilt
+    return Watch(*row)
+
+
+def _token_text(token: object) -> str:
+    import json
+
+    return json.dumps(token, separators=(",", ":"))
 
 
 def _busy(exc: sqlite3.OperationalError) -> bool:

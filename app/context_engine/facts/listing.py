@@ -10,8 +10,6 @@ the index), and builds no ``Fact`` for an unchanged file. The answer is exactly 
 from __future__ import annotations
 
 import os
-import stat
-import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from operator import itemgetter
@@ -20,7 +18,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import derived_index
 from .model import Diagnostic, Fact, ParsedFact
-from .store import INDEX_NAME, Identity, Store, gc_paused, identity_of, scan_diagnostic
+from .store import Identity, Store, gc_paused, identity_of
+from .watched import Look, look
+from .watched import scan_store as scan_store  # re-exported from its former home here
 
 if TYPE_CHECKING:
     from .memory import Memory
@@ -77,50 +77,24 @@ def _iso(value: Any) -> str | None:
 # The (name, id) order of one store's snapshot, then (name, scope, id) across both.
 _BY_NAME_ID = itemgetter(3, 1)
 _BY_NAME_SCOPE_ID = itemgetter(3, 7, 1)
-def scan_store(root: Path, diagnostics: list[Diagnostic]) -> dict[str, os.stat_result]:
-    """Every candidate fact file directly in ``root``: name → its lstat, one lstat each.
 
-    ``listdir`` and ``lstat`` relative to the directory (no path joined per file); symlinks
-    and unreadable entries become diagnostics exactly as in ``Store.snapshot``.
+
+def list_store(store: Store, view: Look | None = None) -> Listing:
+    """One store's active facts sorted by (name, id) and its diagnostics sorted by path.
+
+    ``view``: the store's files now (``watched.look``; looked at here when not given).
     """
-    found: dict[str, os.stat_result] = {}
-    try:
-        fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    except (FileNotFoundError, NotADirectoryError):
-        return found
-    try:
-        names = os.listdir(fd)
-        lstat = os.lstat
-        is_reg = stat.S_ISREG
-        for name in names:
-            if name[-3:] != ".md" or name[0] == "." or name == INDEX_NAME:
-                continue
-            try:
-                st = lstat(name, dir_fd=fd)
-            except FileNotFoundError:
-                continue
-            except OSError as exc:
-                diagnostics.append(scan_diagnostic(root / name, exc))
-                continue
-            if not is_reg(st.st_mode):
-                if stat.S_ISLNK(st.st_mode):
-                    msg = f"{name}: symlinks are not read"
-                    diagnostics.append(Diagnostic("symlink", root / name, msg))
-                continue
-            found[name] = st
-    finally:
-        os.close(fd)
-    return found
-
-
-def list_store(store: Store) -> Listing:
-    """One store's active facts sorted by (name, id) and its diagnostics sorted by path."""
-    diagnostics: list[Diagnostic] = []
+    if view is None:
+        view = look([store])[0]
     racy = derived_index.RACY_NS
-    started = time.time_ns()  # before the scan: every lstat comes after it
-    files = scan_store(store.root, diagnostics)
     index = store.index
-    rows = index.listed() if index is not None and files else []
+    generation, rows = index.listed_at() if index is not None else (None, [])
+    vouched = generation is not None and view.vouches(generation)
+    if view.vouched and not vouched:
+        view.walk()  # the rows moved on since the monitor was asked: every file looked at
+    diagnostics = list(view.diagnostics)
+    files = dict(view.files)
+    gone = set(view.gone)
     root = store.root
     facts: list[ListedFact] = []
     removed: list[str] = []
@@ -130,9 +104,11 @@ def list_store(store: Store) -> Listing:
             name = row[0]
             st = take(name, None)
             if st is None:
-                removed.append(name)
+                if not vouched or name in gone:
+                    removed.append(name)
+                    continue
             # The identity of ``identity_of`` and the racy rule, without building the tuple.
-            elif (
+            elif not (
                 st.st_mtime_ns == row[4]
                 and st.st_ctime_ns == row[5]
                 and st.st_ino == row[2]
@@ -141,17 +117,17 @@ def list_store(store: Store) -> Listing:
                 and st.st_mode == row[6]
                 and max(row[4], row[5]) < row[7] - racy
             ):
-                if row[8] == 0:
-                    facts.append(ListedFact(name, *row[9:18], root))  # type: ignore[call-arg]  # reason: the 9 list columns of _LISTED
-                else:
-                    diagnostics.append(Diagnostic(row[18], root / name, row[13], row[19]))
-            else:
                 files[name] = st  # changed since recorded: read below
-        changed = _parse_rest(store, files, started, facts, diagnostics)
+                continue
+            if row[8] == 0:
+                facts.append(ListedFact(name, *row[9:18], root))  # type: ignore[call-arg]  # reason: the 9 list columns of _LISTED
+            else:
+                diagnostics.append(Diagnostic(row[18], root / name, row[13], row[19]))
+        changed = _parse_rest(store, files, view.started, facts, diagnostics)
         facts.sort(key=_BY_NAME_ID)
     diagnostics.sort(key=lambda d: str(d.path))
-    if index is not None and (changed or removed):
-        index.update(changed, removed)
+    if index is not None:
+        index.update(changed, removed, seen=view.seen, token=view.recording)
     return Listing(facts, diagnostics)
 
 
@@ -204,8 +180,9 @@ def list_memory(memory: Memory) -> Listing:
     """Both stores' listings: facts by (name, scope, id), diagnostics project first."""
     facts: list[ListedFact] = []
     diagnostics: list[Diagnostic] = []
-    for store in memory.stores.all():
-        part = list_store(store)
+    stores = memory.stores.all()
+    for store, view in zip(stores, look(stores), strict=True):
+        part = list_store(store, view)
         facts += part.facts
         diagnostics += part.diagnostics
     facts.sort(key=_BY_NAME_SCOPE_ID)

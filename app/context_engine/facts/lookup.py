@@ -14,10 +14,12 @@ import time
 from collections.abc import Collection
 from pathlib import Path
 
+from . import derived_index
+from .derived_index import Row
 from .fs import read_file
-from .listing import scan_store
 from .model import Diagnostic, Fact, ParsedFact
 from .store import Identity, LoadedFile, Store, identity_of, unreadable
+from .watched import look
 
 
 def load_indexed(store: Store, path: Path) -> LoadedFile | None:
@@ -28,6 +30,7 @@ def load_indexed(store: Store, path: Path) -> LoadedFile | None:
     index = store.index
     if index is None or path.parent != store.root:
         return store.load(path)
+    seen = index.watch()  # before the read: a vouch survives a row of what is read after it
     started = time.time_ns()  # before the read: the identity checked comes after it
     try:
         data, st = read_file(store.fs, path)
@@ -42,7 +45,7 @@ def load_indexed(store: Store, path: Path) -> LoadedFile | None:
     if trusted and row is not None and isinstance(row.item, ParsedFact):
         return LoadedFile(path, data, row.item)
     loaded = LoadedFile(path, data, store.parse(data, path, st))
-    index.update([(path.name, key, started, loaded.parsed)])
+    index.update([(path.name, key, started, loaded.parsed)], seen=seen)
     return loaded
 
 
@@ -58,28 +61,48 @@ def candidates(store: Store, fact_id: str | None, names: Collection[str]) -> lis
 
     Sorted by (name, id), as ``store.snapshot().facts`` holds them.
     """
-    started = time.time_ns()  # before the scan: every lstat comes after it
-    files = scan_store(store.root, [])
+    view = look([store])[0]
     index = store.index
-    settled, matches = index.survey(fact_id, names) if index is not None else ({}, {})
+    generation: int | None = None
+    identities: dict[str, tuple[Identity, int]] = {}
+    matches: dict[str, Row] = {}
+    if index is not None:
+        named = [*view.files, *view.gone] if view.vouched else None
+        generation, identities, matches = index.survey(fact_id, names, named)
+        if view.vouched and not (generation is not None and view.vouches(generation)):
+            view.walk()  # the rows moved on since the monitor was asked: look at every file
+            generation, identities, matches = index.survey(fact_id, names)
+    racy = derived_index.RACY_NS
     found: list[Fact] = []
     changed: list[tuple[str, Identity, int, ParsedFact | Diagnostic]] = []
+    files = view.files
+    if view.vouched:  # every row the monitor did not name stands
+        named_now = {*files, *view.gone}
+        found += [
+            row.item.fact
+            for name, row in matches.items()
+            if name not in named_now and isinstance(row.item, ParsedFact)
+        ]
+        removed = [name for name in view.gone if name in identities]
+    else:
+        removed = [name for name in identities if name not in files]
     for name, st in files.items():
         key = identity_of(st)
-        if settled.get(name) == key:  # the row decides: a match only if it is one
-            row = matches.get(name)
+        recorded = identities.get(name)
+        if recorded is not None and recorded[0] == key and max(key[3], key[4]) < recorded[1] - racy:
+            row = matches.get(name)  # the row decides: a match only if it is one
             if row is not None and row.identity == key and isinstance(row.item, ParsedFact):
                 found.append(row.item.fact)
             continue
         result = store.read_entry(store.root / name, st)
         if result is None:
             continue
-        changed.append((name, key, started, result))
+        changed.append((name, key, view.started, result))
         if isinstance(result, ParsedFact):
             fact = result.fact
             if (fact_id is not None and fact.id == fact_id) or fact.name in names:
                 found.append(fact)
-    if index is not None and changed:
-        index.update(changed)
+    if index is not None:
+        index.update(changed, removed, seen=view.seen, token=view.recording)
     found.sort(key=lambda f: (f.name, f.id))
     return found

@@ -11,16 +11,14 @@ scope of the other store) returns ``None`` and the caller lists as ``listing.lis
 
 from __future__ import annotations
 
-import os
-import time
 from datetime import datetime
 from typing import TYPE_CHECKING, NamedTuple
 
 from . import derived_index
-from .listing import scan_store
 from .model import Diagnostic
 from .rendered import freshness_sql
 from .store import Identity, identity_of
+from .watched import look
 
 if TYPE_CHECKING:
     from .memory import Memory
@@ -51,37 +49,48 @@ def printed_facts(
     indexes = [store.index for store in stores]
     if any(index is None for index in indexes):
         return None
-    scan_diagnostics: list[list[Diagnostic]] = []
-    files: list[dict[str, os.stat_result]] = []
-    started = time.time_ns()  # before the scan: every lstat comes after it
-    for store in stores:
-        found: list[Diagnostic] = []
-        files.append(scan_store(store.root, found))
-        scan_diagnostics.append(found)
+    views = look(stores)
     freshness = freshness_sql(now, edges, default)
     recorded: list[set[str]] = [set() for _ in stores]
     usable = [index for index in indexes if index is not None]
-    for attempt in range(2):
-        result = derived_index.print_facts(usable, files, recorded, form, freshness)
+    written = [False for _ in stores]
+    for attempt in range(3):
+        result = derived_index.print_facts(usable, views, recorded, form, freshness)
         if result is None:
             return None
         if isinstance(result, derived_index.Printed):
-            return PrintedFacts(result.total, result.text, _diagnostics(stores, scan_diagnostics,
-                                                                       result.diagnostics))
-        if attempt == 1:
+            for n, view in enumerate(views):
+                if not written[n] and not view.vouched and view.recording is not None:
+                    # Every row checked against a walk: the monitor may vouch for them next time.
+                    usable[n].update((), (), seen=view.seen, token=view.recording)
+            scanned = [view.diagnostics for view in views]
+            return PrintedFacts(result.total, result.text,
+                                _diagnostics(stores, scanned, result.diagnostics))
+        if attempt == 2:
             return None  # still not vouched for (another writer, an index we cannot write)
         for n, store in enumerate(stores):
+            view = views[n]
+            if n in result.stale:
+                view.walk()  # the monitor's vouch no longer holds: every file looked at
+                recorded[n] = set()
+                continue
+            if not result.changed[n] and not result.removed[n]:
+                continue
             changes: list[tuple[str, Identity, int, ParsedFact | Diagnostic]] = []
             for name in result.changed[n]:
-                st = files[n][name]
+                st = view.files[name]
                 entry = store.read_entry(store.root / name, st)
                 if entry is None:
-                    del files[n][name]  # gone since the scan
+                    del view.files[name]  # gone since the look
                     continue
-                changes.append((name, identity_of(st), started, entry))
-            index = usable[n]
-            if (changes or result.removed[n]) and not index.update(changes, result.removed[n]):
+                changes.append((name, identity_of(st), view.started, entry))
+            after = usable[n].record(
+                changes, result.removed[n], seen=view.seen, token=view.recording
+            )
+            if after is None:
                 return None
+            written[n] = True
+            view.seen = after
             recorded[n] = {c[0] for c in changes if derived_index.recordable(c[3])}
     return None
 

@@ -664,6 +664,8 @@ class WriteState:
         db = self._db
         assert db is not None
         store = self.store
+        # Read before any lstat: the monitor's vouch for the rows survives what is seen after.
+        seen = store.index.watch() if store.index is not None else None
         checked = time.time_ns()  # before any lstat: the derived index's rule
         indexed = store.index.rows(names) if store.index is not None else {}
         recorded: list[tuple[str, tuple[int, int, int, int, int, int], int, Any]] = []
@@ -693,7 +695,7 @@ class WriteState:
                 recorded.append((name, identity, checked, item))
             self._replace(db, name, _row(name, st.st_ino, item))
         if recorded and store.index is not None:
-            store.index.update(recorded)
+            store.index.update(recorded, seen=seen)
 
     def _replace(self, db: sqlite3.Connection, name: str, new: _Row | None) -> None:
         found = db.execute(

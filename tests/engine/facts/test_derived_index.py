@@ -128,7 +128,8 @@ def test_a_damaged_index_is_rebuilt_by_the_next_command(paths: EnginePaths, dama
     for file in index_files(paths):
         db = sqlite3.connect(f"file:{file}?mode=ro", uri=True)
         assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
-        assert db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone() == ("1",)
+        schema = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+        assert schema == (str(derived_index.SCHEMA),)
         db.close()
     Memory(paths).save(name="after", description="After the damage", body="Fine.")
     assert read_in_fresh_process(paths) == full_parse(paths)

@@ -256,3 +256,31 @@ def _listed(fact: Fact) -> object:
     from context_engine.facts.listing import ListedFact
 
     return ListedFact.of(fact)
+
+
+def test_a_deleted_fact_of_the_other_scope_does_not_stop_the_printing(tmp_path: Path) -> None:
+    """Its row (a declared scope of the other store) goes before the scope check counts it."""
+    ws = tmp_path / "ws"
+    (ws / ".git").mkdir(parents=True)
+    paths = EnginePaths.resolve(home=tmp_path / "home", workspace=ws, root=ws)
+    odd = Fact(id="mem-" + "a" * 32, revision=1, name="alpha", title="", description="",
+               type="user", scope="project", body="")
+    _write(paths.global_store / "alpha.md", "fact", odd)
+    _write(paths.project_store / "kept.md", "fact",
+           Fact(id="mem-" + "b" * 32, revision=1, name="kept", title="", description="Kept",
+                type="user", scope="project", body="Kept."))
+    memory = Memory(paths)
+    for store in memory.stores.all():
+        assert store.index is not None
+        store.index.create = True
+    list_memory(memory)  # records both rows
+    memory.close()
+    (paths.global_store / "alpha.md").unlink()
+    clock = Clock(NOW)
+    catalog = LocalCatalog(paths)
+    try:
+        printed = printed_facts(catalog, "json", clock)
+    finally:
+        catalog.close()
+    assert printed is not None and printed.total == 1
+    assert b'{\n  "facts": [\n    ' + printed.text + b"\n  ]\n}" == _expected_json(paths, clock)

@@ -5,8 +5,9 @@ MEMORY.md must equal a full regeneration), other programs' raw
 atomic replacements, in-place same-size edits with the mtime put back, deletes, creates, and
 the project store directory replaced by a copy. Reads: fresh processes going through the
 cold path (the saved recall state, validated by the monitor's answer), printing their facts,
-session marks, masked globals and recall blocks; each must equal what a parse of every file
-gives. The readers' racy window is short (30 ms) and some steps pause past it, so the
+session marks, masked globals and recall blocks, and before that ``list --json``, ``list`` and
+``read`` by id (the derived index as the monitor vouches for it); each must equal what a parse
+of every file gives. The readers' racy window is short (30 ms) and some steps pause past it, so the
 monitor's word is what keeps a reader from trusting a stale row — a monitor that missed a
 change would fail here. Each example ends with a read the monitor vouches for whole and one
 after a change it names.
@@ -28,6 +29,7 @@ from pathlib import Path
 
 import pytest
 from context_engine.facts.index_file import render_index
+from context_engine.facts.listing import list_memory
 from context_engine.facts.memory import Memory
 from context_engine.paths import EnginePaths
 from context_engine.recall import Recaller
@@ -69,6 +71,20 @@ from context_engine.recall import quiet
 from context_engine.session.prefix import masked_global_ids
 from support.recall import NOW
 paths = EnginePaths.resolve(home=sys.argv[1], workspace=sys.argv[2])
+# The read commands first (list --json, list, read by id): the derived index as the monitor
+# vouches for it, or walked.
+from context_engine.catalog.local import LocalCatalog
+from context_engine.cli.listed import Clock
+from context_engine.cli.reads import printed_facts
+from context_engine.facts.listing import list_memory
+catalog = LocalCatalog(paths)
+printed = printed_facts(catalog, "json", Clock(NOW))
+shown = None if printed is None else [
+    [o["id"], o["revision"], o["description"]] for o in json.loads(b"[" + printed.text + b"]")
+]
+listing = [[f.file, f.id, f.revision, f.description] for f in list_memory(catalog.memory).facts]
+by_id = {f[1]: catalog.read(f[1]).fact.body for f in listing}
+catalog.close()
 engine = ContextEngine(paths)
 seen = engine.active_facts()
 probe = engine.catalog.index._probe
@@ -87,7 +103,8 @@ else:
 recaller = engine.recaller(seen)
 blocks = [recaller.recall(q, now=NOW).block for q in json.loads(sys.argv[3])]
 print(json.dumps({"mode": mode, "quiet": isinstance(seen, quiet.QuietFacts), "marks": marks,
-                  "facts": facts, "masked": masked, "blocks": blocks}))
+                  "facts": facts, "masked": masked, "blocks": blocks, "printed": shown,
+                  "listing": listing, "by_id": by_id}))
 """
 
 
@@ -99,7 +116,11 @@ def full_parse(paths: EnginePaths) -> dict[str, object]:
     snapshot = memory.snapshot()
     facts = snapshot.facts
     recaller = Recaller(facts, diagnostics=snapshot.diagnostics)
+    listing = [[f.file, f.id, f.revision, f.description] for f in list_memory(memory).facts]
     return {
+        "printed": [[f[1], f[2], f[3]] for f in listing],
+        "listing": listing,
+        "by_id": {f[1]: memory.load(f[1]).fact.body for f in listing},
         "marks": {f.id: [f.revision, f.reference] for f in facts},
         "facts": {f.id: [f.body, f.description] for f in facts},
         "masked": sorted(masked_global_ids(facts)),
