@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 from context_center.presenters.facts import FactsPresenter
-from context_center.services import backend as backend_module
-from context_center.services.backend import Backend
+from context_center.services.backend import Backend, Unchecked
 from context_center.services.fact_rows import FactsSnapshot
 from context_center.services.hub import ChangeSet, Hub
 from context_center.services.tasks import CancelToken, TaskManager
@@ -42,6 +41,12 @@ class SlowListing(Backend):
         self.listings += 1
         return super().listed_table(token, previous)
 
+    def validated_table(self, unchecked: Unchecked,
+                        token: CancelToken | None = None) -> FactsSnapshot:
+        assert self.release.wait(20)
+        self.listings += 1
+        return super().validated_table(unchecked, token)
+
     def facts(self, token: CancelToken | None = None) -> FactsSnapshot:
         self.full_reads += 1
         return super().facts(token)
@@ -69,21 +74,24 @@ def _window(
     return tab, FactsPresenter(tab, backend, tasks, hub or Hub()), tasks
 
 
-def test_a_first_page_then_every_row_without_bodies(
+def test_every_indexed_row_at_once_then_the_checked_rows_without_bodies(
     qtbot, qtmodeltester, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     settle_all(monkeypatch)
-    monkeypatch.setattr(backend_module, "FIRST_PAGE", 3)
     backend = SlowListing(_home(tmp_path, 8))
     tab, presenter, tasks = _window(qtbot, backend)
     try:
         presenter.reload()
-        qtbot.waitUntil(lambda: tab.model.rowCount() == 3, timeout=5000)
-        assert presenter.snapshot.partial  # the first page, the listing still to come
+        # Every row the index holds, before a file is checked (the check waits for the test).
+        qtbot.waitUntil(lambda: tab.model.rowCount() == 8, timeout=5000)
+        assert presenter.snapshot.partial  # the files are still to be checked
+        assert "Checking them against the files" in tab.summary.text()
+        assert backend.listings == 0
         qtmodeltester.check(tab.model)
         backend.release.set()
         qtbot.waitUntil(lambda: not presenter.snapshot.partial, timeout=10000)
         qtbot.waitUntil(lambda: tab.model.rowCount() == 8, timeout=5000)
+        assert "Checking" not in tab.summary.text()
         assert all(row.lazy and row.fact.body == "" for row in tab.model.rows)
         assert backend.full_reads == 0  # no snapshot with every body, ever
         qtmodeltester.check(tab.model)

@@ -136,6 +136,7 @@ class FactsPresenter(QObject):
         backend = self.backend
         indexed = local_stores(backend) is not None  # local stores: patchable
         first = not self._loaded and callable(getattr(backend, "first_rows", None))
+        at_once = first and callable(getattr(backend, "indexed_table", None))
         tabled = callable(getattr(backend, "listed_table", None))
         listed = callable(getattr(backend, "listed_facts", None))
         generation = self._rows_generation
@@ -149,12 +150,19 @@ class FactsPresenter(QObject):
             page.emit(generation, (criteria, snapshot, shown, counts_of(shown)))
 
         def work(token: CancelToken) -> tuple[FactsSnapshot, KeyIndex | None]:
-            if first:
+            # Every indexed row at once (its files checked next), else a first page.
+            unchecked = backend.indexed_table(token) if at_once else None
+            if unchecked is not None:
+                post(unchecked.snapshot)
+            elif first:
                 rows = backend.first_rows(token)
                 if rows is not None:
                     post(rows)
             # A column table (no Fact per row, search in the derived index), else rows.
-            snapshot = backend.listed_table(token, previous) if tabled else None
+            if unchecked is not None:
+                snapshot: FactsSnapshot | None = backend.validated_table(unchecked, token)
+            else:
+                snapshot = backend.listed_table(token, previous) if tabled else None
             if snapshot is None and listed:
                 snapshot = backend.listed_facts(token, previous)
             if snapshot is None:
