@@ -136,6 +136,36 @@ def test_a_home_without_an_index_is_listed_by_parsing(
         tasks.shutdown()
 
 
+def test_rows_shown_before_the_check_are_made_true_by_it(
+    qtbot, qtmodeltester, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Files changed and added while the rows from the index are on screen, unseen by any
+    watcher: the check of the files corrects the row and brings the missing fact in."""
+    settle_all(monkeypatch)
+    backend = SlowListing(_home(tmp_path, 4))
+    store = backend.catalog.paths.project_store  # type: ignore[attr-defined]
+    tab, presenter, tasks = _window(qtbot, backend)
+    try:
+        presenter.reload()
+        qtbot.waitUntil(lambda: tab.model.rowCount() == 4, timeout=5000)
+        assert presenter.snapshot.partial
+        edited = store / "fact-01.md"
+        edited.write_bytes(edited.read_bytes().replace(b"Fact 1", b"Fact Z"))
+        added = store / "fact-09.md"
+        added.write_bytes((store / "fact-02.md").read_bytes().replace(
+            b"fact-02", b"fact-09").replace(b"Fact 2", b"Fact 9").replace(
+            b"id: mem-", b"id: mem-9"))
+        backend.release.set()
+        qtbot.waitUntil(lambda: not presenter.snapshot.partial, timeout=10000)
+        qtbot.waitUntil(lambda: tab.model.rowCount() == 5, timeout=5000)
+        shown = {r.fact.name: r.fact.description for r in tab.model.rows}
+        assert shown["fact-01"] == "Fact Z" and shown["fact-09"] == "Fact 9"
+        qtmodeltester.check(tab.model)
+    finally:
+        backend.release.set()
+        tasks.shutdown()
+
+
 def test_files_changed_during_a_listing_are_patched_in_after_it(
     qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -219,6 +219,7 @@ def indexed_columns(stores: Iterable[Store]) -> Indexed | None:
         return None
     out = FactColumns(tuple(s.root for s in stores), tuple(s.scope for s in stores))
     checked: list[int] = []
+    merged = sum(map(bool, fetched)) > 1  # each store's rows are in order: merge them
     with gc_paused():
         for number, (store, rows) in enumerate(zip(stores, fetched, strict=True)):
             if not rows:
@@ -241,7 +242,7 @@ def indexed_columns(stores: Iterable[Store]) -> Indexed | None:
             out.updated += updated
             checked += stamps
         out.ident = [()] * len(out.file)  # unknown until the files are checked
-        if sum(map(bool, fetched)) > 1:  # each store's rows are in order: merge them
+        if merged:
             keys = list(zip(out.name, out.scope, out.id, strict=True))
             order = sorted(range(len(keys)), key=keys.__getitem__)
             del keys
