@@ -314,13 +314,16 @@ def validated_columns(stores: Iterable[Store], shown: Indexed) -> FactColumns:
             if seen is None or not same or not max(row[4], row[5]) < row[7] - racy:
                 vouched = False
                 continue
-            if i >= 0 and shown.checked[i] == row[7]:
-                idents[i] = seen
+            if i >= 0:
+                if shown.checked[i] == row[7]:
+                    idents[i] = seen
+                else:
+                    vouched = False  # recorded again since it was shown
             elif name in unparsed:
                 code, message, line = unparsed[name]
                 diagnostics.append(Diagnostic(code, root / name, message, line))
             else:
-                vouched = False  # recorded again since it was shown, or not shown at all
+                vouched = False  # a fact row recorded since the rows were shown
         if listing or mine:  # a file without a row, a row shown whose row is gone
             vouched = False
         if not vouched:

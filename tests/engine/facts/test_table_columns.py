@@ -138,8 +138,9 @@ def test_checked_rows_equal_a_full_listing_after_an_outside_change(
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("garbage", [False, True])
 def test_a_row_recorded_again_after_it_was_shown_is_not_vouched_for(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, garbage: bool
 ) -> None:
     settle_all(monkeypatch)
     paths = _saved(tmp_path, 9).paths
@@ -149,11 +150,15 @@ def test_a_row_recorded_again_after_it_was_shown_is_not_vouched_for(
     # Another program rewrites a file, and another process records its row at once: the
     # file's identity then equals its (new) row, but the row shown is the old one.
     victim = paths.project_store / "fact-01.md"
-    victim.write_bytes(victim.read_bytes().replace(b"Title 2", b"Title Q"))
+    data = victim.read_bytes()
+    victim.write_bytes(b"---\nid: [\n---\n" if garbage else data.replace(b"Title 2", b"Title Q"))
     list_columns(_stores(paths))
     checked = validated_columns(stores, indexed)
-    assert _shown(checked) == _shown(list_columns(_stores(paths)))
-    assert "Title Q" in checked.title and "Title 2" not in checked.title
+    expected = list_columns(_stores(paths))
+    assert _shown(checked) == _shown(expected)
+    assert _diagnostics(checked) == _diagnostics(expected)
+    assert "Title 2" not in checked.title
+    assert ("Title Q" in checked.title) is not garbage
 
 
 def test_no_indexed_row_is_no_table(tmp_path: Path) -> None:
