@@ -56,6 +56,21 @@ class SlowListing(Backend):
         return super().body(ref)
 
 
+class LateCheck(SlowListing):
+    """A local backend whose check of the files ends, then waits until the test lets it go."""
+
+    def __init__(self, catalog: LocalCatalog) -> None:
+        super().__init__(catalog)
+        self.checked = threading.Event()
+
+    def validated_table(self, unchecked: Unchecked,
+                        token: CancelToken | None = None) -> FactsSnapshot:
+        result = Backend.validated_table(self, unchecked, token)
+        self.checked.set()
+        assert self.release.wait(20)
+        return result
+
+
 def _home(tmp_path: Path, count: int) -> LocalCatalog:
     catalog = LocalCatalog(make_paths(tmp_path))
     for i in range(count):
@@ -192,6 +207,36 @@ def test_files_changed_during_a_listing_are_patched_in_after_it(
         assert shown()
         assert backend.listings == 1
         assert tab.model.rowCount() == 4
+    finally:
+        backend.release.set()
+        tasks.shutdown()
+
+
+def test_a_row_patched_while_the_files_are_checked_never_shows_older(
+    qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The checked table lands with the outside write already in it (at 100k the re-read
+    after it would otherwise show the old revision for a moment, seconds under load)."""
+    settle_all(monkeypatch)
+    backend = LateCheck(_home(tmp_path, 4))
+    hub = Hub()
+    tab, presenter, tasks = _window(qtbot, backend, hub)
+    revisions: list[tuple[bool, int]] = []
+    presenter.snapshot_applied.connect(lambda snap: revisions.append((snap.partial, next(
+        r.fact.revision for r in snap.rows if r.fact.name == "fact-02"))))
+    try:
+        presenter.reload()
+        qtbot.waitUntil(lambda: tab.model.rowCount() == 4, timeout=5000)
+        assert backend.checked.wait(10)  # the files were checked before this write
+        target = backend.catalog.paths.project_store / "fact-02.md"  # type: ignore[attr-defined]
+        target.write_bytes(target.read_bytes().replace(b"revision: 1", b"revision: 7"))
+        hub.publish(ChangeSet(frozenset({"facts"}), paths=frozenset({str(target)})))
+        qtbot.waitUntil(lambda: revisions[-1] == (False, 7), timeout=5000)  # patched on screen
+        backend.release.set()
+        qtbot.waitUntil(lambda: presenter._loading is None, timeout=10000)
+        qtbot.wait(300)
+        assert revisions[0] == (True, 1)  # the rows from the index
+        assert all(revision == 7 for _, revision in revisions[1:]), revisions
     finally:
         backend.release.set()
         tasks.shutdown()

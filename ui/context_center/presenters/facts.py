@@ -116,6 +116,9 @@ class FactsPresenter(QObject):
         self._body_search: Op | None = None  # the running body phase of a filter
         self._pending_paths: set[str] = set()
         self._after_listing: set[str] = set()  # patched during a listing: re-read after it
+        # The same paths for the listing's worker (appended here, read there: a list, so the
+        # worker's copy never sees it change size mid-iteration).
+        self._meanwhile: list[str] = []
         hub.changes_applied.connect(self._on_changes)
         tasks.finished.connect(self._on_task_finished)
         tab.filter_changed.connect(self._on_filter_changed)
@@ -143,6 +146,8 @@ class FactsPresenter(QObject):
         page = self._page_ready
         criteria = self.tab.criteria()
         previous = self.snapshot if self._loaded and not self.snapshot.partial else None
+        stores = local_stores(backend)
+        meanwhile = self._meanwhile = []
 
         def post(snapshot: FactsSnapshot) -> None:
             # Filtered and sorted here: at start-up the other tabs' reads fill the pool.
@@ -167,12 +172,22 @@ class FactsPresenter(QObject):
                 snapshot = backend.listed_facts(token, previous)
             if snapshot is None:
                 snapshot = backend.facts(token)
-            elif first:
+            elif first and unchecked is None:
                 post(snapshot)  # the whole table now; the patch index follows (~1 s at 100k)
             if snapshot.columns and snapshot is not previous and indexed:
                 table = snapshot.rows
                 assert isinstance(table, Rows)
                 table.table.keys = KeyRows(table.table)  # for patches: built once, here
+                if unchecked is not None and meanwhile and stores is not None:
+                    # Rows patched on screen while the files were checked: patched into the
+                    # checked table too, so it never shows them older (re-read once more
+                    # after it lands, as every path changed meanwhile).
+                    try:
+                        changed = read_changed(stores.all(), frozenset(meanwhile))
+                    except NeedsFullRead:
+                        changed = {}  # an unreadable file: the patch after it reads again
+                    if changed:
+                        snapshot = patch_columns(snapshot, changed, None, None)[0].snapshot
             # The key index for per-file patches, built with the rows (never twice); the rows
             # on screen (nothing changed) keep theirs; a column table patches by its columns.
             if snapshot is previous or not indexed or snapshot.columns:
@@ -223,6 +238,7 @@ class FactsPresenter(QObject):
             self._pending_paths.update(paths)
             if self._loading is not None:
                 self._after_listing.update(paths)
+                self._meanwhile.extend(paths)
             if self._loaded:
                 self._patch_next(stores)
         else:
