@@ -317,7 +317,6 @@ class FactIndex:
             from ..filemodes import create_private_file
 
             create_private_file(self.path)
-            self._remove_older()
         db: sqlite3.Connection | None = None
         # Even a read-only connection creates the -wal and -shm files beside a WAL database:
         # a file, directory or medium that is not writable is read as an immutable file.
@@ -349,16 +348,6 @@ class FactIndex:
                 return None
             self._reset(db)
         return db
-
-    def _remove_older(self) -> None:
-        """Our own index files of an older schema beside a new one: nothing reads them again."""
-        prefix = f"{self.scope}-facts.v"
-        if self.path.name != f"{prefix}{SCHEMA}.sqlite":
-            return  # not a file ``index_path`` named
-        for version in range(1, SCHEMA):
-            for suffix in ("", "-wal", "-shm"):
-                with contextlib.suppress(OSError):
-                    os.unlink(self.path.with_name(f"{prefix}{version}.sqlite{suffix}"))
 
     def _valid_meta(self, db: sqlite3.Connection) -> bool:
         try:
