@@ -31,6 +31,7 @@ def _atomic_write(path: Path, data: bytes) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(900)  # writing and indexing 100,000 files: minutes on a busy machine
 def test_two_thousand_outside_writes_at_100k_all_show_within_2s(qtbot, tmp_path):
     paths = make_workspace(tmp_path, FACTS)
     # As any write or hook of a home in daily use leaves it: the rows are shown from the
