@@ -129,8 +129,9 @@ class FactsPresenter(QObject):
 
         A local window lists through the derived index (``Backend.listed_facts``): every row
         validated against its file, no body kept (read when shown), so memory stays bounded
-        at any size. Its first read shows a first page (one lstat per row) before that. A
-        remote window reads the catalog's full snapshot.
+        at any size. Its first read shows every indexed row at once (``indexed_table``: no
+        lstat, no notes) while the files are checked (``validated_table``); without indexed
+        rows, a first page (one lstat per row). A remote window reads the full snapshot.
         """
         self._stop_body_search()  # F5: its answer would be for the old rows
         if self._loading is not None and not self._loading.token.cancelled:
