@@ -194,23 +194,26 @@ class Indexed:
     checked: list[int]
 
 
-def indexed_columns(stores: Iterable[Store]) -> Indexed | None:
+def indexed_columns(stores: Iterable[Store], limit: int | None = None) -> Indexed | None:
     """Every indexed fact of ``stores`` (the project store, then the global one), unvalidated.
 
     One query per store over its covering index ``files_table`` (no body, no lstat): what a
     table shows at once, while :func:`validated_columns` checks the files. The rows are those
     :func:`list_columns` lists when every file is as recorded, in the same order (files of
     one (name, scope, id) by file name). ``None``: a store without a usable index, or no row.
+    ``limit``: a first page — each store's first ``limit`` rows (so the first ``limit`` of
+    the listing are among them).
     """
     stores = list(stores)
     with gc_paused():  # ~1 million new objects, none of them cyclic
-        fetched = _table_rows(stores)
+        fetched = _table_rows(stores, limit)
         if fetched is None or not any(fetched):
             return None
         return _indexed(stores, fetched)
 
 
-def _table_rows(stores: list[Store]) -> list[list[tuple[Any, ...]]] | None:
+def _table_rows(stores: list[Store], limit: int | None
+                ) -> list[list[tuple[Any, ...]]] | None:
     """Each store's table rows (``_TABLE_QUERY``), ``None`` if a store has no usable index."""
     fetched: list[list[tuple[Any, ...]]] = []
     for store in stores:
@@ -220,7 +223,8 @@ def _table_rows(stores: list[Store]) -> list[list[tuple[Any, ...]]] | None:
         rows: list[tuple[Any, ...]] | None = None
         with index._using() as db:
             if db is not None:
-                rows = db.execute(_TABLE_QUERY).fetchall()
+                rows = db.execute(_TABLE_QUERY).fetchall() if limit is None else \
+                    db.execute(f"{_TABLE_QUERY} LIMIT ?", (limit,)).fetchall()
         if rows is None:
             return None
         fetched.append(rows)

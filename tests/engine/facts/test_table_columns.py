@@ -77,6 +77,20 @@ def test_indexed_rows_are_the_listing_and_read_no_file(
 
 
 @pytest.mark.slow
+def test_a_first_page_holds_the_listing_s_first_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settle_all(monkeypatch)
+    paths = _saved(tmp_path, 12).paths
+    expected = _shown(list_columns(_stores(paths)), idents=False)
+    page = indexed_columns(_stores(paths), limit=3)
+    assert page is not None
+    rows = _shown(page.cols, idents=False)
+    assert 3 <= len(rows) <= 6 and rows == sorted(rows, key=expected.index)
+    assert rows[:3] == expected[:3]  # each store's first three: the listing's first three
+
+
+@pytest.mark.slow
 def test_checked_rows_keep_the_very_lists_when_every_file_vouches(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -10,6 +10,7 @@ from context_engine.facts.resolve import Stores
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 
 from ..render.markdown import render_markdown
+from ..services import backend as backend_module
 from ..services.backend import Backend
 from ..services.fact_delta import (
     KeyIndex,
@@ -156,8 +157,13 @@ class FactsPresenter(QObject):
             page.emit(generation, (criteria, snapshot, shown, counts_of(shown)))
 
         def work(token: CancelToken) -> tuple[FactsSnapshot, KeyIndex | None]:
-            # Every indexed row at once (its files checked next), else a first page.
-            unchecked = backend.indexed_table(token) if at_once else None
+            # A first page and every indexed row at once (its files checked next), else a
+            # first page checked by one lstat per row.
+            page = backend.indexed_table(token, backend_module.FIRST_PAGE) if at_once \
+                else None
+            if page is not None:
+                post(page.snapshot)
+            unchecked = backend.indexed_table(token) if page is not None else None
             if unchecked is not None:
                 post(unchecked.snapshot)
             elif first:

@@ -186,11 +186,13 @@ class Backend:
         table = build_table(cols, search=self.search)
         return FactsSnapshot(Rows(table), tuple(cols.diagnostics))
 
-    def indexed_table(self, token: CancelToken | None = None) -> Unchecked | None:
+    def indexed_table(self, token: CancelToken | None = None,
+                      limit: int | None = None) -> Unchecked | None:
         """Both stores' rows as their derived indexes recorded them, not yet checked against
         the files (no lstat, no notes): shown at once. ``None``: remote, or no indexed row.
 
         :meth:`validated_table` then gives the checked table (``partial`` until then).
+        ``limit``: a first page (each store's first rows in listing order; milliseconds).
         """
         if not isinstance(self.catalog, LocalCatalog):
             return None
@@ -199,7 +201,7 @@ class Backend:
         from .fact_table import Rows, build_table
 
         self.catalog.require("facts")
-        indexed = indexed_columns(self.catalog.memory.stores.all())
+        indexed = indexed_columns(self.catalog.memory.stores.all(), limit)
         if token is not None:
             token.check()
         if indexed is None:
