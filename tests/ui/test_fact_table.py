@@ -263,6 +263,9 @@ def test_freshness_from_text_equals_freshness_of() -> None:
     stamps: list[str | None] = [None, "1970-01-01T00:00:00+00:00", "1971-01-01T00:00:00+00:00",
                                 "2030-01-01T00:00:00+00:00", moment.isoformat(),
                                 "2026-11-20T10:30:00+02:00"]
+    # Around now and later (the future is "current"), to the second.
+    stamps += [(moment.replace(microsecond=0) + timedelta(seconds=s)).isoformat()
+               for s in (-1, 0, 1, 2, 86_400 * 400)]
     for fresh, current in WINDOWS.values():
         for edge in (fresh, current):
             at = (moment - edge).replace(microsecond=0)

@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 from context_center.presenters.facts import FactsPresenter
-from context_center.services import backend as backend_module
-from context_center.services.backend import Backend
+from context_center.services.backend import Backend, Unchecked
 from context_center.services.fact_rows import FactsSnapshot
 from context_center.services.hub import ChangeSet, Hub
 from context_center.services.tasks import CancelToken, TaskManager
@@ -42,6 +41,12 @@ class SlowListing(Backend):
         self.listings += 1
         return super().listed_table(token, previous)
 
+    def validated_table(self, unchecked: Unchecked,
+                        token: CancelToken | None = None) -> FactsSnapshot:
+        assert self.release.wait(20)
+        self.listings += 1
+        return super().validated_table(unchecked, token)
+
     def facts(self, token: CancelToken | None = None) -> FactsSnapshot:
         self.full_reads += 1
         return super().facts(token)
@@ -49,6 +54,21 @@ class SlowListing(Backend):
     def body(self, ref: str) -> str:
         self.bodies.append(ref)
         return super().body(ref)
+
+
+class LateCheck(SlowListing):
+    """A local backend whose check of the files ends, then waits until the test lets it go."""
+
+    def __init__(self, catalog: LocalCatalog) -> None:
+        super().__init__(catalog)
+        self.checked = threading.Event()
+
+    def validated_table(self, unchecked: Unchecked,
+                        token: CancelToken | None = None) -> FactsSnapshot:
+        result = Backend.validated_table(self, unchecked, token)
+        self.checked.set()
+        assert self.release.wait(20)
+        return result
 
 
 def _home(tmp_path: Path, count: int) -> LocalCatalog:
@@ -69,21 +89,24 @@ def _window(
     return tab, FactsPresenter(tab, backend, tasks, hub or Hub()), tasks
 
 
-def test_a_first_page_then_every_row_without_bodies(
+def test_every_indexed_row_at_once_then_the_checked_rows_without_bodies(
     qtbot, qtmodeltester, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     settle_all(monkeypatch)
-    monkeypatch.setattr(backend_module, "FIRST_PAGE", 3)
     backend = SlowListing(_home(tmp_path, 8))
     tab, presenter, tasks = _window(qtbot, backend)
     try:
         presenter.reload()
-        qtbot.waitUntil(lambda: tab.model.rowCount() == 3, timeout=5000)
-        assert presenter.snapshot.partial  # the first page, the listing still to come
+        # Every row the index holds, before a file is checked (the check waits for the test).
+        qtbot.waitUntil(lambda: tab.model.rowCount() == 8, timeout=5000)
+        assert presenter.snapshot.partial  # the files are still to be checked
+        assert "Checking them against the files" in tab.summary.text()
+        assert backend.listings == 0
         qtmodeltester.check(tab.model)
         backend.release.set()
         qtbot.waitUntil(lambda: not presenter.snapshot.partial, timeout=10000)
         qtbot.waitUntil(lambda: tab.model.rowCount() == 8, timeout=5000)
+        qtbot.waitUntil(lambda: "Checking" not in tab.summary.text(), timeout=5000)
         assert all(row.lazy and row.fact.body == "" for row in tab.model.rows)
         assert backend.full_reads == 0  # no snapshot with every body, ever
         qtmodeltester.check(tab.model)
@@ -128,6 +151,36 @@ def test_a_home_without_an_index_is_listed_by_parsing(
         tasks.shutdown()
 
 
+def test_rows_shown_before_the_check_are_made_true_by_it(
+    qtbot, qtmodeltester, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Files changed and added while the rows from the index are on screen, unseen by any
+    watcher: the check of the files corrects the row and brings the missing fact in."""
+    settle_all(monkeypatch)
+    backend = SlowListing(_home(tmp_path, 4))
+    store = backend.catalog.paths.project_store  # type: ignore[attr-defined]
+    tab, presenter, tasks = _window(qtbot, backend)
+    try:
+        presenter.reload()
+        qtbot.waitUntil(lambda: tab.model.rowCount() == 4, timeout=5000)
+        assert presenter.snapshot.partial
+        edited = store / "fact-01.md"
+        edited.write_bytes(edited.read_bytes().replace(b"Fact 1", b"Fact Z"))
+        added = store / "fact-09.md"
+        added.write_bytes((store / "fact-02.md").read_bytes().replace(
+            b"fact-02", b"fact-09").replace(b"Fact 2", b"Fact 9").replace(
+            b"id: mem-", b"id: mem-9"))
+        backend.release.set()
+        qtbot.waitUntil(lambda: not presenter.snapshot.partial, timeout=10000)
+        qtbot.waitUntil(lambda: tab.model.rowCount() == 5, timeout=5000)
+        shown = {r.fact.name: r.fact.description for r in tab.model.rows}
+        assert shown["fact-01"] == "Fact Z" and shown["fact-09"] == "Fact 9"
+        qtmodeltester.check(tab.model)
+    finally:
+        backend.release.set()
+        tasks.shutdown()
+
+
 def test_files_changed_during_a_listing_are_patched_in_after_it(
     qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -154,6 +207,37 @@ def test_files_changed_during_a_listing_are_patched_in_after_it(
         assert shown()
         assert backend.listings == 1
         assert tab.model.rowCount() == 4
+    finally:
+        backend.release.set()
+        tasks.shutdown()
+
+
+def test_a_row_patched_while_the_files_are_checked_never_shows_older(
+    qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The checked table lands with the outside write already in it (at 100k the re-read
+    after it would otherwise show the old revision for a moment, seconds under load)."""
+    settle_all(monkeypatch)
+    backend = LateCheck(_home(tmp_path, 4))
+    hub = Hub()
+    tab, presenter, tasks = _window(qtbot, backend, hub)
+    revisions: list[tuple[bool, int]] = []
+    presenter.snapshot_applied.connect(lambda snap: revisions.append((snap.partial, next(
+        r.fact.revision for r in snap.rows if r.fact.name == "fact-02"))))
+    try:
+        presenter.reload()
+        qtbot.waitUntil(lambda: tab.model.rowCount() == 4, timeout=5000)
+        assert backend.checked.wait(10)  # the files were checked before this write
+        target = backend.catalog.paths.project_store / "fact-02.md"  # type: ignore[attr-defined]
+        target.write_bytes(target.read_bytes().replace(b"revision: 1", b"revision: 7"))
+        hub.publish(ChangeSet(frozenset({"facts"}), paths=frozenset({str(target)})))
+        qtbot.waitUntil(lambda: revisions[-1] == (False, 7), timeout=5000)  # patched on screen
+        backend.release.set()
+        qtbot.waitUntil(lambda: presenter._loading is None, timeout=10000)
+        qtbot.wait(300)
+        patched = revisions.index((False, 7))
+        assert set(revisions[:patched]) == {(True, 1)}  # the rows from the index
+        assert all(revision == 7 for _, revision in revisions[patched:]), revisions
     finally:
         backend.release.set()
         tasks.shutdown()

@@ -11,8 +11,10 @@ from pathlib import Path
 
 import pytest
 from context_center.application import build
+from context_engine.catalog.local import LocalCatalog
 from context_engine.facts.codec import render_fact
 from PySide6.QtCore import QSettings
+from pytestqt.exceptions import TimeoutError as NotYet
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from _facts import make_workspace
@@ -29,14 +31,22 @@ def _atomic_write(path: Path, data: bytes) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(900)  # writing and indexing 100,000 files: minutes on a busy machine
 def test_two_thousand_outside_writes_at_100k_all_show_within_2s(qtbot, tmp_path):
     paths = make_workspace(tmp_path, FACTS)
+    # As any write or hook of a home in daily use leaves it: the rows are shown from the
+    # derived index at once, then the files are checked.
+    time.sleep(2.1)  # past the racy window: the index vouches for every file
+    LocalCatalog(paths).rebuild_indexes()
     root = build(paths, QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
     qtbot.addWidget(root.window)
     root.window.show()
     root.start()
     model = root.facts_tab.model
     qtbot.waitUntil(lambda: model.rowCount() == FACTS, timeout=240_000)
+    # The bursts begin once the listing is complete (its files checked), as they always did.
+    qtbot.waitUntil(lambda: not root.facts.snapshot.partial and root.facts._loading is None,
+                    timeout=240_000)
     existing = list(root.facts.snapshot.rows[:BURSTS * PER_BURST // 2])
     latencies: list[float] = []
     shown = 0
@@ -64,7 +74,10 @@ def test_two_thousand_outside_writes_at_100k_all_show_within_2s(qtbot, tmp_path)
                     return False
             return True
 
-        qtbot.waitUntil(all_shown, timeout=2000)  # within 2 s of the burst's end
+        try:
+            qtbot.waitUntil(all_shown, timeout=2000)  # within 2 s of the burst's end
+        except NotYet:
+            qtbot.waitUntil(all_shown, timeout=30_000)  # late: how late (the assert says)
         latencies.append(time.monotonic() - end)
         shown += len(expected)
     # waitUntil may return late when one event takes long: the clock decides.

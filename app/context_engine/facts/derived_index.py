@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from ..paths import EnginePaths
     from .watched import Look
 
-SCHEMA = 2  # 2: the ``watch`` table and its triggers
+SCHEMA = 2  # 2: the ``watch`` table and its triggers; ``files_table``, the app's table rows
 # The file keeps its name across schema versions: an existing index of another schema (``meta``)
 # is emptied and refilled by the next command, a read-only one included — under a new name,
 # read-only commands would parse every file until a writer or a hook made the new file.
@@ -62,6 +62,10 @@ _BULK = 64
 
 RENDER_KEY = (
     "kind, fact_name, scope, id, name, stamp_us, type, revision, description, json_head"
+)
+TABLE_KEY = (
+    "kind, fact_name, scope, id, name, revision, title, description, type, created_at,"
+    " updated_at, checked_ns"
 )
 # The body and the extra keys come last: a listing's query never reads their overflow pages.
 _DDL = (
@@ -93,6 +97,9 @@ _DDL = (
         " BEGIN UPDATE watch SET generation = generation + 1; END"
         for event in ("INSERT", "UPDATE", "DELETE")
     ),
+    # The app's table: every fact's shown fields in listing order, from this index alone
+    # (~30 MB at 100,000 facts against ~100 MB of table pages with the bodies' heads).
+    f"CREATE INDEX IF NOT EXISTS files_table ON files ({TABLE_KEY})",
 )
 # What a listing needs (no body, no extra keys); ``_COLUMNS`` is a whole row.
 _LISTED = (

@@ -17,7 +17,7 @@ import stat
 import struct
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -167,9 +167,185 @@ def list_columns(stores: Iterable[Store],
     return out
 
 
-def _scan(root: Path, diagnostics: list[Diagnostic]) -> tuple[dict[str, bytes | tuple[int, ...]],
-                                                               set[str]]:
-    """Each candidate fact file's packed identity, and every name in the folder."""
+# The table's rows of one store from its covering index, in listing order (no table page).
+_TABLE_QUERY = (
+    "SELECT name, checked_ns, id, revision, fact_name, title, description, type, scope,"
+    " created_at, updated_at FROM files INDEXED BY files_table WHERE kind = 0"
+    " ORDER BY fact_name, scope, id, name"
+)
+# What the files are checked against: each row's recorded identity (a narrow index).
+_IDENTITY_QUERY = (
+    "SELECT name, dev, ino, size, mtime_ns, ctime_ns, mode, checked_ns"
+    " FROM files INDEXED BY files_identity"
+)
+_DIAGNOSTIC_QUERY = "SELECT name, encoding, description, diag_line FROM files WHERE kind = 1"
+
+
+@dataclass(slots=True)
+class Indexed:
+    """Both stores' facts as their indexes recorded them, not yet checked against the files.
+
+    ``checked`` is each row's recording moment (row order): a row recorded again after this
+    read (another process re-read its file) has another one, so a later check of the files
+    never vouches for the version shown.
+    """
+
+    cols: FactColumns
+    checked: list[int]
+
+
+def indexed_columns(stores: Iterable[Store], limit: int | None = None) -> Indexed | None:
+    """Every indexed fact of ``stores`` (the project store, then the global one), unvalidated.
+
+    One query per store over its covering index ``files_table`` (no body, no lstat): what a
+    table shows at once, while :func:`validated_columns` checks the files. The rows are those
+    :func:`list_columns` lists when every file is as recorded, in the same order (files of
+    one (name, scope, id) by file name). ``None``: a store without a usable index, or no row.
+    ``limit``: a first page — each store's first ``limit`` rows (so the first ``limit`` of
+    the listing are among them).
+    """
+    stores = list(stores)
+    with gc_paused():  # ~1 million new objects, none of them cyclic
+        fetched = _table_rows(stores, limit)
+        if fetched is None or not any(fetched):
+            return None
+        return _indexed(stores, fetched)
+
+
+def _table_rows(stores: list[Store], limit: int | None
+                ) -> list[list[tuple[Any, ...]]] | None:
+    """Each store's table rows (``_TABLE_QUERY``), ``None`` if a store has no usable index."""
+    fetched: list[list[tuple[Any, ...]]] = []
+    for store in stores:
+        index = store.index
+        if index is None:
+            return None
+        rows: list[tuple[Any, ...]] | None = None
+        with index._using() as db:
+            if db is not None:
+                rows = db.execute(_TABLE_QUERY).fetchall() if limit is None else \
+                    db.execute(f"{_TABLE_QUERY} LIMIT ?", (limit,)).fetchall()
+        if rows is None:
+            return None
+        fetched.append(rows)
+    return fetched
+
+
+def _indexed(stores: list[Store], fetched: list[list[tuple[Any, ...]]]) -> Indexed:
+    """The fetched rows of each store as columns, the stores' rows merged in listing order."""
+    out = FactColumns(tuple(s.root for s in stores), tuple(s.scope for s in stores))
+    checked: list[int] = []
+    merged = sum(map(bool, fetched)) > 1  # each store's rows are in order: merge them
+    for number, (store, rows) in enumerate(zip(stores, fetched, strict=True)):
+        if not rows:
+            continue
+        (files, stamps, ids, revisions, names, titles, descriptions, types, scopes,
+         created, updated) = map(list, zip(*rows, strict=True))
+        rows.clear()
+        if None in scopes:
+            scopes = [s or store.scope for s in scopes]
+        out.store.extend(bytes([number]) * len(files))
+        out.file += files
+        out.id += ids
+        out.revision += revisions
+        out.name += names
+        out.title += titles
+        out.description += descriptions
+        out.type += types
+        out.scope += scopes
+        out.created += created
+        out.updated += updated
+        checked += stamps
+    out.ident = [()] * len(out.file)  # unknown until the files are checked
+    if merged:
+        keys = list(zip(out.name, out.scope, out.id, strict=True))
+        order = sorted(range(len(keys)), key=keys.__getitem__)
+        del keys
+        if any(a != b for a, b in zip(order, range(len(order)), strict=True)):
+            out = out.ordered(order)
+            checked = list(map(checked.__getitem__, order))
+    return Indexed(out, checked)
+
+
+def validated_columns(stores: Iterable[Store], shown: Indexed) -> FactColumns:
+    """What :func:`list_columns` lists, given the unvalidated ``shown`` rows.
+
+    Each store is scanned (one lstat per file) and every row's recorded identity read from a
+    narrow index. When every file is vouched for by the very row shown (same identity,
+    settled, recorded at the moment ``shown`` read) and no file lacks a row, the answer is
+    ``shown``'s own lists with the identities filled in — nothing parsed, no string copied.
+    Otherwise the full listing, reusing the shown rows whose files are as recorded.
+    """
+    stores = list(stores)
+    cols = shown.cols
+    racy = derived_index.RACY_NS
+    pack = _IDENTITY.pack
+    idents: list[bytes | tuple[int, ...]] = list(cols.ident)
+    diagnostics: list[Diagnostic] = []
+    vouched = True
+    rows_of: list[dict[str, int]] = [{} for _ in stores]
+    for i, (number, name) in enumerate(zip(cols.store, cols.file, strict=True)):
+        rows_of[number][name] = i
+    for number, store in enumerate(stores):
+        listing, _present = scan_files(store.root, diagnostics)
+        index = store.index
+        identities: list[tuple[Any, ...]] | None = None
+        broken: list[tuple[Any, ...]] = []
+        if index is not None:
+            with index._using() as db:
+                if db is not None:
+                    db.execute("BEGIN")
+                    try:
+                        identities = db.execute(_IDENTITY_QUERY).fetchall()
+                        broken = db.execute(_DIAGNOSTIC_QUERY).fetchall()
+                    finally:
+                        db.execute("COMMIT")
+        if identities is None:
+            vouched = False
+            break
+        unparsed = {row[0]: row[1:] for row in broken}
+        mine = rows_of[number]
+        take, row_of = listing.pop, mine.pop
+        root = store.root
+        for row in identities:
+            name = row[0]
+            seen = take(name, None)
+            i = row_of(name, -1)
+            try:
+                same = seen == pack(*row[1:7])
+            except struct.error:
+                same = seen == tuple(row[1:7])
+            if seen is None or not same or not max(row[4], row[5]) < row[7] - racy:
+                vouched = False
+                continue
+            if i >= 0:
+                if shown.checked[i] == row[7]:
+                    idents[i] = seen
+                else:
+                    vouched = False  # recorded again since it was shown
+            elif name in unparsed:
+                code, message, line = unparsed[name]
+                diagnostics.append(Diagnostic(code, root / name, message, line))
+            else:
+                vouched = False  # a fact row recorded since the rows were shown
+        if listing or mine:  # a file without a row, a row shown whose row is gone
+            vouched = False
+        if not vouched:
+            break
+    if not vouched:
+        previous = replace(cols, ident=idents)
+        return list_columns(stores, (previous, range(len(previous))))
+    diagnostics.sort(key=lambda d: str(d.path))
+    return replace(cols, ident=idents, diagnostics=diagnostics)
+
+
+def scan_files(root: Path, diagnostics: list[Diagnostic]
+               ) -> tuple[dict[str, bytes | tuple[int, ...]], set[str]]:
+    """Each candidate fact file's packed identity, and every name in the folder.
+
+    The filter and the diagnostics of ``Store._scan`` (symlinks, unreadable entries); only
+    each file's identity is kept, not its ``DirEntry`` or ``stat_result`` (~0.8 kB each).
+    """
     listing: dict[str, bytes | tuple[int, ...]] = {}
     present: set[str] = set()
     try:
@@ -200,6 +376,38 @@ def _scan(root: Path, diagnostics: list[Diagnostic]) -> tuple[dict[str, bytes | 
     return listing, present
 
 
+def read_unvouched(store: Store, names: Iterable[str], checked_ns: int,
+                   diagnostics: list[Diagnostic]
+                   ) -> list[tuple[str, Identity, int, ParsedFact | Diagnostic]]:
+    """The files no row vouched for, each lstat-ed again and parsed (in name order).
+
+    Each entry is what ``FactIndex.update`` records (``checked_ns``: when the scan began);
+    every diagnostic, the parse's too, is added to ``diagnostics``.
+    """
+    root = store.root
+    changed: list[tuple[str, Identity, int, ParsedFact | Diagnostic]] = []
+    for name in sorted(names):
+        path = root / name
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            diagnostics.append(_diagnostic(_unreadable(path, exc), path))
+            continue
+        if not stat.S_ISREG(st.st_mode):  # replaced since the scan
+            if stat.S_ISLNK(st.st_mode):
+                diagnostics.append(Diagnostic("symlink", path, f"{name}: symlinks are not read"))
+            continue
+        result = store.read_entry(path, st)
+        if result is None:
+            continue
+        changed.append((name, identity_of(st), checked_ns, result))
+        if isinstance(result, Diagnostic):
+            diagnostics.append(result)
+    return changed
+
+
 def _list_store(number: int, store: Store, out: FactColumns, old: dict[str, int],
                 before: FactColumns | None) -> None:
     """One store: scan, trust the index where it vouches, parse the rest, tell the index."""
@@ -207,7 +415,7 @@ def _list_store(number: int, store: Store, out: FactColumns, old: dict[str, int]
     racy = derived_index.RACY_NS
     started = time.time_ns()  # before the scan: every lstat comes after it
     diagnostics = out.diagnostics
-    listing, present = _scan(root, diagnostics)
+    listing, present = scan_files(root, diagnostics)
     indexed: list[str] = []
     index = store.index
     usable = False
@@ -269,28 +477,10 @@ def _list_store(number: int, store: Store, out: FactColumns, old: dict[str, int]
                         idents.append(seen)
         if not usable:
             indexed.clear()
-    changed: list[tuple[str, Identity, int, ParsedFact | Diagnostic]] = []
-    for name in sorted(listing):
-        path = root / name
-        try:
-            st = os.lstat(path)
-        except FileNotFoundError:
-            continue
-        except OSError as exc:
-            diagnostics.append(_diagnostic(_unreadable(path, exc), path))
-            continue
-        if not stat.S_ISREG(st.st_mode):  # replaced since the scan
-            if stat.S_ISLNK(st.st_mode):
-                diagnostics.append(Diagnostic("symlink", path, f"{name}: symlinks are not read"))
-            continue
-        result = store.read_entry(path, st)
-        if result is None:
-            continue
-        changed.append((name, identity_of(st), started, result))
-        if isinstance(result, Diagnostic):
-            diagnostics.append(result)
-        else:
-            out.append_fact(number, result.fact, result.fact.body, packed(identity_of(st)))
+    changed = read_unvouched(store, listing, started, diagnostics)
+    for _name, identity, _, result in changed:
+        if not isinstance(result, Diagnostic):
+            out.append_fact(number, result.fact, result.fact.body, packed(identity))
     if index is not None:
         removed = [name for name in indexed if name not in present]
         if changed or removed:

@@ -11,22 +11,20 @@ caller once (``on_fact``) for whatever it derives from it, e.g. a search text.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import stat
-import struct
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from . import derived_index
-from .codec import ParsedFact
 from .derived_index import Identity
 from .model import Diagnostic, Fact, FileStamp, Scope
-from .store import INDEX_NAME, Store, _diagnostic, _unreadable, gc_paused, identity_of
+from .store import Store, gc_paused, identity_of
+from .table_columns import packed as _packed
+from .table_columns import read_unvouched, scan_files
 
 # Called once per listed fact with its (body-less) fact and its body; it may answer an equal
 # fact to keep instead (e.g. the same one of an earlier listing: a relisting then holds no
@@ -86,23 +84,6 @@ def first_rows(store: Store, limit: int, on_fact: OnFact | None = None) -> list[
     return out
 
 
-@contextlib.contextmanager
-def _nothing() -> Iterator[list[os.DirEntry[str]]]:
-    """No entries (a store folder that does not exist)."""
-    yield []
-
-
-_IDENTITY = struct.Struct("<QQQqqQ")  # (dev, ino, size, mtime_ns, ctime_ns, mode)
-
-
-def _packed(identity: tuple[int, ...]) -> bytes | tuple[int, ...]:
-    """An identity as 48 bytes (a 6-tuple of ints is ~0.3 kB); as it is if a field won't fit."""
-    try:
-        return _IDENTITY.pack(*identity)
-    except struct.error:
-        return tuple(identity)
-
-
 def _child(root: Path, name: str) -> Path:
     """``root / name`` through pathlib's fast child constructor when it has one."""
     make = getattr(root, "_make_child_relpath", None)
@@ -137,36 +118,7 @@ def _list_store(
     """One store: scan, trust the index where it vouches, parse the rest, tell the index."""
     root, scope = store.root, store.scope
     racy_from = time.time_ns() - derived_index.RACY_NS
-    # Only each file's identity is kept while the index is visited, not its DirEntry or
-    # stat_result (~0.8 kB each: ~60 MB at 100,000 files); the few files the index cannot
-    # vouch for are lstat'ed again just before they are read.
-    listing: dict[str, bytes | tuple[int, ...]] = {}
-    present: set[str] = set()
-    try:
-        scan = os.scandir(root)
-    except (FileNotFoundError, NotADirectoryError):
-        scan = None
-    with scan if scan is not None else _nothing() as entries:
-        for entry in entries:
-            name = entry.name
-            present.add(name)
-            # As ``Store._scan`` filters and reports them.
-            if name[-3:] != ".md" or name[0] == "." or name == INDEX_NAME:
-                continue
-            try:
-                st = entry.stat(follow_symlinks=False)
-            except FileNotFoundError:
-                continue
-            except OSError as exc:
-                path = _child(root, name)
-                diagnostics.append(_diagnostic(_unreadable(path, exc), path))
-                continue
-            if not stat.S_ISREG(st.st_mode):
-                if stat.S_ISLNK(st.st_mode):
-                    msg = f"{name}: symlinks are not read"
-                    diagnostics.append(Diagnostic("symlink", _child(root, name), msg))
-                continue
-            listing[name] = _packed(identity_of(st))
+    listing, present = scan_files(root, diagnostics)
     indexed: list[str] = []
 
     def visit(row: tuple[Any, ...]) -> None:
@@ -191,27 +143,9 @@ def _list_store(
     if index is not None and not index.each_listed(visit):
         indexed.clear()
     checked_ns = racy_from + derived_index.RACY_NS  # the scan began then: every lstat is later
-    changed: list[tuple[str, Identity, int, ParsedFact | Diagnostic]] = []
-    for name in sorted(listing):
-        path = _child(root, name)
-        try:
-            st = os.lstat(path)
-        except FileNotFoundError:
-            continue
-        except OSError as exc:
-            diagnostics.append(_diagnostic(_unreadable(path, exc), path))
-            continue
-        if not stat.S_ISREG(st.st_mode):  # replaced since the scan
-            if stat.S_ISLNK(st.st_mode):
-                diagnostics.append(Diagnostic("symlink", path, f"{name}: symlinks are not read"))
-            continue
-        key = identity_of(st)
-        result = store._read_entry(path, st)
-        if result is None:
-            continue
-        changed.append((name, key, checked_ns, result))
+    changed = read_unvouched(store, listing, checked_ns, diagnostics)
+    for _name, _identity, _, result in changed:
         if isinstance(result, Diagnostic):
-            diagnostics.append(result)
             continue
         full = result.fact
         fact = Fact(full.id, full.revision, full.name, full.title, full.description, full.type,

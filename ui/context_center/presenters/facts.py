@@ -10,6 +10,7 @@ from context_engine.facts.resolve import Stores
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 
 from ..render.markdown import render_markdown
+from ..services import backend as backend_module
 from ..services.backend import Backend
 from ..services.fact_delta import (
     KeyIndex,
@@ -116,6 +117,9 @@ class FactsPresenter(QObject):
         self._body_search: Op | None = None  # the running body phase of a filter
         self._pending_paths: set[str] = set()
         self._after_listing: set[str] = set()  # patched during a listing: re-read after it
+        # The same paths for the listing's worker (appended here, read there: a list, so the
+        # worker's copy never sees it change size mid-iteration).
+        self._meanwhile: list[str] = []
         hub.changes_applied.connect(self._on_changes)
         tasks.finished.connect(self._on_task_finished)
         tab.filter_changed.connect(self._on_filter_changed)
@@ -126,8 +130,9 @@ class FactsPresenter(QObject):
 
         A local window lists through the derived index (``Backend.listed_facts``): every row
         validated against its file, no body kept (read when shown), so memory stays bounded
-        at any size. Its first read shows a first page (one lstat per row) before that. A
-        remote window reads the catalog's full snapshot.
+        at any size. Its first read shows every indexed row at once (``indexed_table``: no
+        lstat, no notes) while the files are checked (``validated_table``); without indexed
+        rows, a first page (one lstat per row). A remote window reads the full snapshot.
         """
         self._stop_body_search()  # F5: its answer would be for the old rows
         if self._loading is not None and not self._loading.token.cancelled:
@@ -136,12 +141,15 @@ class FactsPresenter(QObject):
         backend = self.backend
         indexed = local_stores(backend) is not None  # local stores: patchable
         first = not self._loaded and callable(getattr(backend, "first_rows", None))
+        at_once = first and callable(getattr(backend, "indexed_table", None))
         tabled = callable(getattr(backend, "listed_table", None))
         listed = callable(getattr(backend, "listed_facts", None))
         generation = self._rows_generation
         page = self._page_ready
         criteria = self.tab.criteria()
         previous = self.snapshot if self._loaded and not self.snapshot.partial else None
+        stores = local_stores(backend)
+        meanwhile = self._meanwhile = []
 
         def post(snapshot: FactsSnapshot) -> None:
             # Filtered and sorted here: at start-up the other tabs' reads fill the pool.
@@ -149,22 +157,44 @@ class FactsPresenter(QObject):
             page.emit(generation, (criteria, snapshot, shown, counts_of(shown)))
 
         def work(token: CancelToken) -> tuple[FactsSnapshot, KeyIndex | None]:
-            if first:
+            # A first page and every indexed row at once (its files checked next), else a
+            # first page checked by one lstat per row.
+            page = backend.indexed_table(token, backend_module.FIRST_PAGE) if at_once \
+                else None
+            if page is not None:
+                post(page.snapshot)
+            unchecked = backend.indexed_table(token) if page is not None else None
+            if unchecked is not None:
+                post(unchecked.snapshot)
+            elif first:
                 rows = backend.first_rows(token)
                 if rows is not None:
                     post(rows)
             # A column table (no Fact per row, search in the derived index), else rows.
-            snapshot = backend.listed_table(token, previous) if tabled else None
+            if unchecked is not None:
+                snapshot: FactsSnapshot | None = backend.validated_table(unchecked, token)
+            else:
+                snapshot = backend.listed_table(token, previous) if tabled else None
             if snapshot is None and listed:
                 snapshot = backend.listed_facts(token, previous)
             if snapshot is None:
                 snapshot = backend.facts(token)
-            elif first:
+            elif first and unchecked is None:
                 post(snapshot)  # the whole table now; the patch index follows (~1 s at 100k)
             if snapshot.columns and snapshot is not previous and indexed:
                 table = snapshot.rows
                 assert isinstance(table, Rows)
                 table.table.keys = KeyRows(table.table)  # for patches: built once, here
+                if unchecked is not None and meanwhile and stores is not None:
+                    # Rows patched on screen while the files were checked: patched into the
+                    # checked table too, so it never shows them older (re-read once more
+                    # after it lands, as every path changed meanwhile).
+                    try:
+                        changed = read_changed(stores.all(), frozenset(meanwhile))
+                    except NeedsFullRead:
+                        changed = {}  # an unreadable file: the patch after it reads again
+                    if changed:
+                        snapshot = patch_columns(snapshot, changed, None, None)[0].snapshot
             # The key index for per-file patches, built with the rows (never twice); the rows
             # on screen (nothing changed) keep theirs; a column table patches by its columns.
             if snapshot is previous or not indexed or snapshot.columns:
@@ -215,6 +245,7 @@ class FactsPresenter(QObject):
             self._pending_paths.update(paths)
             if self._loading is not None:
                 self._after_listing.update(paths)
+                self._meanwhile.extend(paths)
             if self._loaded:
                 self._patch_next(stores)
         else:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from context_engine.catalog.base import (
     Catalog,
@@ -37,6 +38,9 @@ from ..dialogs.fact_editor import FactDraft
 from .fact_rows import FactsSnapshot, ListedTexts, build_rows, still_shown
 from .tasks import CancelToken
 
+if TYPE_CHECKING:
+    from context_engine.facts.table_columns import Indexed
+
 __all__ = ["Backend", "History", "InstructionsView", "RecallRun", "TraceHistory"]
 
 PERSON = Person("app")
@@ -49,6 +53,14 @@ class TraceHistory:
 
     last: RecallTrace | None
     recent: tuple[RecallTrace, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Unchecked:
+    """Rows shown from the derived indexes before their files are checked."""
+
+    snapshot: FactsSnapshot
+    indexed: Indexed
 
 
 def _changes(outcome: WriteOutcome) -> Changes:
@@ -172,6 +184,48 @@ class Backend:
                 same_rows(before, cols, tuple(previous.diagnostics)):
             return previous  # nothing changed: the rows on screen stay
         table = build_table(cols, search=self.search)
+        return FactsSnapshot(Rows(table), tuple(cols.diagnostics))
+
+    def indexed_table(self, token: CancelToken | None = None,
+                      limit: int | None = None) -> Unchecked | None:
+        """Both stores' rows as their derived indexes recorded them, not yet checked against
+        the files (no lstat, no notes): shown at once. ``None``: remote, or no indexed row.
+
+        :meth:`validated_table` then gives the checked table (``partial`` until then).
+        ``limit``: a first page (each store's first rows in listing order; milliseconds).
+        """
+        if not isinstance(self.catalog, LocalCatalog):
+            return None
+        from context_engine.facts.table_columns import indexed_columns
+
+        from .fact_table import Rows, build_table
+
+        self.catalog.require("facts")
+        indexed = indexed_columns(self.catalog.memory.stores.all(), limit)
+        if token is not None:
+            token.check()
+        if indexed is None:
+            return None
+        table = build_table(indexed.cols, search=self.search, notes=False)
+        return Unchecked(FactsSnapshot(Rows(table), (), partial=True), indexed)
+
+    def validated_table(self, unchecked: Unchecked,
+                        token: CancelToken | None = None) -> FactsSnapshot:
+        """The table :meth:`listed_table` gives, from the rows of :meth:`indexed_table`: the
+        files checked (the very rows kept when they all vouch), then keys and notes."""
+        from context_engine.facts.table_columns import validated_columns
+
+        from .fact_table import Rows, build_table, with_notes
+
+        cols = validated_columns(self.local_catalog().memory.stores.all(), unchecked.indexed)
+        if token is not None:
+            token.check()
+        shown = unchecked.snapshot.rows
+        assert isinstance(shown, Rows)
+        if cols.file is unchecked.indexed.cols.file:  # every row shown was vouched for
+            table = with_notes(shown.table, cols)
+        else:
+            table = build_table(cols, search=self.search)
         return FactsSnapshot(Rows(table), tuple(cols.diagnostics))
 
     def search(self, words: Sequence[str],

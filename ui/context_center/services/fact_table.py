@@ -188,8 +188,12 @@ def _when(value: str | None) -> datetime | None:
 
 
 def build_table(cols: FactColumns, now: datetime | None = None,
-                search: Search | None = None) -> Table:
-    """The table of ``cols``: freshness and every row's notes, as ``build_rows`` words them."""
+                search: Search | None = None, notes: bool = True) -> Table:
+    """The table of ``cols``: freshness and every row's notes, as ``build_rows`` words them.
+
+    ``notes=False``: no notes and no keys yet (rows shown at once, before the files are
+    checked; :func:`with_notes` completes a table of the checked columns).
+    """
     from context_engine.facts.store import gc_paused
 
     with gc_paused():
@@ -198,14 +202,24 @@ def build_table(cols: FactColumns, now: datetime | None = None,
         n = len(cols)
         moment = now or datetime.now(UTC)
         fresh = _freshness(cols, range(n), moment)
-        tkey = normalized(cols.title)
-        dkey = normalized(cols.description)
-        nkey = name_keys(cols.name)
-        table = Table(cols, fresh, tkey, dkey, nkey, {}, set(), set(), bytearray(b"\x01") * n,
-                      search)
-        notes, overridden, conflict = _notes(table, range(n))
-        table.notes, table.overridden, table.conflict = notes, overridden, conflict
-    return table
+        unkeyed = [""] * n  # an empty key is no key: no row shares it
+        table = Table(cols, fresh, unkeyed, unkeyed, unkeyed, {}, set(), set(),
+                      bytearray(b"\x01") * n, search)
+    return with_notes(table, cols) if notes else table
+
+
+def with_notes(table: Table, cols: FactColumns) -> Table:
+    """``table`` (built without notes) for ``cols`` — the very rows, checked against their
+    files — with every row's keys and notes: a new table sharing its lists."""
+    from context_engine.facts.store import gc_paused
+
+    with gc_paused():
+        n = len(cols)
+        new = Table(cols, table.fresh, normalized(cols.title), normalized(cols.description),
+                    name_keys(cols.name), {}, set(), set(), bytearray(b"\x01") * n,
+                    table.search)
+        new.notes, new.overridden, new.conflict = _notes(new, range(n))
+    return new
 
 
 def _freshness(cols: FactColumns, rows: Iterable[int], moment: datetime) -> list[str]:
@@ -236,6 +250,9 @@ def _freshness(cols: FactColumns, rows: Iterable[int], moment: datetime) -> list
             if zero < second < now_s and second not in (fresh_edge, current_edge):
                 out.append("fresh" if second > fresh_edge else
                            "current" if second > current_edge else "stale")
+                continue
+            if second > now_s:  # a later second than now: the future is "current"
+                out.append("current")
                 continue
         value = freshness_of(kind, _when(stamp), moment)
         out.append(_SHARED.get(value, value))

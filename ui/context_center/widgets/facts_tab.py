@@ -183,6 +183,7 @@ class FactsTab(QWidget):
         layout.addWidget(self.splitter, 1)
         self._sort = (0, False)
         self._total = 0
+        self._partial = False
         self._all_rows: Sequence[FactRow] = ()
         self._selected_key: object = None
         named: tuple[tuple[QWidget, str], ...] = (
@@ -236,6 +237,7 @@ class FactsTab(QWidget):
         """A new store snapshot: chart, counts and diagnostics (the rows come filtered)."""
         self._total = len(snapshot.rows)  # counts and chart follow with the filtered rows
         self._all_rows = snapshot.rows
+        self._partial = snapshot.partial  # rows shown before the listing is complete
         self.diagnostics_model.set_rows(snapshot.diagnostics)
         count = len(snapshot.diagnostics)
         self.diagnostics_label.setText(
@@ -251,7 +253,8 @@ class FactsTab(QWidget):
         shown = len(rows)
         head = (f"<b>{shown}</b> facts" if shown == self._total
                 else f"<b>{shown}</b> of {self._total} facts")
-        self.summary.setText(f"{head}<br>{project} project · {shown - project} global")
+        still = "<br><i>Checking them against the files…</i>" if self._partial else ""
+        self.summary.setText(f"{head}<br>{project} project · {shown - project} global{still}")
 
     def show_rows(self, rows: Sequence[FactRow],
                   counts: list[tuple[str, dict[str, int]]] | None = None) -> None:
