@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from .facts.model import Fact
 from .paths import EnginePaths
+from .records import replace
 from .session.core import (
     InstructionView,
     RecallOutcome,

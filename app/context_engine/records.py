@@ -9,7 +9,7 @@ process ~10–25 ms, and each ``@dataclass`` compiles five to eight functions, ~
 ``dataclasses.replace``/``fields``/``asdict`` keep working: ``__dataclass_fields__`` is built on
 first use, from a twin dataclass (``dataclasses`` is imported only then). Type checkers see a
 dataclass (PEP 681). Fields are declared as for a dataclass; ``field(default=…,
-default_factory=…, compare=…)`` as ``dataclasses.field``. Annotations must be strings
+default_factory=…, compare=…, repr=…)`` as ``dataclasses.field``. Annotations must be strings
 (``from __future__ import annotations``); inheriting a record's fields is supported.
 """
 
@@ -38,20 +38,23 @@ class FrozenRecordError(AttributeError):
 class Field:
     """A field's declaration: its default (or factory) and whether it is compared."""
 
-    __slots__ = ("compare", "default", "factory")
+    __slots__ = ("compare", "default", "factory", "repr")
 
-    def __init__(self, default: Any, factory: Callable[[], Any] | Any, compare: bool) -> None:
+    def __init__(
+        self, default: Any, factory: Callable[[], Any] | Any, compare: bool, repr: bool = True
+    ) -> None:
         self.default = default
         self.factory = factory
         self.compare = compare
+        self.repr = repr
 
 
 def field(
     *, default: Any = MISSING, default_factory: Callable[[], Any] | Any = MISSING,
-    compare: bool = True,
+    compare: bool = True, repr: bool = True,
 ) -> Any:
-    """A field with a default or a default factory, maybe left out of ``==`` and the hash."""
-    return Field(default, default_factory, compare)
+    """A field with a default or a default factory, maybe left out of ``==``, the hash, repr."""
+    return Field(default, default_factory, compare, repr)
 
 
 class _Twin:
@@ -67,7 +70,7 @@ class _Twin:
         specs = []
         fields: dict[str, Field] = owner.__record_fields__  # type: ignore[attr-defined]  # reason: set by record
         for name, spec in fields.items():
-            kwargs: dict[str, Any] = {"compare": spec.compare}
+            kwargs: dict[str, Any] = {"compare": spec.compare, "repr": spec.repr}
             if spec.default is not MISSING:
                 kwargs["default"] = spec.default
             if spec.factory is not MISSING:
@@ -117,6 +120,7 @@ def record(cls: T) -> T:
     fields = {**inherited, **own}
     names = list(fields)
     compared = [n for n in names if fields[n].compare]
+    shown_names = [n for n in names if fields[n].repr]
     params, lines, scope = [], [], {"_set": object.__setattr__, "_MISSING": MISSING}
     seen_default = False
     for name in names:
@@ -142,10 +146,10 @@ def record(cls: T) -> T:
     init_function.__qualname__ = f"{cls.__qualname__}.__init__"
     body["__init__"] = init_function  # compiled: made per instance (100,000 facts a read)
     # The rest is shared code over C attribute getters: nothing more to compile.
-    every, key = _getter(names), _getter(compared)
+    every, key, visible = _getter(names), _getter(compared), _getter(shown_names)
 
     def __repr__(self: Any) -> str:
-        shown = ", ".join(f"{n}={v!r}" for n, v in zip(names, every(self), strict=True))
+        shown = ", ".join(f"{n}={v!r}" for n, v in zip(shown_names, visible(self), strict=True))
         return f"{type(self).__qualname__}({shown})"
 
     def __eq__(self: Any, other: object) -> bool:

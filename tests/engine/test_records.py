@@ -58,6 +58,22 @@ class NamedDC(PointDC):
     items: list[int] = dataclasses.field(default_factory=list)
 
 
+@record
+class Cached:
+    """A record with a field kept out of ``repr`` and ``==`` (a cache)."""
+
+    text: str
+    memo: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class CachedDC:
+    """Its dataclass twin."""
+
+    text: str
+    memo: dict[str, int] = dataclasses.field(default_factory=dict, compare=False, repr=False)
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class OnTop(Point):
     """A dataclass inheriting a record."""
@@ -75,6 +91,13 @@ def test_construction_repr_and_defaults_match_the_dataclass() -> None:
         Point()  # type: ignore[call-arg]
     with pytest.raises(TypeError):
         Point(1, nope=2)  # type: ignore[call-arg]
+
+
+def test_a_field_left_out_of_repr_is_not_shown() -> None:
+    got, want = Cached("a", {"k": 1}), CachedDC("a", {"k": 1})
+    assert repr(got).replace("Cached(", "CachedDC(", 1) == repr(want) == "CachedDC(text='a')"
+    assert got == Cached("a") and got.memo == {"k": 1}
+    assert [f.repr for f in dataclasses.fields(Cached)] == [True, False]
 
 
 def test_equality_and_hash_leave_out_uncompared_fields() -> None:

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
 
+from ..records import record
 from .model import IMPORT_INVALID_PATH, IMPORT_OUTSIDE_SOURCE
 
 MAX_PATH_BYTES = 1024
@@ -34,7 +34,7 @@ _DEVICE_NAMES = frozenset(
 _GIT_SHORT_NAME = re.compile(r"^git~\d+$")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class LexicalError:
     """Why an import path was refused without touching the disk."""
 

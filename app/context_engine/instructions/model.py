@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, NamedTuple
+
+from ..records import record
 
 InstructionScope = Literal["user", "workspace"]
 
@@ -65,7 +66,7 @@ class WatchStamp(NamedTuple):
     digest: bytes
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ImportRecord:
     """One expanded import: the file it loaded, the file and 1-based line that asked for it."""
 
@@ -74,7 +75,7 @@ class ImportRecord:
     line: int
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class InstructionDiagnostic:
     """A local-only problem report (S6.6); ``path`` is the import text as written or a file."""
 
@@ -85,7 +86,7 @@ class InstructionDiagnostic:
     message: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class InstructionDocument:
     """One loaded top-level instruction file with its imports expanded."""
 
@@ -101,7 +102,7 @@ class InstructionDocument:
     imports: tuple[ImportRecord, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Resolution:
     """Documents in precedence order (low → high), diagnostics, and every file probed.
 

@@ -14,10 +14,10 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from functools import cache
 from typing import NamedTuple
 
+from ..records import record
 from .secret_rules import PREFILTER_LONG_TEXTS, PREFILTERS, ROWS, RuleRow
 
 # Text beyond this many characters is not scanned; its presence is itself a finding, so an
@@ -31,7 +31,7 @@ KEYWORD_MIN_ENTROPY = 3.0
 AWS_SUFFIX_MIN_ENTROPY = 2.5
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Finding:
     """One rule that matched in one field; deliberately carries no matched text."""
 

@@ -19,7 +19,6 @@ import math
 import sys
 from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from itertools import compress
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
@@ -252,61 +251,71 @@ class _LazySlots(dict[str, int]):
     __hash__ = None
 
 
-@dataclass(slots=True)
 class SparseIndex:
     """Inverted index over keyed documents; ``add``/``remove`` cost O(terms of one doc)."""
 
-    counters: IndexCounters = field(default_factory=IndexCounters)
-    _slot_of: dict[str, int] = field(default_factory=dict)
-    _keys: list[str | None] = field(default_factory=list)
-    _free: list[int] = field(default_factory=list)
-    _postings: dict[str, array[int]] = field(default_factory=dict)
-    # Postings restored from disk and not touched yet (term → raw bytes): a hook turn reads a
-    # handful of ~20,000 terms, so each becomes an array only when first used (``_thaw``).
-    # A mapping, not always a dict: the recall state (recall/state.py) hands in a read-only
-    # view that fetches one term's bytes from its database on ``get``.
-    _frozen: Mapping[str, bytes] = field(default_factory=dict)
-    # While postings are frozen, a change copies out only the terms it touches: ``_gone`` are
-    # frozen terms whose posting emptied, ``_dirty`` every term changed (what a delta of the
-    # saved state writes, recall/delta.py).
-    _gone: set[str] = field(default_factory=set)
-    _dirty: set[str] = field(default_factory=set)
-    # Terms the frozen postings were asked for and do not hold: a host asks for the same
-    # words every turn, and each miss was a database lookup (~1 ms at 100,000 facts).
-    _absent: set[str] = field(default_factory=set)
-    # Removed while NumPy is loaded (a long-lived host): the slot is a tombstone and its pairs
-    # stay in the postings of its terms (``_dead`` counts them per term) until ``_purge``
-    # filters them out in one vectorised pass per term; scoring never lets a tombstone
-    # through and ``df`` subtracts the dead pairs. Searching a posting for one slot costs
-    # O(df) per term (~150 terms of 40,000 pairs for one fact of the 100k bench store).
-    _dead: dict[str, int] = field(default_factory=dict)
-    _tomb: set[int] = field(default_factory=set)
-    _tomb_np: Any = None
-    # A lazily restored index also keeps, per changed term, the slots taken out of and the
-    # (slot → tf) put into the posting it was restored with, and every slot changed: a delta
-    # then writes patches of the few changed facts' terms and slots, never whole postings or
-    # per-slot arrays (``None``: not tracked, a built or fully restored index). A tombstone
-    # counts as taken out when it is buried.
-    _patches: dict[str, tuple[set[int], dict[int, int]]] | None = None
-    _touched: set[int] = field(default_factory=set)
-    # Frozen terms a change touched without reading their postings (a lazily restored index):
-    # the posting is the restored one with ``_patches[term]`` applied, done when it is first
-    # read. A cold turn applying one changed fact so never fetches its terms' postings (tens
-    # of thousands of pairs each at 10^5 facts), only the query's.
-    _deferred: set[str] = field(default_factory=set)
-    _length: array[float] = field(default_factory=lambda: array("d"))
-    _project: array[int] = field(default_factory=lambda: array("b"))
-    _fresh: array[int] = field(default_factory=lambda: array("q"))
-    _stale_after: array[int] = field(default_factory=lambda: array("q"))
-    _updated: array[int] = field(default_factory=lambda: array("q"))
-    total_length: int = 0
-    # k1·(1 − b + b·dl/avgdl) per slot for one avgdl (a list, or NumPy's array); dropped on
-    # every add/remove.
-    _norm: tuple[float, Any] | None = None
-    _norm_np: tuple[float, Any] | None = None
-    # Per slot, the project boost factor (1.0 or the boost) and the first microsecond at which
-    # the fact is stale (NumPy arrays, for ``boosted_np``); dropped with the norms.
-    _boost_np: tuple[float, Any, Any] | None = None
+    # A plain class (no dataclass to define in every hook process); every attribute is set
+    # in ``__init__``.
+    __slots__ = (
+        "_absent", "_boost_np", "_dead", "_deferred", "_dirty", "_free", "_fresh",
+        "_frozen", "_gone", "_keys", "_length", "_norm", "_norm_np", "_patches",
+        "_postings", "_project", "_slot_of", "_stale_after", "_tomb", "_tomb_np",
+        "_touched", "_updated", "counters", "total_length"
+    )
+
+    def __init__(self) -> None:
+        """An empty index."""
+        self.counters: IndexCounters = IndexCounters()
+        self._slot_of: dict[str, int] = {}
+        self._keys: list[str | None] = []
+        self._free: list[int] = []
+        self._postings: dict[str, array[int]] = {}
+        # Postings restored from disk and not touched yet (term → raw bytes): a hook turn reads a
+        # handful of ~20,000 terms, so each becomes an array only when first used (``_thaw``).
+        # A mapping, not always a dict: the recall state (recall/state.py) hands in a read-only
+        # view that fetches one term's bytes from its database on ``get``.
+        self._frozen: Mapping[str, bytes] = {}
+        # While postings are frozen, a change copies out only the terms it touches: ``_gone`` are
+        # frozen terms whose posting emptied, ``_dirty`` every term changed (what a delta of the
+        # saved state writes, recall/delta.py).
+        self._gone: set[str] = set()
+        self._dirty: set[str] = set()
+        # Terms the frozen postings were asked for and do not hold: a host asks for the same
+        # words every turn, and each miss was a database lookup (~1 ms at 100,000 facts).
+        self._absent: set[str] = set()
+        # Removed while NumPy is loaded (a long-lived host): the slot is a tombstone and its pairs
+        # stay in the postings of its terms (``_dead`` counts them per term) until ``_purge``
+        # filters them out in one vectorised pass per term; scoring never lets a tombstone
+        # through and ``df`` subtracts the dead pairs. Searching a posting for one slot costs
+        # O(df) per term (~150 terms of 40,000 pairs for one fact of the 100k bench store).
+        self._dead: dict[str, int] = {}
+        self._tomb: set[int] = set()
+        self._tomb_np: Any = None
+        # A lazily restored index also keeps, per changed term, the slots taken out of and the
+        # (slot → tf) put into the posting it was restored with, and every slot changed: a delta
+        # then writes patches of the few changed facts' terms and slots, never whole postings or
+        # per-slot arrays (``None``: not tracked, a built or fully restored index). A tombstone
+        # counts as taken out when it is buried.
+        self._patches: dict[str, tuple[set[int], dict[int, int]]] | None = None
+        self._touched: set[int] = set()
+        # Frozen terms a change touched without reading their postings (a lazily restored index):
+        # the posting is the restored one with ``_patches[term]`` applied, done when it is first
+        # read. A cold turn applying one changed fact so never fetches its terms' postings (tens
+        # of thousands of pairs each at 10^5 facts), only the query's.
+        self._deferred: set[str] = set()
+        self._length: array[float] = array("d")
+        self._project: array[int] = array("b")
+        self._fresh: array[int] = array("q")
+        self._stale_after: array[int] = array("q")
+        self._updated: array[int] = array("q")
+        self.total_length: int = 0
+        # k1·(1 − b + b·dl/avgdl) per slot for one avgdl (a list, or NumPy's array); dropped on
+        # every add/remove.
+        self._norm: tuple[float, Any] | None = None
+        self._norm_np: tuple[float, Any] | None = None
+        # Per slot, the project boost factor (1.0 or the boost) and the first microsecond at which
+        # the fact is stale (NumPy arrays, for ``boosted_np``); dropped with the norms.
+        self._boost_np: tuple[float, Any, Any] | None = None
 
     def __len__(self) -> int:
         """Number of indexed documents (N)."""

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
+from ..records import field, record
 from .gate import strong_terms
 from .stopwords import gate_ignored, gate_weak, is_bare_number
-from .tokenize import ASCII_QUERY_RE, cjk_terms, fold, token_re
+from .tokenize import cjk_terms, fold, query_re
 
 GENERIC_TURNS: frozenset[str] = frozenset(
     {
@@ -37,7 +37,7 @@ OVER_BUDGET = "matched facts exceeded recall budget"
 _WS = re.compile(r"\s+")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Query:
     """A parsed user message: distinct terms in first-seen order and the distinctive subset.
 
@@ -113,7 +113,7 @@ def parse_query(message: str) -> Query:
     capitals: set[str] = set()
     marked: set[str] = set()
     size = len(text)
-    pattern = ASCII_QUERY_RE if text.isascii() else token_re()
+    pattern = query_re(text)
     for match in pattern.finditer(text):
         cjk, word = match.group(1), match.group(2)
         start, end = match.span()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
+from bisect import bisect_right
 from collections import Counter
 
 from ..facts.model import Fact
@@ -43,14 +44,50 @@ ASCII_QUERY_RE = re.compile("([^\\x00-\\x7f]+)|([A-Za-z0-9_]+)")
 _ASCII_TOKEN_RE = re.compile("[a-z0-9_]+")
 
 
-@functools.cache
-def _cjk_re() -> re.Pattern[str]:
-    return re.compile(f"[{CJK_CLASS}]")
+# Text with no CJK character: ``token_re()`` finds the same spans and groups as these (its
+# group 1 never takes part, and its group 2 is ``\w`` there). Text with an em dash, curly
+# quotes or accents so never compiles the CJK class.
+_WORD_RE = re.compile(r"\w+")
+WORD_QUERY_RE = re.compile(r"([^\s\S])|(\w+)")
+_NON_ASCII_RUN = re.compile("[^\\x00-\\x7f]+")
+
+
+def _bounds(ranges: str) -> tuple[int, ...]:
+    """Sorted code point bounds of ``ranges`` (``a-b`` pairs), adjacent ranges merged.
+
+    A character is in the class when ``bisect_right`` lands it at an odd index.
+    """
+    pairs = sorted((ord(ranges[i]), ord(ranges[i + 2]) + 1) for i in range(0, len(ranges), 3))
+    bounds: list[int] = []
+    for low, high in pairs:
+        if bounds and low <= bounds[-1]:
+            bounds[-1] = max(bounds[-1], high)
+        else:
+            bounds.extend((low, high))
+    return tuple(bounds)
+
+
+_CJK_BOUNDS = _bounds(CJK_CLASS)
+_FIRST_CJK = chr(_CJK_BOUNDS[0])
 
 
 def is_cjk(text: str) -> bool:
-    """True when ``text`` contains a CJK character."""
-    return not text.isascii() and _cjk_re().search(text) is not None
+    """True when ``text`` contains a CJK character (no regex of the class is compiled)."""
+    if text.isascii():
+        return False
+    for run in _NON_ASCII_RUN.findall(text):
+        if max(run) >= _FIRST_CJK:
+            for ch in run:
+                if bisect_right(_CJK_BOUNDS, ord(ch)) & 1:
+                    return True
+    return False
+
+
+def query_re(text: str) -> re.Pattern[str]:
+    """The cheapest pattern finding ``token_re()``'s matches in ``text`` (same spans, groups)."""
+    if text.isascii():
+        return ASCII_QUERY_RE
+    return token_re() if is_cjk(text) else WORD_QUERY_RE
 
 
 def cjk_terms(run: str) -> list[str]:
@@ -106,6 +143,8 @@ def tokens(text: str) -> list[str]:
     """All tokens of ``text`` in order, duplicates kept (document length counts them)."""
     if text.isascii():
         return [fold(w) for w in _ASCII_TOKEN_RE.findall(text.lower())]
+    if not is_cjk(text):
+        return [fold(w.lower()) for w in _WORD_RE.findall(text)]
     out: list[str] = []
     for cjk, word in token_re().findall(text):
         if word:

@@ -7,15 +7,14 @@ never inside a store; every write is atomic (temp file + rename) or a single app
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .. import bounded_json
 from ..filemodes import append_private, write_private
+from ..records import field, record
 
 HISTORY_LIMIT = 200
 
@@ -29,7 +28,7 @@ LOST_OVERRIDE = "project override"
 DROPPED_DETAIL = 20
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TraceFact:
     """The fact a hit or a drop is about, with its score."""
 
@@ -41,7 +40,7 @@ class TraceFact:
     score: float
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TraceHit(TraceFact):
     """One recalled fact as shown in the block."""
 
@@ -50,7 +49,7 @@ class TraceHit(TraceFact):
     snippet: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TraceDrop(TraceFact):
     """A candidate that passed the gate but lost, and why."""
 
@@ -58,7 +57,7 @@ class TraceDrop(TraceFact):
     detail: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TraceSkip:
     """A fact file recall could not use (unreadable, quarantined); file name only."""
 
@@ -67,7 +66,7 @@ class TraceSkip:
     message: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RecallTrace:
     """Everything needed to explain one recall decision."""
 
@@ -165,9 +164,9 @@ class RecallTrace:
         return "\n".join(lines) + "\n"
 
 
-_HIT_FIELDS = tuple(f.name for f in dataclasses.fields(TraceHit))
-_DROP_FIELDS = tuple(f.name for f in dataclasses.fields(TraceDrop))
-_SKIP_FIELDS = tuple(f.name for f in dataclasses.fields(TraceSkip))
+_HIT_FIELDS: tuple[str, ...] = TraceHit.__match_args__
+_DROP_FIELDS: tuple[str, ...] = TraceDrop.__match_args__
+_SKIP_FIELDS: tuple[str, ...] = TraceSkip.__match_args__
 
 
 def _plain(record: object, names: tuple[str, ...]) -> dict[str, Any]:
@@ -266,7 +265,7 @@ class TraceLog:
         if self._count is not None and size == self._size + appended:
             self._count += 1  # only our line was added since we last looked
         else:
-            self._count = len(self._lines())
+            self._count = self._count_lines()
         self._size = size
         # Rewriting on every turn would cost the whole history per turn; twice the limit
         # bounds the file while amortising the rewrite.
@@ -274,6 +273,21 @@ class TraceLog:
             lines = self._lines()
             write_private(self.history_path, "".join(line + "\n" for line in lines[-self.limit :]))
             self._count, self._size = None, -1
+
+    def _count_lines(self) -> int:
+        """The history's lines (a torn last one included, as ``_lines`` has it), on its bytes.
+
+        A cold process (each hook turn) counts a history of up to 400 traces, ~3 MB: decoding
+        and splitting it as text cost ~5 ms a megabyte, counting newlines a small part of that.
+        A blank line (never written; a hand edit) counts here and not in ``_lines``: at worst
+        the history is compacted that many lines early.
+        """
+        try:
+            data = self.history_path.read_bytes()
+        except FileNotFoundError:
+            return 0
+        torn = data[data.rfind(b"\n") + 1 :]
+        return data.count(b"\n") + (1 if torn.strip() else 0)
 
     def _lines(self) -> list[str]:
         """Complete history lines (a torn last line is ignored)."""

@@ -8,10 +8,10 @@ process per turn, the baseline kept on disk) and the tests.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import NamedTuple, Protocol
 
 from ..facts.model import Fact
+from ..records import record
 from .notes import Baseline, diff_notes, render_notes
 from .prefix import build_memory_block, build_stable_prefix
 
@@ -50,7 +50,7 @@ class SessionSources(Protocol):
         ...
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TurnResult:
     """One user turn as the provider receives it, and its parts."""
 

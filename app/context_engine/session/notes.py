@@ -10,11 +10,11 @@ other processes: the CLI, the app, an MCP server, a text editor.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple, Protocol, cast
 
 from ..digests import sha256
 from ..facts.model import Fact, one_line
+from ..records import field, record, replace
 from .prefix import masked_global_ids
 
 NOTES_OPEN = "<memory-update>"
@@ -30,7 +30,7 @@ class FactMark(NamedTuple):
     reference: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Baseline:
     """Facts (by id) and instruction documents (label → digest) the provider knows about."""
 

@@ -1,8 +1,8 @@
 """A cold hook turn over unchanged stores answers from the saved recall state (issue 14).
 
-Every answer equals the one a full read gives; the quiet turn loads no codec, YAML or NumPy
-(it reads no fact file); any change — a write, an in-place edit with the mtime set back, a
-deletion — is seen on the very next turn, with its turn-tail note.
+Every answer equals the one a full read gives; the quiet turn loads no codec, YAML, NumPy
+(it reads no fact file) or ``dataclasses``; any change — a write, an in-place edit with the
+mtime set back, a deletion — is seen on the very next turn, with its turn-tail note.
 """
 
 from __future__ import annotations
@@ -160,7 +160,7 @@ def test_a_later_read_in_a_long_lived_host_follows_changes(paths: EnginePaths) -
     assert [f.name for f in engine.catalog.index.snapshot().facts].count("new-one") == 1
 
 
-def test_a_quiet_hook_process_loads_no_codec_yaml_or_numpy(paths: EnginePaths) -> None:
+def test_a_quiet_hook_process_loads_no_codec_yaml_numpy_or_dataclasses(paths: EnginePaths) -> None:
     turn(paths)
     turn(paths)
     data = {"session_id": "s1", "cwd": str(paths.workspace),
@@ -169,8 +169,10 @@ def test_a_quiet_hook_process_loads_no_codec_yaml_or_numpy(paths: EnginePaths) -
         "import json, sys\n"
         "from context_engine.hooks.runner import handle\n"
         f"out = handle('claude-code', None, {json.dumps(data)!r}, home={str(paths.home)!r})\n"
-        # OpenSSL (``_hashlib``) and click: a hook needs neither (digests: context_engine.digests)
-        "heavy = ('numpy', 'yaml', 'context_engine.facts.codec', '_hashlib', 'click')\n"
+        # OpenSSL (``_hashlib``) and click: a hook needs neither (digests: context_engine.digests);
+        # nor ``dataclasses`` (and ``inspect``, ``ast`` with it): its values are records.
+        "heavy = ('numpy', 'yaml', 'context_engine.facts.codec', '_hashlib', 'click',\n"
+        "         'dataclasses', 'inspect', 'ast')\n"
         "loaded = [m for m in heavy if m in sys.modules]\n"
         "print(json.dumps({'out': out, 'loaded': loaded}))\n"
     )

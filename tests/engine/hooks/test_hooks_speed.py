@@ -12,7 +12,7 @@ from context_engine.facts.model import Fact
 from context_engine.facts.store import Store
 from context_engine.paths import EnginePaths
 from context_engine.recall import engine as recall_engine
-from context_engine.recall import query as query_module
+from context_engine.recall import tokenize as tokenize_module
 from context_engine.recall.query import parse_query
 from context_engine.recall.tokenize import ASCII_QUERY_RE, token_re
 from context_engine.session import notes as notes_module
@@ -75,7 +75,7 @@ def test_queries_parse_the_same_with_and_without_the_ascii_pattern(
 ) -> None:
     messages = ["why does #docker_build time out after v2.3.", "AuthHandler fails", "a-b c_d 9x."]
     fast = [parse_query(m) for m in messages]
-    monkeypatch.setattr(query_module, "ASCII_QUERY_RE", token_re())
+    monkeypatch.setattr(tokenize_module, "ASCII_QUERY_RE", token_re())
     assert [parse_query(m) for m in messages] == fast
 
 

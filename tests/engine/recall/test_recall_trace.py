@@ -72,8 +72,8 @@ def test_a_long_lived_log_reads_the_history_only_when_another_writer_touched_it(
     host = TraceLog(tmp_path / "recall", limit=4)
     other = TraceLog(tmp_path / "recall", limit=4)  # e.g. a cold hook process
     reads = []
-    real = TraceLog._lines
-    monkeypatch.setattr(TraceLog, "_lines", lambda self: reads.append(self) or real(self))
+    real = TraceLog._count_lines
+    monkeypatch.setattr(TraceLog, "_count_lines", lambda self: reads.append(self) or real(self))
     host.record(RecallTrace(query="q0"))
     first = len(reads)
     for i in range(1, 4):
@@ -87,6 +87,33 @@ def test_a_long_lived_log_reads_the_history_only_when_another_writer_touched_it(
         lines = (tmp_path / "recall" / "recall-history.jsonl").read_text().splitlines()
         assert len(lines) <= 2 * 4 + 1
     assert [t.query for t in host.history()][-1] == "q29"
+
+
+def test_a_cold_log_counts_the_history_without_decoding_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    writer = TraceLog(tmp_path / "recall", limit=4)
+    for i in range(6):
+        writer.record(RecallTrace(query=f"é{i} — 记忆"))
+    torn = TraceLog(tmp_path / "torn")
+    torn.record(RecallTrace(query="ok"))
+    with open(torn.history_path, "a", encoding="utf-8") as handle:
+        handle.write('{"query": "tor')
+    for log in (TraceLog(tmp_path / "recall"), torn, TraceLog(tmp_path / "none")):
+        assert log._count_lines() == len(log._lines())
+    (tmp_path / "none").mkdir()
+    TraceLog(tmp_path / "none").history_path.write_bytes(b"")
+    assert TraceLog(tmp_path / "none")._count_lines() == 0
+    cold = TraceLog(tmp_path / "recall", limit=4)
+    real = TraceLog._lines
+    decoded: list[int] = []
+    monkeypatch.setattr(TraceLog, "_lines", lambda self: decoded.append(1) or real(self))
+    cold.record(RecallTrace(query="q6"))
+    cold.record(RecallTrace(query="q7"))  # 8 lines: not past twice the limit, nothing decoded
+    assert decoded == [] and cold._count == 8
+    TraceLog(tmp_path / "recall", limit=4).record(RecallTrace(query="q8"))  # 9 > 8: compacted
+    assert decoded and len(real(cold)) == 4
+    assert [t.query for t in cold.history()] == ["é5 — 记忆", "q6", "q7", "q8"]
 
 
 def _asdict_form(trace: RecallTrace) -> dict[str, object]:
