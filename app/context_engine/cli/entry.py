@@ -57,8 +57,10 @@ def main() -> None:
             import os
 
             from ..hooks.runner import run
+            from ..short_process import mark_short
 
             gc.disable()  # one short process: see hooks/__main__.py
+            mark_short()  # NumPy, if a turn needs it, starts no BLAS threads
             code = run(
                 options.agent,
                 options.event,
@@ -78,9 +80,11 @@ def main() -> None:
         import gc
         import os
 
+        from ..short_process import mark_short
         from .fast import run as run_plain
 
         gc.disable()  # one short process, as a hook
+        mark_short()
         try:
             code = run_plain(plain)
         except KeyboardInterrupt:

@@ -61,9 +61,9 @@ _PER_SLOT = (
 
 def _numpy() -> Any:
     """NumPy, imported on first use (never on the plain path)."""
-    import numpy
+    from ..short_process import import_numpy  # without BLAS threads in a short process
 
-    return numpy
+    return import_numpy()
 
 
 # A process's first few scorings take the plain path (a hook answers one turn: two scorings,

@@ -536,6 +536,7 @@ def open_quiet(
     reader = StateFile(recall_cache_path(paths)).open()
     if reader is None:
         return None
+    opened_ns = time.time_ns()  # before the saved token is read (``_kept_token``)
     try:
         meta = reader.meta("version", "code", "roots", LISTING_SUM, "marks_digest", "masked",
                            "skipped", "failed", "count", "unsettled", MONITOR)
@@ -569,7 +570,7 @@ def open_quiet(
 
             if scan is None:  # vouched, but a file that had not settled changed
                 scan = (_saved_listings(reader), time.time_ns())
-            token = probe.token if probe is not None else None
+            token = _kept_token(probe, meta, scan, opened_ns)
             view = brought_up(paths, reader, meta, scan, materialize, may_write,
                               named=named, monitor=token, listing=listing,
                               listing_sum=UNKNOWN_SUM if moved and listing is None else current)
@@ -601,6 +602,26 @@ def open_quiet(
         return None
     held = listings if listings is not None else _saved_listings(reader)
     return QuietFacts(reader, recaller, meta, listing, materialize, listings=held)
+
+
+def _kept_token(
+    probe: Probe | None,
+    meta: dict[str, Any],
+    scan: tuple[tuple[Listing, Listing], int],
+    opened_ns: int,
+) -> object:
+    """The monitor token to save with a state brought up to ``scan``'s listings.
+
+    The probe's own token when the monitor answered. Without an answer (turned off, not
+    running) the saved token still vouches for a walk that began after it was read: the
+    monitor names every entry changed since it, a superset of those changed since the walk,
+    and each named entry is compared with the listing saved here. Dropping it instead makes
+    the next process the monitor answers walk every store once more (100k ``lstat``).
+    """
+    token = probe.token if probe is not None else None
+    if token is None and scan[1] >= opened_ns:
+        return meta.get(MONITOR)
+    return token
 
 
 class SavedStore(Mapping[str, "Identity"]):

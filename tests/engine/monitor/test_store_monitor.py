@@ -324,6 +324,24 @@ def test_a_change_is_read_from_the_named_file_only(
         assert changed == again == turn(paths, prompt)
 
 
+def test_a_walk_without_the_monitor_keeps_the_token_for_the_next_turn(
+    paths: EnginePaths, monitors: Monitors, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monitors.thread(paths.state)
+    turn(paths)
+    turn(paths)  # the state saved with the token
+    _fact(paths.project_store, "fresh-note", "A fresh docker release note.")
+    turn(paths)  # brought up by the monitor's word: the listing's digest is not made
+    with monkeypatch.context() as patch:
+        patch.setenv(client.ENV, "0")  # a process without the monitor walks and saves
+        walked = turn(paths)
+    with monkeypatch.context() as patch:
+        calls = _StoreCalls(patch, paths)
+        vouched = turn(paths)
+    assert calls.calls == []  # the token survived the walk: not one lstat
+    assert vouched == walked == full_turn(paths, monkeypatch)
+
+
 def test_a_store_the_monitor_cannot_watch_costs_no_write_per_turn(
     tmp_path: Path, monitors: Monitors, monkeypatch: pytest.MonkeyPatch
 ) -> None:
