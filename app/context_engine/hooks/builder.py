@@ -23,6 +23,7 @@ import contextlib
 import fcntl
 import os
 import sys
+import time
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -32,6 +33,9 @@ if TYPE_CHECKING:
 
 LOCK_NAME = "first-build.lock"
 NICE = 10
+# Waits for a store's files to settle before the read (``settle``): a store still being
+# written after this many is read as it is.
+SETTLE_TRIES = 5
 
 
 def lock_path(paths: EnginePaths) -> Path:
@@ -90,10 +94,34 @@ def hand_off(paths: EnginePaths, home: str | None) -> str:
         os.close(fd)  # the builder holds its own copy of the locked descriptor
 
 
+def settle(paths: EnginePaths, tries: int = SETTLE_TRIES) -> bool:
+    """Wait until every fact file is older than git's racy window; ``False``: still changing.
+
+    A state can vouch only for files settled before its read began (``recall/quiet.py``); past
+    a few unsettled ones it keeps no listing, and the next hook reads every fact inline. Files
+    written just before a hand-off (a copied, restored or checked-out store) would cost that;
+    the builder runs for minutes, so it waits out those two seconds first.
+    """
+    from ..facts.stat_listing import RACY_NS, scan_listings
+
+    for _ in range(tries):
+        listings = scan_listings(paths)
+        newest = max(
+            (max(i[3], i[4]) for files in listings for i in files.values()), default=0
+        )
+        wait = newest + RACY_NS - time.time_ns()
+        if wait < 0:
+            return True
+        time.sleep(wait / 1e9 + 0.01)
+    return False
+
+
 def build(paths: EnginePaths) -> None:
-    """Read both stores (the derived indexes filled in batches) and save the recall state."""
+    """Read both stores (the derived indexes filled in batches) and save the recall state,
+    once the files written just before have settled."""
     from ..engine import ContextEngine
 
+    settle(paths)
     engine = ContextEngine(paths)
     try:
         service = engine.catalog.index

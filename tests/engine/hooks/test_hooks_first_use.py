@@ -386,3 +386,24 @@ def test_a_killed_builder_process_is_resumed_by_the_next_one(paths: EnginePaths)
     assert len(index.names()) == 6000
     facts, _, _ = StoreReader(paths, keep_index=True).read()
     assert len(facts) == 6000
+
+
+@pytest.mark.slow  # waits out git's racy window (2 s)
+def test_a_builder_on_files_just_written_saves_a_state_the_next_hook_answers_from(
+    paths: EnginePaths, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from context_engine.recall.quiet import MAX_UNSETTLED
+
+    # More files than a state leaves to be re-read, written just before the hand-off (a
+    # copied, restored or checked-out store): the builder waits for them to settle, so the
+    # state it saves vouches for all of them and the next hook reads no fact in full.
+    write_facts(paths, MAX_UNSETTLED + 8)
+    builder.build(paths)
+
+    def never(*_a: object, **_k: object) -> None:
+        raise AssertionError("the hook read the stores")
+
+    monkeypatch.setattr(RecallService, "_read_stores", never)
+    out, left_running = answer(paths, limit=5)
+    assert not left_running
+    assert context(out).startswith("<memory-recall>")
