@@ -13,6 +13,7 @@ warning), or a burst is too large to track file by file, every view is re-read i
 from __future__ import annotations
 
 import logging
+import os
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -39,7 +40,9 @@ class _Handler(FileSystemEventHandler):
         self._bridge = bridge
 
     def on_any_event(self, event: FileSystemEvent) -> None:
-        paths = event_paths(event)
+        # Dropped here, not on the GUI thread: a flood of them (the derived index written
+        # while it is built) would otherwise cost one queued call each.
+        paths = [p for p in event_paths(event) if not is_ignored(os.path.basename(p))]
         if paths:
             self._bridge.raw_event.emit(paths)
 
