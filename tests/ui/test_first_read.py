@@ -111,9 +111,9 @@ def test_cancelling_the_first_read_stops_it_and_keeps_the_committed_rows(
         tasks.wait_idle(30)
         qtbot.waitUntil(lambda: presenter._loading is None, timeout=5_000)
         assert not presenter.snapshot.rows or presenter.snapshot.partial
-        # Stopped within a batch or two of the cancel; every committed batch is kept.
+        # Stopped within a few batches of the cancel; every committed batch is kept.
         kept = indexed_columns(LocalCatalog(paths).memory.stores.all())
-        assert kept is not None and BATCH <= len(kept.cols) <= 3 * BATCH
+        assert kept is not None and BATCH <= len(kept.cols) <= 5 * BATCH
         # The next read parses only the rest and lists every fact.
         tasks.progressed.disconnect(cancel)
         presenter.reload()

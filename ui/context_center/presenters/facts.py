@@ -78,7 +78,7 @@ def patch_columns(
 # at most every ``POST_EVERY`` seconds, never sooner than ``POST_COST`` times what the last
 # showing took, and only once the files read have grown by ``POST_GROWTH`` since. Each showing
 # builds a table of every committed row (O(rows)): growing geometrically, all of them together
-# cost about as much as three of the last (~2 s at 100,000 facts), not O(rows²).
+# cost about as much as three of the last (~3 s at 100,000 facts), not O(rows²).
 POST_EVERY = 1.5
 POST_COST = 4.0
 POST_GROWTH = 1.5

@@ -121,7 +121,7 @@ class TaskManager(QObject):
             return op
         op.serial = next(self._serials)
         self._pending[op.serial] = op
-        op._report = partial(self._reported.emit, op)  # a thread-safe emit, queued to the GUI
+        op._report = partial(self._report, op)
         if op.long:
             self.started.emit(op)
         op.future = pool.submit(self._run, op)
@@ -144,6 +144,11 @@ class TaskManager(QObject):
         # A future cancelled before it ran never calls _run; still report it as finished.
         if fut.cancelled() and not self._closed:
             self._delivered.emit(op, False, Cancelled())
+
+    def _report(self, op: Op, text: str) -> None:
+        # Worker thread: only the thread-safe signal emit (queued to the GUI thread).
+        if not self._closed:
+            self._reported.emit(op, text)
 
     @Slot(object, str)
     def _on_reported(self, op: Op, text: str) -> None:
