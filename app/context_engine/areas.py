@@ -19,11 +19,20 @@ AREAS = ("facts", "archive", "instructions", "sessions", "traces")
 INSTRUCTION_NAMES = frozenset(NORMAL_NAMES + LOCAL_NAMES)
 
 
+# Our derived SQLite files (fact indexes, write state, recall state) and their companions.
+_DERIVED = (".sqlite", ".sqlite-wal", ".sqlite-shm", ".sqlite-journal")
+
+
 def is_ignored(name: str) -> bool:
-    """Temp, partial and lock files of atomic writers, and the derived MEMORY.md."""
+    """Temp, partial and lock files of atomic writers, the derived MEMORY.md, our SQLite files.
+
+    The SQLite files live in the trace folder's tree (``<workspace data>/index``, ``cache``):
+    a first read that builds the derived index writes them thousands of times a second, and
+    none of it is anyone's change to show.
+    """
     return (
         name.startswith(".tmp-")
-        or name.endswith((".partial", ".lock", ".tmp", "~"))
+        or name.endswith((".partial", ".lock", ".tmp", "~", *_DERIVED))
         or name in {".lock", "MEMORY.md"}
     )
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -35,11 +36,12 @@ class SlowListing(Backend):
         return super().listed_facts(token, previous)
 
     def listed_table(
-        self, token: CancelToken | None = None, previous: FactsSnapshot | None = None
+        self, token: CancelToken | None = None, previous: FactsSnapshot | None = None,
+        progress: Callable[[int, int], None] | None = None,
     ) -> FactsSnapshot | None:
         assert self.release.wait(20)
         self.listings += 1
-        return super().listed_table(token, previous)
+        return super().listed_table(token, previous, progress)
 
     def validated_table(self, unchecked: Unchecked,
                         token: CancelToken | None = None) -> FactsSnapshot:

@@ -191,3 +191,14 @@ def test_the_app_and_the_server_classify_every_path_alike(tmp_path):
                  store / ".archive" / "x.md", paths.sessions_dir / "s.jsonl", root / "AGENTS.md",
                  paths.workspace_data / "recall" / "last.json", root / "src" / "main.py"):
         assert app.classify(path) == server.classify(path), path
+
+
+def test_our_sqlite_files_in_the_trace_folder_are_nobody_s_change(tmp_path: Path):
+    """The derived index written while a first read builds it is not a trace change."""
+    data = tmp_path / "context-center"
+    targets = WatchTargets([tmp_path / "memory"], [], [], trace_dirs=[data])
+    assert targets.classify(str(data / "recall-history.jsonl")) == "traces"
+    for name in ("project-facts.v1.sqlite", "project-facts.v1.sqlite-wal",
+                 "project-facts.v1.sqlite-shm", "project-facts.v1.sqlite-journal"):
+        assert targets.classify(str(data / "index" / name)) is None
+    assert not is_ignored("notes.sqlite.md")  # a fact file is never one of ours

@@ -61,7 +61,7 @@ class Application(QObject):
             if paths is None:
                 raise ValueError("a window needs the workspace's paths or a backend")
             # A plain local catalog: a child process opens it the same way (bounded recall).
-            backend = Backend(LocalCatalog(paths), recall_in_child=True)
+            backend = Backend(LocalCatalog(paths), recall_in_child=True, keep_index=True)
         self.backend = backend
         self.tasks = TaskManager(parent=self)
         self.hub = Hub(self)
@@ -129,6 +129,7 @@ class Application(QObject):
         w.cancel_requested.connect(self._on_cancel)
         self.watcher.changed.connect(self.hub.publish)
         self.tasks.started.connect(self._on_task_progress)
+        self.tasks.progressed.connect(self._on_task_progress)
         self.tasks.finished.connect(self._on_task_progress)
         self.tasks.unhandled.connect(self._on_task_failed)
         self.facts_tab.new_requested.connect(self.writes.new_fact)
@@ -218,7 +219,8 @@ class Application(QObject):
     @Slot(object)
     def _on_task_progress(self, _op: Op | None) -> None:
         long_ops = [op for op in self.tasks.pending if op.long]
-        self.window.show_progress(long_ops[0].label + "…" if long_ops else "")
+        first = long_ops[0] if long_ops else None
+        self.window.show_progress("" if first is None else first.detail or first.label + "…")
 
     @Slot(object, object)
     def _on_task_failed(self, op: Op, exc: BaseException) -> None:

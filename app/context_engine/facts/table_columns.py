@@ -25,7 +25,15 @@ from . import derived_index
 from .codec import ParsedFact
 from .derived_index import FactIndex, Identity
 from .model import Diagnostic, Fact
-from .store import INDEX_NAME, Store, _diagnostic, _unreadable, gc_paused, identity_of
+from .store import (
+    _BATCH,
+    INDEX_NAME,
+    Store,
+    _diagnostic,
+    _unreadable,
+    gc_paused,
+    identity_of,
+)
 
 _FACT, _DIAGNOSTIC = 0, 1
 _IDENTITY = struct.Struct("<QQQqqQ")  # (dev, ino, size, mtime_ns, ctime_ns, mode)
@@ -135,18 +143,30 @@ class FactColumns:
         )
 
 
+Progress = Callable[[int, int], None]
+
+
 def list_columns(stores: Iterable[Store],
-                 previous: tuple[FactColumns, Sequence[int]] | None = None) -> FactColumns:
+                 previous: tuple[FactColumns, Sequence[int]] | None = None,
+                 progress: Progress | None = None) -> FactColumns:
     """List ``stores`` (the project store, then the global one) into columns.
 
     The same facts, fields and order as ``table_listing.list_stores`` (without bodies).
     ``previous`` (an earlier listing and its live rows): a row whose file has the identity it
     had then is taken from it — the very strings, so a relisting (F5) of 100,000 unchanged
     facts holds no second copy of them while the old rows are still on screen.
+
+    Files no index row vouches for are parsed and committed to their store's index every
+    ``_BATCH`` files: an interrupted first read keeps its work, and another reader of the
+    index (:func:`indexed_columns`) sees the rows committed so far. ``progress(done, total)``
+    is called after each batch (files read so far, files to read in both stores); what it
+    raises stops the listing there, every committed batch kept.
     """
     stores = list(stores)
     out = FactColumns(tuple(s.root for s in stores), tuple(s.scope for s in stores))
     with gc_paused():
+        # Every store scanned and vouched for first, so the files to read are known in all.
+        pending: list[_Unvouched] = []
         for number, store in enumerate(stores):
             old: dict[str, int] = {}
             if previous is not None:
@@ -154,9 +174,15 @@ def list_columns(stores: Iterable[Store],
                 if number < len(cols.roots) and cols.roots[number] == store.root:
                     tags, files = cols.store, cols.file
                     old = {files[i]: i for i in live if tags[i] == number}
-            _list_store(number, store, out, old, previous[0] if previous else None)
+            pending.append(_vouched_rows(number, store, out, old,
+                                         previous[0] if previous else None))
+        counted = _Counted(sum(len(p.listing) for p in pending), progress)
+        for unvouched in pending:
+            _read_rest(unvouched, out, counted)
         # (name, scope, id): tuples made in C, one sort of row numbers, then each column.
-        keys = list(zip(out.name, out.scope, out.id, strict=True))
+        # The store breaks ties as the order rows were added in did when each store was
+        # listed whole before the next (the parsed rows now follow both stores' vouched ones).
+        keys = list(zip(out.name, out.scope, out.id, out.store, strict=True))
         order = sorted(range(len(keys)), key=keys.__getitem__)
         del keys
         if any(a != b for a, b in zip(order, range(len(order)), strict=True)):
@@ -408,9 +434,34 @@ def read_unvouched(store: Store, names: Iterable[str], checked_ns: int,
     return changed
 
 
-def _list_store(number: int, store: Store, out: FactColumns, old: dict[str, int],
-                before: FactColumns | None) -> None:
-    """One store: scan, trust the index where it vouches, parse the rest, tell the index."""
+@dataclass(slots=True)
+class _Unvouched:
+    """One scanned store's files its index did not vouch for, still to be read."""
+
+    number: int
+    store: Store
+    listing: dict[str, bytes | tuple[int, ...]]  # the files to read (name → scanned identity)
+    removed: list[str]  # indexed names no longer in the folder
+    started: int  # before the scan: every lstat came after it (each row's ``checked_ns``)
+
+
+@dataclass(slots=True)
+class _Counted:
+    """The files read so far of ``total``, told to ``progress`` after each batch."""
+
+    total: int
+    progress: Progress | None
+    done: int = 0
+
+    def read(self, count: int) -> None:
+        self.done += count
+        if self.progress is not None:
+            self.progress(self.done, self.total)
+
+
+def _vouched_rows(number: int, store: Store, out: FactColumns, old: dict[str, int],
+                  before: FactColumns | None) -> _Unvouched:
+    """One store: scan, and add the rows the index vouches for; the files left to read."""
     root, scope = store.root, store.scope
     racy = derived_index.RACY_NS
     started = time.time_ns()  # before the scan: every lstat comes after it
@@ -477,14 +528,33 @@ def _list_store(number: int, store: Store, out: FactColumns, old: dict[str, int]
                         idents.append(seen)
         if not usable:
             indexed.clear()
-    changed = read_unvouched(store, listing, started, diagnostics)
-    for _name, identity, _, result in changed:
-        if not isinstance(result, Diagnostic):
-            out.append_fact(number, result.fact, result.fact.body, packed(identity))
-    if index is not None:
-        removed = [name for name in indexed if name not in present]
-        if changed or removed:
+    removed = [name for name in indexed if name not in present] if index is not None else []
+    return _Unvouched(number, store, listing, removed, started)
+
+
+def _read_rest(unvouched: _Unvouched, out: FactColumns, counted: _Counted) -> None:
+    """Parse the files the index did not vouch for and tell the index, ``_BATCH`` at a time.
+
+    Each batch is committed before ``counted`` is told: whatever stops the listing after it
+    (the caller's progress raising, a killed process) leaves those rows in the index.
+    """
+    store, number, index = unvouched.store, unvouched.number, unvouched.store.index
+    names = sorted(unvouched.listing)
+    removed = unvouched.removed
+    for begin in range(0, len(names), _BATCH):
+        batch = names[begin:begin + _BATCH]
+        # Every batch is checked against the moment its store's scan began, as a single
+        # read of all of them was: a file changed within the racy window stays unvouched.
+        changed = read_unvouched(store, batch, unvouched.started, out.diagnostics)
+        for _name, identity, _, result in changed:
+            if not isinstance(result, Diagnostic):
+                out.append_fact(number, result.fact, result.fact.body, packed(identity))
+        if index is not None and (changed or removed):
             index.update(changed, removed)
+            removed = []  # dropped with the first batch: later readers never list them
+        counted.read(len(batch))
+    if index is not None and removed:  # nothing to read: only rows of files gone
+        index.update((), removed)
 
 
 Match = Callable[[str], bool]

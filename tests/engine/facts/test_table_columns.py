@@ -178,3 +178,114 @@ def test_a_row_recorded_again_after_it_was_shown_is_not_vouched_for(
 def test_no_indexed_row_is_no_table(tmp_path: Path) -> None:
     paths = make_paths(tmp_path)
     assert indexed_columns(_stores(paths)) is None  # a home without an index: listed as before
+
+
+def _never_indexed(tmp_path: Path, project: int, global_: int) -> Any:
+    """A home whose stores were written by another program: files only, no derived index."""
+    from context_engine.facts.codec import render_fact
+    from context_engine.facts.model import Fact
+
+    paths = make_paths(tmp_path)
+    for store, scope, count in ((paths.project_store, "project", project),
+                                (paths.global_store, "global", global_)):
+        store.mkdir(parents=True, exist_ok=True)
+        for i in range(count):
+            # Names shared across the stores: their rows interleave in listing order.
+            fact = Fact(f"mem-{scope}-{i:08d}", 1, f"fact-{i:05d}", f"Title {i}",
+                        f"Fact {i}", "project" if scope == "project" else "user", scope,
+                        f"Body {i} text.")
+            (store / f"fact-{i:05d}.md").write_bytes(render_fact(fact))
+    # Read in the last batch of its store: a diagnostic among the batched rows.
+    (paths.project_store / "zz-broken.md").write_bytes(b"---\nid: [\n---\n")
+    return paths
+
+
+def _host_stores(paths: Any) -> list[Any]:
+    """A fresh host's stores (the app, a hook): it creates the derived index when missing."""
+    stores = _stores(paths)
+    for store in stores:
+        store.index.create = True
+    return stores
+
+
+def _checked_ns(store: Any) -> set[int]:
+    with store.index._using() as db:
+        return {row[0] for row in db.execute("SELECT DISTINCT checked_ns FROM files")}
+
+
+def test_a_first_listing_commits_batches_as_it_reads_and_an_interrupted_one_keeps_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue: long work shows progress and can be interrupted without harm."""
+    from context_engine.facts import table_columns
+
+    batch = table_columns._BATCH
+    settle_all(monkeypatch)
+    project, global_ = 2 * batch + 400, 600
+    paths = _never_indexed(tmp_path, project, global_)
+    total = project + 1 + global_
+    assert indexed_columns(_stores(paths)) is None  # never indexed
+    # Today's listing: every file parsed in one go, nothing recorded anywhere.
+    with monkeypatch.context() as m:
+        m.setattr(table_columns, "_BATCH", 10**9)
+        unindexed = _stores(paths)
+        for store in unindexed:
+            store.index = None
+        expected = list_columns(unindexed)
+    assert len(expected) == project + global_ and len(expected.diagnostics) == 1
+
+    # A first read stopped by its caller after the second batch (a cancel, a closed window).
+    seen: list[tuple[int, int]] = []
+
+    class Stop(Exception):
+        pass
+
+    def stop_after_two(done: int, of: int) -> None:
+        seen.append((done, of))
+        if len(seen) == 2:
+            raise Stop()
+
+    with pytest.raises(Stop):
+        list_columns(_host_stores(paths), progress=stop_after_two)
+    assert seen == [(batch, total), (2 * batch, total)]
+    # What it committed is there for any other reader (the app's table from the index).
+    partial = indexed_columns(_stores(paths))
+    assert partial is not None and len(partial.cols) >= 2 * batch
+    assert set(_shown(partial.cols, idents=False)) <= set(_shown(expected, idents=False))
+
+    # The next read parses only the rest, and lists exactly what one read of it all lists.
+    seen.clear()
+    stores = _host_stores(paths)
+    listed = list_columns(stores, progress=lambda done, of: seen.append((done, of)))
+    rest = total - 2 * batch  # the project store's last 401 files, then the global 600
+    assert seen == [(401, rest), (rest, rest)]
+    assert _shown(listed) == _shown(expected)
+    assert _diagnostics(listed) == _diagnostics(expected)
+    # Every batch of a store is recorded as of the moment its scan began (the racy rule).
+    assert [len(_checked_ns(store)) for store in stores] == [2, 1]  # two reads of project
+    again = _host_stores(paths)
+    reread: list[tuple[int, int]] = []
+    assert _shown(list_columns(again, progress=lambda *a: reread.append(a))) == _shown(expected)
+    assert reread == []  # every file vouched for by its row
+
+
+def test_a_first_listing_reports_increasing_counts_up_to_the_total(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from context_engine.facts import table_columns
+
+    monkeypatch.setattr(table_columns, "_BATCH", 7)
+    paths = _never_indexed(tmp_path, 30, 10)
+    seen: list[tuple[int, int]] = []
+    stores = _host_stores(paths)
+    listed = list_columns(stores, progress=lambda done, of: seen.append((done, of)))
+    assert [done for done, _ in seen] == [7, 14, 21, 28, 31, 38, 41]  # per store, per batch
+    assert {of for _, of in seen} == {41}
+    assert len(listed) == 40
+    # Files written just now are racy: every batch recorded them as of the scan's start,
+    # so the next read does not trust those rows and reads every file again.
+    assert [len(_checked_ns(store)) for store in stores] == [1, 1]
+    seen.clear()
+    assert _shown(list_columns(_host_stores(paths), progress=lambda d, o: seen.append((d, o)))) \
+        == _shown(listed)
+    assert seen and seen[-1] == (41, 41)

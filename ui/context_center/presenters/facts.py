@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from context_engine.errors import ContextEngineError
@@ -71,6 +72,44 @@ def patch_columns(
             merged = ((column, descending), merge_rows(shown, table, result, column, descending))
     counted = adjusted_counts(totals, removed, added) if totals is not None else None
     return Patched(patched, removed, added), None, merged, counted
+
+
+# A first read that parses every file (no derived index yet) shows the rows committed so far:
+# at most every ``POST_EVERY`` seconds, never sooner than ``POST_COST`` times what the last
+# showing took, and only once the files read have grown by ``POST_GROWTH`` since. Each showing
+# builds a table of every committed row (O(rows)): growing geometrically, all of them together
+# cost about as much as three of the last (~3 s at 100,000 facts), not O(rows²).
+POST_EVERY = 1.5
+POST_COST = 4.0
+POST_GROWTH = 1.5
+
+
+class FirstRead:
+    """The progress callback of a first read that parses the stores (on its worker thread).
+
+    After each committed batch: stop if cancelled, say how far it got, and now and then show
+    the rows the derived index holds by then (``post``, as a partial snapshot).
+    """
+
+    def __init__(self, op: Op, token: CancelToken, backend: Backend,
+                 post: Callable[[FactsSnapshot], None]) -> None:
+        self.op, self.token, self.backend, self.post = op, token, backend, post
+        self.next_post = time.monotonic() + POST_EVERY
+        self.posted = 0  # files read when the rows were last shown
+
+    def __call__(self, done: int, total: int) -> None:
+        """``done`` files of ``total`` read and committed."""
+        self.token.check()  # a cancel stops the read here; every committed batch is kept
+        self.op.report(f"Reading the stores: {done:,} of {total:,} files…")
+        now = time.monotonic()
+        if done >= total or now < self.next_post or done < self.posted * POST_GROWTH:
+            return  # the complete table follows at once
+        unchecked = self.backend.indexed_table(self.token)
+        if unchecked is not None:
+            self.post(unchecked.snapshot)
+        end = time.monotonic()
+        self.posted = done
+        self.next_post = end + max(POST_EVERY, POST_COST * (end - now))
 
 
 def _written_paths(detail: object) -> frozenset[str]:
@@ -173,6 +212,11 @@ class FactsPresenter(QObject):
             # A column table (no Fact per row, search in the derived index), else rows.
             if unchecked is not None:
                 snapshot: FactsSnapshot | None = backend.validated_table(unchecked, token)
+            elif tabled and at_once:
+                # No indexed row yet: every file is parsed, the rows shown as they are
+                # committed and the count in the status bar.
+                reading = FirstRead(op, token, backend, post)
+                snapshot = backend.listed_table(token, previous, progress=reading)
             else:
                 snapshot = backend.listed_table(token, previous) if tabled else None
             if snapshot is None and listed:
@@ -202,10 +246,9 @@ class FactsPresenter(QObject):
             return snapshot, KeyIndex(snapshot.rows)
 
         # The first read of a large store is long work: shown in the status bar, cancellable.
-        self._loading = self.tasks.read(
-            Op("Reading the stores", work, self._on_loaded, self._on_failed,
-               long=not self._loaded)
-        )
+        op = Op("Reading the stores", work, self._on_loaded, self._on_failed,
+                long=not self._loaded)
+        self._loading = self.tasks.read(op)
 
     @Slot(int, object)
     def _on_page(self, generation: int, page: Any) -> None:

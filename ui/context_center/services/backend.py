@@ -76,12 +76,16 @@ class Backend:
     """One window's reads and writes, all through ``catalog``."""
 
     def __init__(self, catalog: Catalog, *, local: bool = True,
-                 recall_in_child: bool = False) -> None:
+                 recall_in_child: bool = False, keep_index: bool = False) -> None:
         self.catalog = catalog
         self.local = local  # a local window also watches this machine's folders
         # Recall in a child process (memory bounded): only for a catalog with the engine's
         # own files and defaults, which a fresh process opens exactly the same way.
         self.recall_in_child = recall_in_child
+        # A window is a host that records traces (and writes facts) anyway: its first read of
+        # a home without a derived index creates it, as a hook or the MCP server does, so the
+        # rows parsed so far are committed as it goes and the next window starts from them.
+        self.keep_index = keep_index
 
     @property
     def name(self) -> str:
@@ -158,14 +162,16 @@ class Backend:
         return FactsSnapshot(rows, listing.diagnostics)
 
     def listed_table(
-        self, token: CancelToken | None = None, previous: FactsSnapshot | None = None
+        self, token: CancelToken | None = None, previous: FactsSnapshot | None = None,
+        progress: Callable[[int, int], None] | None = None,
     ) -> FactsSnapshot | None:
         """Both stores' rows as a column table (``fact_table``); ``None`` for a remote window.
 
         No ``Fact`` per row and no body: the derived index vouches for unchanged files (the
-        rest are parsed and the index told), search words are looked up in it
-        (:meth:`search`). Rows unchanged since ``previous`` share its strings; when nothing
-        changed at all, ``previous`` itself is answered (no second table).
+        rest are parsed and the index told, a batch at a time), search words are looked up in
+        it (:meth:`search`). Rows unchanged since ``previous`` share its strings; when nothing
+        changed at all, ``previous`` itself is answered (no second table). ``progress(done,
+        total)``: after each batch of files parsed (what it raises stops the read there).
         """
         if not isinstance(self.catalog, LocalCatalog):
             return None
@@ -175,9 +181,13 @@ class Backend:
 
         self.catalog.require("facts")
         stores = self.catalog.memory.stores.all()
+        if self.keep_index:
+            for store in stores:
+                if store.index is not None:
+                    store.index.create = True
         before = previous.rows if previous is not None and previous.columns else None
         old = (before.table.cols, before.order) if isinstance(before, Rows) else None
-        cols = list_columns(stores, old)
+        cols = list_columns(stores, old, progress)
         if token is not None:
             token.check()
         if previous is not None and isinstance(before, Rows) and \

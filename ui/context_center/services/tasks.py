@@ -2,7 +2,8 @@
 
 Ops are plain callables run on worker threads. They never touch widgets: their result (or
 exception) is carried back to the GUI thread by a queued Qt signal, where the success or
-failure callback runs. A cancelled op's callbacks are never called.
+failure callback runs. A cancelled op's callbacks are never called. A long op may say how far
+it got (``Op.report``): the text reaches the GUI thread the same way.
 """
 
 from __future__ import annotations
@@ -59,6 +60,13 @@ class Op:
     token: CancelToken = field(default_factory=CancelToken)
     future: Future[Any] | None = None
     serial: int = 0
+    detail: str = ""  # how far it got, set on the GUI thread from ``report``
+    _report: Callable[[str], None] | None = field(default=None, repr=False)
+
+    def report(self, text: str) -> None:
+        """Say how far the work got (from its worker thread); shown instead of the label."""
+        if self._report is not None:
+            self._report(text)
 
     def cancel(self) -> None:
         """Cancel: drop it if still queued, else ask it to stop; callbacks will not run."""
@@ -72,14 +80,17 @@ class TaskManager(QObject):
 
     Signals:
         started(object): a long op began (the Op)
+        progressed(object): a running op reported how far it got (the Op, ``detail`` set)
         finished(object): any op ended, successfully, with an error or cancelled (the Op)
         unhandled(object, object): an op without a failure callback failed (Op, exception)
     """
 
     started = Signal(object)
+    progressed = Signal(object)
     finished = Signal(object)
     unhandled = Signal(object, object)
     _delivered = Signal(object, bool, object)
+    _reported = Signal(object, str)
 
     def __init__(self, readers: int = 2, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -90,6 +101,7 @@ class TaskManager(QObject):
         self._closed = False
         # Emitted from worker threads; the receiver lives on the GUI thread, so it is queued.
         self._delivered.connect(self._on_delivered)
+        self._reported.connect(self._on_reported)
 
     @property
     def pending(self) -> tuple[Op, ...]:
@@ -109,6 +121,7 @@ class TaskManager(QObject):
             return op
         op.serial = next(self._serials)
         self._pending[op.serial] = op
+        op._report = partial(self._report, op)
         if op.long:
             self.started.emit(op)
         op.future = pool.submit(self._run, op)
@@ -131,6 +144,19 @@ class TaskManager(QObject):
         # A future cancelled before it ran never calls _run; still report it as finished.
         if fut.cancelled() and not self._closed:
             self._delivered.emit(op, False, Cancelled())
+
+    def _report(self, op: Op, text: str) -> None:
+        # Worker thread: only the thread-safe signal emit (queued to the GUI thread).
+        if not self._closed:
+            self._reported.emit(op, text)
+
+    @Slot(object, str)
+    def _on_reported(self, op: Op, text: str) -> None:
+        # A report that arrives after the op was delivered or cancelled is stale.
+        if self._pending.get(op.serial) is not op or op.token.cancelled:
+            return
+        op.detail = text
+        self.progressed.emit(op)
 
     @Slot(object, bool, object)
     def _on_delivered(self, op: Op, ok: bool, value: Any) -> None:

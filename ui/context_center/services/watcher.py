@@ -13,19 +13,49 @@ warning), or a burst is too large to track file by file, every view is re-read i
 from __future__ import annotations
 
 import logging
+import os
 import time
 from collections.abc import Iterable
 from pathlib import Path
 
 from context_engine.areas import WatchTargets, event_paths, is_ignored
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
-from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.events import (
+    DirCreatedEvent,
+    DirDeletedEvent,
+    DirModifiedEvent,
+    DirMovedEvent,
+    FileClosedEvent,
+    FileCreatedEvent,
+    FileDeletedEvent,
+    FileModifiedEvent,
+    FileMovedEvent,
+    FileSystemEvent,
+    FileSystemEventHandler,
+)
 from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 
 from .hub import AREAS, ChangeSet
 
 __all__ = ["FileWatcher", "WatchTargets", "is_ignored"]
+
+# Every event that can be a change; not opens and reads (``event_paths`` drops them anyway).
+# Asked of the kernel, so a read of 100,000 fact files (the app's own first read) is not
+# 200,000 inotify events for the observer thread to decode under the GIL.
+_CHANGES: list[type[FileSystemEvent]] = [
+    FileCreatedEvent, DirCreatedEvent, FileModifiedEvent, DirModifiedEvent, FileDeletedEvent,
+    DirDeletedEvent, FileMovedEvent, DirMovedEvent, FileClosedEvent,
+]
+
+
+def _schedule(observer: BaseObserver, handler: FileSystemEventHandler, folder: Path,
+              recursive: bool) -> None:
+    """Watch ``folder`` for changes only (every event where a watchdog cannot filter)."""
+    try:
+        observer.schedule(handler, str(folder), recursive=recursive, event_filter=_CHANGES)
+    except TypeError:  # a watchdog without ``event_filter``
+        observer.schedule(handler, str(folder), recursive=recursive)
 
 DEBOUNCE_MS = 150  # one atomic save is a few events within milliseconds
 MAX_WAIT_S = 0.6  # a continuous stream still refreshes the views this often
@@ -39,7 +69,9 @@ class _Handler(FileSystemEventHandler):
         self._bridge = bridge
 
     def on_any_event(self, event: FileSystemEvent) -> None:
-        paths = event_paths(event)
+        # Dropped here, not on the GUI thread: a flood of them (the derived index written
+        # while it is built) would otherwise cost one queued call each.
+        paths = [p for p in event_paths(event) if not is_ignored(os.path.basename(p))]
         if paths:
             self._bridge.raw_event.emit(paths)
 
@@ -106,7 +138,7 @@ class FileWatcher(QObject):
         handler = self._handler
         for folder, recursive in self._targets.roots():
             try:
-                observer.schedule(handler, str(folder), recursive=recursive)
+                _schedule(observer, handler, folder, recursive)
                 self._scheduled.add(folder)
             except OSError:
                 continue  # a folder that vanished or exhausted inotify watches: F5 still works
@@ -141,7 +173,7 @@ class FileWatcher(QObject):
                 continue
             self._scheduled.add(folder)
             try:
-                self._observer.schedule(handler, str(folder), recursive=False)
+                _schedule(self._observer, handler, folder, False)
             except OSError:
                 continue
 
