@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
+
+TYPE_CHECKING = False  # ``typing`` stays unimported on the relayed hook's path
+if TYPE_CHECKING:
+    from typing import Any
 
 BLAS_THREADS = "OPENBLAS_NUM_THREADS"
 _SHORT = [False]
