@@ -111,6 +111,8 @@ def test_cancelling_the_first_read_stops_it_and_keeps_the_committed_rows(
         tasks.wait_idle(30)
         qtbot.waitUntil(lambda: presenter._loading is None, timeout=5_000)
         assert not presenter.snapshot.rows or presenter.snapshot.partial
+        # The tab says the read stopped (not "checking them against the files…").
+        assert "cancelled" in tab.summary.text().lower()
         # Stopped within a few batches of the cancel; every committed batch is kept.
         kept = indexed_columns(LocalCatalog(paths).memory.stores.all())
         assert kept is not None and BATCH <= len(kept.cols) <= 5 * BATCH

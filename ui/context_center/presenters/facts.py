@@ -256,6 +256,8 @@ class FactsPresenter(QObject):
         criteria, snapshot, shown, counts = page
         if generation != self._rows_generation or (self._loaded and not self.snapshot.partial):
             return
+        if self._loading is not None and self._loading.token.cancelled:
+            return  # rows of a read the person cancelled, queued before the cancel took effect
         if criteria != self.tab.criteria():  # the person typed meanwhile: filter again
             self._apply_snapshot(snapshot)
             return
@@ -272,8 +274,14 @@ class FactsPresenter(QObject):
     def _on_task_finished(self, op: Op) -> None:
         if op is self._loading and op.token.cancelled:
             self._loading = None
+            self._rows_generation += 1  # its pages still queued are stale
             if not self._loaded:
                 self.tab.summary.setText("Reading cancelled.<br>Press F5 to read the stores.")
+            elif self.snapshot.partial:  # a first read stopped part-way: say what is shown
+                self.tab.summary.setText(
+                    f"Reading cancelled: {len(self.snapshot.rows):,} facts read so far are "
+                    "shown.<br>Press F5 to read the stores."
+                )
 
     @Slot(object)
     def _on_changes(self, changes: ChangeSet) -> None:
