@@ -59,8 +59,11 @@ def test_rows_arrive_while_the_stores_are_read_with_a_count_of_the_files(
     qtbot.addWidget(root.window)
     shown: list[tuple[int, bool]] = []
     texts: list[str] = []
+    summaries: list[str] = []
     root.facts.snapshot_applied.connect(
         lambda snapshot: shown.append((len(snapshot.rows), snapshot.partial)))
+    root.facts.snapshot_applied.connect(
+        lambda snapshot: summaries.append(root.facts_tab.summary.text()))
     # Connected after the window's own slot: the label already says what it shows.
     root.tasks.progressed.connect(lambda _op: texts.append(root.window.progress_label.text()))
     try:
@@ -76,6 +79,10 @@ def test_rows_arrive_while_the_stores_are_read_with_a_count_of_the_files(
         assert partial and min(partial) > 0 and max(partial) < FACTS
         assert partial == sorted(partial)
         assert (FACTS, False) not in shown[:-1]
+        # The partial rows are said to be what has been read so far, not rows being checked.
+        said = [text for text, (_, part) in zip(summaries, shown, strict=True) if part]
+        assert said and all("Reading the rest of the stores" in text for text in said)
+        assert "Reading the rest" not in summaries[-1] and "Checking" not in summaries[-1]
         # The count of files read, rising to all of them, then gone with the read.
         assert texts and all(t.startswith("Reading the stores: ") for t in texts)
         counts = [int(t.split(": ")[1].split(" of ")[0].replace(",", "")) for t in texts]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from context_engine.errors import ContextEngineError
@@ -106,7 +107,7 @@ class FirstRead:
             return  # the complete table follows at once
         unchecked = self.backend.indexed_table(self.token)
         if unchecked is not None:
-            self.post(unchecked.snapshot)
+            self.post(replace(unchecked.snapshot, reading=True))
         end = time.monotonic()
         self.posted = done
         self.next_post = end + max(POST_EVERY, POST_COST * (end - now))

@@ -61,6 +61,7 @@ class FactsSnapshot:
     diagnostics: tuple[Diagnostic, ...]
     archived: int = 0
     partial: bool = False  # a first page; the complete listing is still to come
+    reading: bool = False  # (partial) rows parsed so far: the rest of the files are still read
     # Rows of the project store, counted where the snapshot is made (a worker), not on the GUI.
     project: int = field(init=False, compare=False)
 

@@ -183,7 +183,7 @@ class FactsTab(QWidget):
         layout.addWidget(self.splitter, 1)
         self._sort = (0, False)
         self._total = 0
-        self._partial = False
+        self._pending = ""  # what a partial snapshot still waits for, said under the counts
         self._all_rows: Sequence[FactRow] = ()
         self._selected_key: object = None
         named: tuple[tuple[QWidget, str], ...] = (
@@ -237,7 +237,10 @@ class FactsTab(QWidget):
         """A new store snapshot: chart, counts and diagnostics (the rows come filtered)."""
         self._total = len(snapshot.rows)  # counts and chart follow with the filtered rows
         self._all_rows = snapshot.rows
-        self._partial = snapshot.partial  # rows shown before the listing is complete
+        # Rows shown before the listing is complete: parsed so far, or not yet checked.
+        self._pending = ("" if not snapshot.partial else
+                         "Reading the rest of the stores…" if snapshot.reading else
+                         "Checking them against the files…")
         self.diagnostics_model.set_rows(snapshot.diagnostics)
         count = len(snapshot.diagnostics)
         self.diagnostics_label.setText(
@@ -253,7 +256,7 @@ class FactsTab(QWidget):
         shown = len(rows)
         head = (f"<b>{shown}</b> facts" if shown == self._total
                 else f"<b>{shown}</b> of {self._total} facts")
-        still = "<br><i>Checking them against the files…</i>" if self._partial else ""
+        still = f"<br><i>{self._pending}</i>" if self._pending else ""
         self.summary.setText(f"{head}<br>{project} project · {shown - project} global{still}")
 
     def show_rows(self, rows: Sequence[FactRow],
