@@ -32,7 +32,9 @@ def app_root(qtbot, demo: Demo, settings: QSettings):
     qtbot.addWidget(root.window)
     root.window.show()
     root.start()
-    qtbot.waitUntil(lambda: root.facts_tab.model.rowCount() > 0, timeout=5000)
+    # Rows show before the first read ends (partial pages); tests start once it has ended.
+    qtbot.waitUntil(lambda: root.facts_tab.model.rowCount() > 0
+                    and not any(op.long for op in root.tasks.pending), timeout=5000)
     yield root
     root.shutdown()
 

@@ -67,7 +67,9 @@ def test_a_cancelled_scan_can_be_started_again(qtbot, app_root):
     presenter = app_root.suggestions
     presenter.scan()
     assert presenter._scanning is not None
-    with qtbot.waitSignal(app_root.tasks.finished, timeout=10000):
+    scanning = presenter._scanning
+    with qtbot.waitSignal(app_root.tasks.finished, timeout=10000,
+                          check_params_cb=lambda op: op is scanning):
         app_root.window.cancel_button.click()
     assert app_root.window.progress.isHidden()
     with qtbot.waitSignal(presenter.scanned, timeout=10000):
