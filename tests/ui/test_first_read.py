@@ -130,3 +130,33 @@ def test_cancelling_the_first_read_stops_it_and_keeps_the_committed_rows(
                         and len(presenter.snapshot.rows) == FACTS, timeout=60_000)
     finally:
         tasks.shutdown()
+
+
+@pytest.mark.usefixtures("small_batches")
+def test_a_first_read_cancelled_with_rows_shown_keeps_saying_so_when_filtered(
+    qtbot, tmp_path: Path
+) -> None:
+    paths = _never_indexed(tmp_path)
+    backend = Backend(LocalCatalog(paths), keep_index=True)
+    tab = FactsTab()
+    qtbot.addWidget(tab)
+    tasks = TaskManager()
+    presenter = FactsPresenter(tab, backend, tasks, Hub())
+
+    def cancel(op: Op) -> None:
+        if tab.model.rowCount() > 0:  # some rows read so far are on screen
+            op.cancel()
+
+    tasks.progressed.connect(cancel)
+    try:
+        presenter.reload()
+        qtbot.waitUntil(lambda: presenter._loading is None, timeout=30_000)
+        assert presenter.snapshot.partial and 0 < len(presenter.snapshot.rows) < FACTS
+        assert "read so far are shown" in tab.summary.text()
+        # Filtering the rows read so far: counts of what is shown, and still "cancelled".
+        tab.search.setText("fact-0001")
+        qtbot.waitUntil(lambda: " of " in tab.summary.text(), timeout=5_000)
+        assert "read so far are shown" in tab.summary.text()
+        assert "Reading the rest" not in tab.summary.text()
+    finally:
+        tasks.shutdown()

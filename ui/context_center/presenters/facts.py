@@ -277,9 +277,9 @@ class FactsPresenter(QObject):
             self._loading = None
             self._rows_generation += 1  # its pages still queued are stale
             if not self._loaded:
-                self.tab.summary.setText("Reading cancelled.<br>Press F5 to read the stores.")
+                self.tab.show_stopped("Reading cancelled.<br>Press F5 to read the stores.")
             elif self.snapshot.partial:  # a first read stopped part-way: say what is shown
-                self.tab.summary.setText(
+                self.tab.show_stopped(
                     f"Reading cancelled: {len(self.snapshot.rows):,} facts read so far are "
                     "shown.<br>Press F5 to read the stores."
                 )

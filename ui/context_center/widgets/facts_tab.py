@@ -184,6 +184,8 @@ class FactsTab(QWidget):
         self._sort = (0, False)
         self._total = 0
         self._pending = ""  # what a partial snapshot still waits for, said under the counts
+        # The rows and counts the summary describes (``None`` before a snapshot's rows come).
+        self._shown: tuple[Sequence[FactRow], list[tuple[str, dict[str, int]]]] | None = None
         self._all_rows: Sequence[FactRow] = ()
         self._selected_key: object = None
         named: tuple[tuple[QWidget, str], ...] = (
@@ -237,6 +239,7 @@ class FactsTab(QWidget):
         """A new store snapshot: chart, counts and diagnostics (the rows come filtered)."""
         self._total = len(snapshot.rows)  # counts and chart follow with the filtered rows
         self._all_rows = snapshot.rows
+        self._shown = None  # until its filtered rows come
         # Rows shown before the listing is complete: parsed so far, or not yet checked.
         self._pending = ("" if not snapshot.partial else
                          "Reading the rest of the stores…" if snapshot.reading else
@@ -249,8 +252,18 @@ class FactsTab(QWidget):
         self.diagnostics.setVisible(bool(count))
         self.diagnostics_label.setVisible(bool(count))
 
+    def show_stopped(self, note: str) -> None:
+        """The read of the rows shown stopped part-way: ``note`` says so until new rows come
+        (kept under the counts when the filter changes)."""
+        self._pending = note
+        if self._shown is None:
+            self.summary.setText(note)
+        else:
+            self._show_counts(*self._shown)
+
     def _show_counts(self, rows: Sequence[FactRow],
                      counts: list[tuple[str, dict[str, int]]]) -> None:
+        self._shown = (rows, counts)
         self.chart.set_counts(counts)
         project = counts[1][1].get("project", 0) if len(counts) > 1 else 0
         shown = len(rows)
