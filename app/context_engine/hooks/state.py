@@ -17,6 +17,7 @@ so does a ``.json`` file of an earlier version when it is the newer of the two.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import marshal
 import os
@@ -152,9 +153,10 @@ class BaselineStore:
         _file(self.directory, agent, session_id, ".json").unlink(missing_ok=True)  # superseded
         if fresh:
             # The session's earlier marks files: a process that loaded one holds it open.
+            # Best effort: one that cannot go now goes at the session's next new marks file.
             for other in self.directory.glob(f"{stem}.*{MARKS_SUFFIX}"):
                 if other.name != source:
-                    other.unlink(missing_ok=True)
+                    _remove(other)
         self._prune()
 
     def _prune(self) -> None:
@@ -173,7 +175,13 @@ class BaselineStore:
                 and marks.name.partition(".")[0] not in live
                 and _mtime(marks) < old
             ):
-                marks.unlink(missing_ok=True)
+                _remove(marks)
+
+
+def _remove(path: Path) -> None:
+    """Unlink ``path`` if it can be (gone already, or held open where that forbids it: left)."""
+    with contextlib.suppress(OSError):
+        path.unlink(missing_ok=True)
 
 
 class _MarksFile:
