@@ -473,6 +473,14 @@ class QuietFacts(Sequence[Fact]):
             return None
         return frozenset(self._moved.before) | frozenset(self._moved.now)
 
+    def before(self, digest: str | None) -> Mapping[str, FactMark] | None:
+        """When ``since(digest)`` names ids: their marks in the state this one was brought up
+        from (an id absent: no fact held it), so a baseline with that digest — the very same
+        marks — need not be decoded to compare them; else ``None``."""
+        if self._moved is None or digest is None or self._moved.digest != digest:
+            return None
+        return self._moved.before
+
     def mark(self, fact_id: str) -> FactMark | None:
         """The mark of one id (``None``: no fact holds it), without reading every mark."""
         from ..session.notes import FactMark

@@ -78,44 +78,59 @@ class Baseline:
             document["digest"] = self.digest
         return document
 
-    def packed_json(self) -> dict[str, object]:
-        """``to_json()`` with the facts list as ``marshal`` bytes (the hook's file: a quiet turn
-        never decodes it); bytes read and never decoded are kept as they were."""
-        packed = self.facts.packed() if isinstance(self.facts, _MarkTable) else None
-        if packed is None:
-            import marshal
-
-            document = self.to_json()
-            document["facts"] = marshal.dumps(cast(list[Any], document["facts"]))
-            return document
-        document = {"facts": packed, "instructions": dict(self.instructions),
-                    "masked": sorted(self.masked)}
+    def layered_json(self, marks_file: str) -> dict[str, object]:
+        """The hook's document when ``facts`` lie on the marks file ``marks_file`` (see
+        ``saved_layers``; hooks/state.py): that file's name and the overlay on it, never the
+        marks themselves (a turn after one change writes one mark, not 10^5)."""
+        source, changed, gone = saved_layers(self.facts)
+        if source != marks_file:
+            changed, gone = {}, frozenset()  # the marks were just written whole to that file
+        document: dict[str, object] = {
+            "marks_file": marks_file,
+            "set": [[m.id, m.revision, m.reference] for m in changed.values()],
+            "gone": sorted(gone),
+            "instructions": dict(self.instructions),
+            "masked": sorted(self.masked),
+        }
         if self.digest is not None:
             document["digest"] = self.digest
         return document
 
     @classmethod
-    def from_json(cls, data: Mapping[str, object]) -> Baseline:
-        """Inverse of :meth:`to_json` (and :meth:`packed_json`); raises ``ValueError`` on a
-        malformed document."""
+    def from_json(
+        cls,
+        data: Mapping[str, object],
+        marks_file: Callable[[str], Callable[[], bytes]] | None = None,
+    ) -> Baseline:
+        """Inverse of :meth:`to_json` (and of :meth:`layered_json`, given ``marks_file``: a
+        marks file's name → what reads its bytes, raising ``OSError`` when it cannot be
+        opened); raises ``ValueError`` on a malformed document."""
         try:
-            raw_facts = data["facts"]
             raw_instructions = data["instructions"]
             raw_masked = data["masked"]
-            assert isinstance(raw_facts, list | bytes)  # bytes: still encoded (hooks/state.py)
             assert isinstance(raw_instructions, dict)
             assert isinstance(raw_masked, list)
             raw_digest = data.get("digest")
-            if isinstance(raw_facts, bytes) and not isinstance(raw_digest, str):
+            instructions = {str(k): str(v) for k, v in raw_instructions.items()}
+            masked = frozenset(str(m) for m in raw_masked)
+            digest = raw_digest if isinstance(raw_digest, str) else None
+            source = data.get("marks_file")
+            if source is not None:
+                assert isinstance(source, str) and marks_file is not None
+                changed, gone = data["set"], data["gone"]
+                assert isinstance(changed, list) and isinstance(gone, list)
+                table = _MarkTable(marks_file(source), source)
+                return cls(layered_marks(table, changed, gone), instructions, masked, digest)
+            raw_facts = data["facts"]
+            assert isinstance(raw_facts, list | bytes)  # bytes: still encoded (hooks/state.py)
+            if isinstance(raw_facts, bytes) and digest is None:
                 import marshal
 
                 raw_facts = marshal.loads(raw_facts)  # no digest: compared entry by entry
                 assert isinstance(raw_facts, list)
-            instructions = {str(k): str(v) for k, v in raw_instructions.items()}
-            masked = frozenset(str(m) for m in raw_masked)
-            if isinstance(raw_digest, str):
+            if digest is not None:
                 # Decoded on first use: a quiet cold turn with the same digest never looks.
-                return cls(_MarkTable(raw_facts), instructions, masked, raw_digest)
+                return cls(_MarkTable(raw_facts), instructions, masked, digest)
             assert isinstance(raw_facts, list)
             facts = {str(i): FactMark(str(i), int(r), str(ref)) for i, r, ref in raw_facts}
             return cls(facts, instructions, masked)
@@ -130,16 +145,22 @@ _SCANS = 16
 class _MarkTable(Mapping[str, FactMark]):
     """A saved baseline's marks, decoded (and checked) when first looked at.
 
-    Looking a few ids up (a cold turn after a change) finds them through an id → position
-    table built at C speed, and the next baseline is the raw list with those few entries
-    replaced (``moved``), saved as is: no 10^5 marks decoded, copied one by one and encoded.
+    Looking a few ids up finds them through an id → position table built at C speed. A turn
+    after a change moves the baseline as an overlay on this table (``_moved``): the table
+    itself is never copied nor encoded again, and a hook saves the overlay beside the name of
+    the file the table came from (``source``, hooks/state.py).
     """
 
-    def __init__(self, raw: list[Any] | bytes) -> None:
+    def __init__(
+        self, raw: list[Any] | bytes | Callable[[], bytes], source: str | None = None
+    ) -> None:
         # ``bytes``: the entries still ``marshal``-encoded as the hook's file keeps them
-        # (hooks/state.py): a quiet turn whose digest matches never decodes 10^5 of them.
+        # (hooks/state.py): a quiet turn whose digest matches never decodes 10^5 of them. A
+        # callable: those bytes, read from their file only when first needed.
+        self._read = raw if callable(raw) else None
         self._packed = raw if isinstance(raw, bytes) else None
-        self._list = None if isinstance(raw, bytes) else raw
+        self._list = raw if isinstance(raw, list) else None
+        self.source = source  # the marks file these entries were read from (hooks/state.py)
         self._table: dict[str, FactMark] | None = None
         self._checked: list[Any] | None = None  # the ids, once checked ([]: malformed)
         self._where: dict[Any, int] | None = None
@@ -151,6 +172,12 @@ class _MarkTable(Mapping[str, FactMark]):
         if self._list is None:
             import marshal
 
+            if self._packed is None and self._read is not None:
+                try:
+                    self._packed = self._read()
+                except OSError:
+                    self._packed = b""
+                self._read = None
             try:
                 value = marshal.loads(self._packed or b"")
             except (EOFError, ValueError, TypeError):
@@ -161,6 +188,12 @@ class _MarkTable(Mapping[str, FactMark]):
 
     def packed(self) -> bytes | None:
         """The entries' saved bytes, when they were never decoded (saved again as they are)."""
+        if self._packed is None and self._list is None and self._read is not None:
+            try:
+                self._packed = self._read()  # read, not decoded
+            except OSError:
+                self._packed = b""
+            self._read = None
         return self._packed
 
     def _decoded(self) -> dict[str, FactMark]:
@@ -234,47 +267,54 @@ class _MarkTable(Mapping[str, FactMark]):
         """The saved entries as they are, when every one is well formed (else ``None``)."""
         return self._raw if self._ids() is not None else None
 
-    def moved(self, changed: Mapping[str, FactMark], gone: Iterable[str]) -> Mapping[str, FactMark]:
-        """These marks with ``changed`` set and ``gone`` removed, as a new table."""
-        if self._ids() is None:
-            marks = dict(self._decoded())
-            marks.update(changed)
-            for key in gone:
-                marks.pop(key, None)
-            return marks
-        ids = self._ids()
-        assert ids is not None
-        raw = list(self._raw)
-        now = list(ids)  # the new table's ids, kept beside it: it is never checked again
-        for key, mark in changed.items():
-            entry = [str(mark.id), int(mark.revision), str(mark.reference)]
-            at = self._position(key)
-            if at is not None:
-                raw[at] = entry
-            else:
-                raw.append(entry)
-                now.append(entry[0])
-        drop: set[int] = set()
-        for key in set(gone):  # every entry of the id (an earlier one would show through)
-            at = -1
-            while True:
-                try:
-                    at = ids.index(key, at + 1)
-                except ValueError:
-                    break
-                drop.add(at)
-        for at in sorted(drop, reverse=True):
-            del raw[at]
-            del now[at]
-        table = _MarkTable(raw)
-        table._checked = now
-        return table
-
     def __iter__(self) -> Iterator[str]:
         return iter(self._decoded())
 
     def __len__(self) -> int:
         return len(self._decoded())
+
+
+def saved_layers(
+    marks: Mapping[str, FactMark],
+) -> tuple[str | None, Mapping[str, FactMark], frozenset[str]]:
+    """``marks`` as (the marks file they lie on, the marks set over it, the ids taken out of
+    it) when they are a saved table or an overlay on one (hooks/state.py saves only the two
+    last); ``(None, marks, ∅)`` when they lie on no file."""
+    if isinstance(marks, _MarkTable) and marks.source is not None:
+        return marks.source, {}, frozenset()
+    if isinstance(marks, _Overlay):
+        base = marks._base
+        if isinstance(base, _MarkTable) and base.source is not None:
+            return base.source, marks._set, marks._gone
+    return None, marks, frozenset()
+
+
+def packed_marks(marks: Mapping[str, FactMark]) -> bytes:
+    """Every mark as the ``marshal`` bytes of an [id, revision, reference] list (a saved
+    table never decoded: its very bytes)."""
+    import marshal
+
+    if isinstance(marks, _MarkTable):
+        packed = marks.packed()
+        if packed is not None:
+            return packed
+        raw = marks.raw()
+        if raw is not None:
+            return marshal.dumps(raw)
+    return marshal.dumps([[m.id, m.revision, m.reference] for m in marks.values()])
+
+
+def layered_marks(
+    base: _MarkTable, changed: Iterable[Sequence[Any]], gone: Iterable[str]
+) -> Mapping[str, FactMark]:
+    """A saved table with the saved overlay on it (``saved_layers``' inverse); raises
+    ``ValueError`` on a malformed overlay."""
+    try:
+        now = {str(i): FactMark(str(i), int(r), str(ref)) for i, r, ref in changed}
+        out = frozenset(str(key) for key in gone) - now.keys()
+    except (TypeError, ValueError) as exc:
+        raise ValueError("malformed session baseline overlay") from exc
+    return _Overlay(base, now, out) if now or out else base
 
 
 class SavedFacts(Protocol):
@@ -352,15 +392,22 @@ def diff_notes(
         return [], baseline  # the very marks the provider was told: nothing moved
     affected = _affected(facts, baseline.digest)
     gone: list[FactMark] | None = None
+    told: Callable[[str], FactMark | None] = known.get
     if saved is not None and affected is not None:
         # A watched host's facts (recall/live.py) name the ids changed since the baseline's
         # generation: only those are compared.
         view = cast(_LiveView, facts)
         current = _Marks(view)
+        # A cold turn's state brought up from the one whose digest the baseline carries
+        # (recall/delta.py) knows those ids' marks there, the baseline's own: its saved
+        # marks stay encoded (hooks/state.py).
+        before = _before(facts, baseline.digest)
+        if before is not None:
+            told = before.get
         changed = []
         gone = []
         for fact_id in affected:
-            now, old = view.mark(fact_id), known.get(fact_id)
+            now, old = view.mark(fact_id), told(fact_id)
             if now is None:
                 if old is not None:
                     gone.append(old)
@@ -387,7 +434,7 @@ def diff_notes(
             return masked_global_ids(facts)
 
     for fact in sorted(changed, key=lambda f: (f.scope != "project", f.name, f.id)):
-        old = known.get(fact.id)
+        old = told(fact.id)
         if old is None:
             lines.append(_fact_line("saved", fact, "", clean))
         else:
@@ -450,6 +497,15 @@ class _LiveView(SavedFacts, Protocol):
         ...
 
 
+def _before(facts: object, digest: str | None) -> Mapping[str, FactMark] | None:
+    """The marks under ``digest`` of the ids ``since`` names, when the view knows them."""
+    before = getattr(facts, "before", None)
+    if digest is None or not callable(before):
+        return None
+    found = before(digest)
+    return found if isinstance(found, Mapping) else None
+
+
 def _affected(facts: object, digest: str | None) -> frozenset[str] | None:
     """The ids a live view says may have changed since ``digest`` (``None``: compare all)."""
     since = getattr(facts, "since", None)
@@ -491,11 +547,12 @@ class _Overlay(Mapping[str, FactMark]):
     __slots__ = ("_base", "_gone", "_len", "_set")
 
     def __init__(
-        self, base: dict[str, FactMark], changed: dict[str, FactMark], gone: frozenset[str]
+        self, base: Mapping[str, FactMark], changed: dict[str, FactMark], gone: frozenset[str]
     ) -> None:
+        # ``gone`` and ``changed`` hold no key in common; ``gone`` may name keys ``base`` does
+        # not hold (a saved table is not looked up to move it).
         self._base, self._set, self._gone = base, changed, gone
-        added = sum(1 for key in changed if key not in base)
-        self._len = len(base) + added - len(gone)
+        self._len: int | None = None
 
     def __getitem__(self, key: str) -> FactMark:
         mark = self._set.get(key)
@@ -520,18 +577,24 @@ class _Overlay(Mapping[str, FactMark]):
         yield from changed
 
     def __len__(self) -> int:
+        if self._len is None:  # a saved table is decoded here, never to move it
+            base = self._base
+            added = sum(1 for key in self._set if key not in base)
+            self._len = len(base) + added - sum(1 for key in self._gone if key in base)
         return self._len
 
 
 def _moved(
     known: Mapping[str, FactMark], changed: dict[str, FactMark], gone: list[str]
 ) -> Mapping[str, FactMark]:
-    """``known`` with ``changed`` set and ``gone`` removed, as a new mapping."""
-    if isinstance(known, _MarkTable):
-        return known.moved(changed, gone)
+    """``known`` with ``changed`` set and ``gone`` removed, as a new mapping.
+
+    A saved table (``_MarkTable``) is never decoded for this: it becomes the base of an
+    overlay, saved as the table's file name and the overlay (hooks/state.py)."""
+    base: Mapping[str, FactMark]
     if isinstance(known, _Overlay):
         base, now, removed = known._base, dict(known._set), set(known._gone)
-    elif isinstance(known, dict) and len(known) >= _COPY_BELOW:
+    elif isinstance(known, _MarkTable) or (isinstance(known, dict) and len(known) >= _COPY_BELOW):
         base, now, removed = known, {}, set()
     else:
         marks = dict(known)  # small, or decoded from a hook's file: a C-speed copy
@@ -541,15 +604,16 @@ def _moved(
         return marks
     now.update(changed)
     removed.difference_update(changed)
+    lazy = isinstance(base, _MarkTable)
     for key in gone:
         now.pop(key, None)
-        if key in base:
+        if lazy or key in base:  # a saved table is not looked up: removed either way
             removed.add(key)
     if len(now) + len(removed) > _FLATTEN_PAST:
         flat = dict(base)
         flat.update(now)
         for key in removed:
-            del flat[key]
+            flat.pop(key, None)
         return flat
     return _Overlay(base, now, frozenset(removed))
 

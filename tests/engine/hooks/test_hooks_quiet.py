@@ -104,6 +104,55 @@ def test_changes_are_seen_on_the_next_turn_with_their_note(
     assert "warm cache mirror" in quiet_again
 
 
+def test_a_turn_after_a_change_reads_no_saved_marks_and_answers_as_a_full_read(
+    paths: EnginePaths, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The session's own baseline (marks file never read: the brought-up state knows the
+    # changed ids' marks before) beside a session whose turns read the stores in full.
+    from context_engine.hooks import state
+
+    for session in ("s1", "s2"):
+        turn(paths, "", session=session)
+    turn(paths, session="s1")  # reads the stores, saves the state
+    turn(paths, session="s1")  # quiet: the baseline now carries the state's digest
+    full_turn(paths, monkeypatch, session="s2")
+    reads: list[object] = []
+    real = state._MarksFile.__call__
+
+    def counted(self: state._MarksFile) -> bytes:
+        reads.append(self)
+        return real(self)
+
+    monkeypatch.setattr(state._MarksFile, "__call__", counted)
+    seen = quiet_opened(monkeypatch)
+    memory = Memory(paths)
+    changes = [
+        lambda: memory.save(name="docker-release", description="Docker release builds",
+                            body="The docker release build now uses a warm cache mirror.",
+                            type="project"),
+        lambda: (paths.project_store / "kernel-retry.md").unlink(),
+        lambda: memory.save(name="docker-mirror", description="Docker mirror",
+                            body="The docker release mirror is warmed nightly.", type="project"),
+        lambda: os.replace(paths.project_store / "docker-mirror.md",  # the same fact
+                           paths.project_store / "docker-mirror-2.md"),
+    ]
+    notes = []
+    for change in changes:
+        change()
+        reads.clear()
+        out = turn(paths, session="s1")
+        assert reads == []  # the 10^5 saved marks of a large store stay on disk
+        assert out == full_turn(paths, monkeypatch, session="s2")
+        notes.append(json.loads(out)["hookSpecificOutput"]["additionalContext"])
+        reads.clear()  # the full read compared the other session's marks one by one
+        quiet_again = turn(paths, session="s1")
+        assert "memory-update" not in quiet_again and reads == []
+    assert seen == [True] * 8  # each change: the saved state brought up, then quiet
+    assert "updated project/docker-release.md" in notes[0]
+    assert "forgot project/kernel-retry.md" in notes[1]
+    assert "saved project/docker-mirror.md" in notes[2]
+
+
 def test_an_in_place_edit_with_the_mtime_set_back_is_seen(
     paths: EnginePaths, monkeypatch: pytest.MonkeyPatch
 ) -> None:

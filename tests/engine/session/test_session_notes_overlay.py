@@ -55,34 +55,38 @@ def test_a_small_or_decoded_baseline_is_copied() -> None:
 
 
 @pytest.mark.parametrize("scans", [16, 1])  # ids scanned, or a table built past one lookup
-def test_a_saved_baseline_moves_as_its_raw_list_equal_to_a_copied_table(
+def test_a_saved_baseline_moves_as_an_overlay_on_its_table_equal_to_a_copied_table(
     monkeypatch: pytest.MonkeyPatch, scans: int
 ) -> None:
-    from context_engine.session.notes import Baseline, _MarkTable
+    from context_engine.session.notes import Baseline, _MarkTable, saved_layers
 
     monkeypatch.setattr(notes, "_SCANS", scans)
+    monkeypatch.setattr(notes, "_FLATTEN_PAST", 10**6)  # overlays only: what a hook saves
     rng = random.Random(7)
     size = 120
     plain: dict[str, FactMark] = {f"mem-{i}": _mark(i) for i in range(size)}
     raw = [[m.id, m.revision, m.reference] for m in plain.values()]
     raw.insert(3, ["mem-9", 0, "project/old.md"])  # an earlier entry of one id: the last wins
-    moved: object = Baseline.from_json({"facts": raw, "instructions": {}, "masked": [],
-                                        "digest": "d"}).facts
+    table = _MarkTable(raw, "file.marks")
+    moved: object = table
     for step in range(300):
         changed = {f"mem-{i}": _mark(i, step + 2) for i in rng.sample(range(size + 20), 2)}
         gone = [k for k in (f"mem-{rng.randrange(size)}",) if k in plain and k not in changed]
-        assert isinstance(moved, _MarkTable)
+        assert isinstance(moved, _MarkTable | _Overlay)
         for key in [*changed, *gone, "mem-none"]:
             assert moved.get(key) == plain.get(key)
         moved = _moved(moved, changed, gone)
         plain.update(changed)
         for key in gone:
             del plain[key]
-        # Only the looked-up and changed entries were touched: nothing decoded as a whole.
-        assert isinstance(moved, _MarkTable) and moved._table is None
-        saved = Baseline(moved, {}, frozenset(), "d").to_json()["facts"]
-        assert saved is moved.raw()  # saved as it is, no per-mark re-encoding
-        assert dict(moved.items()) == plain
+        # An overlay on the saved table, which nothing decoded as a whole nor copied.
+        assert isinstance(moved, _Overlay) and moved._base is table
+        assert step >= 50 or table._table is None  # until walked whole below
+        assert saved_layers(moved) == ("file.marks", moved._set, moved._gone)
+        if step % 50 == 49:
+            assert dict(moved.items()) == plain
+            saved = Baseline(moved, {}, frozenset(), "d").to_json()["facts"]
+            assert sorted(map(tuple, saved)) == sorted(plain.values())  # type: ignore[call-overload]
     assert len(moved) == len(plain)  # type: ignore[arg-type]
 
 
