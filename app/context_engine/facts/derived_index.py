@@ -690,10 +690,10 @@ class FactIndex:
 
 
 class Printed(NamedTuple):
-    """What one query printed for both stores' facts (``print_facts``)."""
+    """What the printer made of both stores' facts (``print_facts``)."""
 
     total: int  # active facts
-    text: bytes  # the facts' printed forms, joined (UTF-8)
+    chunks: list[bytes]  # the facts' printed forms in listing order (UTF-8), to be joined
     # Per store, its diagnostic rows: (file name, code, message, line).
     diagnostics: list[list[tuple[str, str, str, int | None]]]
 
@@ -706,24 +706,27 @@ class Untrusted(NamedTuple):
     stale: list[int]  # stores whose monitor vouch no longer holds: to be walked
 
 
+# Prints every active row of the attached schemas (``main``, ``s0``, …) in listing order, in
+# the caller's read transaction: (active facts, printed chunks), or ``None`` (not this way).
+Printer = Callable[[sqlite3.Connection, list[str]], "tuple[int, list[bytes]] | None"]
+
+
 def print_facts(
     indexes: list[FactIndex],
     looks: list[Look],
     fresh: list[set[str]],
-    form: str,
-    freshness: tuple[str, list[Any]],
+    printer: Printer,
 ) -> Printed | Untrusted | None:
-    """Every active fact of the stores' indexes printed by one query, in listing order.
+    """Every active fact of the stores' indexes printed by ``printer``, in listing order.
 
     ``looks``: each store's files now (``watched.look``); a row prints only when its file's
     identity equals the look's lstat and had settled when recorded (the racy rule), or the row
     was just recorded from that very identity by this listing (``fresh``, per store), or the
     look is vouched for by the monitor at this index generation and does not name the file.
-    All rows are validated and printed in one read transaction. ``form``: ``"json"`` (each
-    fact's S12 object at ``rendered.ITEM_INDENT``, joined by ``,`` lines) or ``"lines"``
-    (``memory``'s indented text lines). Order: (name, scope, id, file name), as
-    ``list_memory``. ``Untrusted``: files to read first (or stores to walk). ``None``: the
-    index cannot print this (missing, not printable, odd scopes).
+    All rows are validated and printed in one read transaction (``printed_listing`` prints
+    them, in the order (name, scope, id, file name), as ``list_memory``). ``Untrusted``: files
+    to read first (or stores to walk). ``None``: the index cannot print this (missing, not
+    printable, odd scopes).
     """
     main, others = indexes[0], indexes[1:]
     for other in others:  # opened (and its meta checked or reset) as any reader opens it
@@ -744,7 +747,7 @@ def print_facts(
                 schemas.append(f"s{n}")
             db.execute("BEGIN")
             try:
-                return _printed(db, schemas, indexes, looks, fresh, form, freshness)
+                return _printed(db, schemas, indexes, looks, fresh, printer)
             finally:
                 db.execute("COMMIT")
         except sqlite3.Error:
@@ -762,8 +765,7 @@ def _printed(
     indexes: list[FactIndex],
     looks: list[Look],
     fresh: list[set[str]],
-    form: str,
-    freshness: tuple[str, list[Any]],
+    printer: Printer,
 ) -> Printed | Untrusted | None:
     racy = RACY_NS
     untrusted = Untrusted([], [], [])
@@ -822,32 +824,8 @@ def _printed(
         )
         if db.execute(odd, (index.scope, index.scope)).fetchone() is not None:
             return None
-    expression, args = freshness
-    if form == "json":
-        item = f"json_head || {expression} || '\"' || char(10) || ?"
-        args = [*args, f"{rendered.ITEM_INDENT}}}"]
-        separator = f",\n{rendered.ITEM_INDENT}"
-    else:
-        item = (
-            "'  ' || scope || '/' || fact_name || '.md  ' || id || '  r' || revision || '  '"
-            f" || type || '  ' || {expression} || '  — ' || description"
-        )
-        separator = "\n"
-    columns = "kind, fact_name, scope, id, name, stamp_us, type, revision, description, json_head"
-    sides = [f"SELECT {columns} FROM {schema}.files WHERE kind = 0" for schema in schemas]
-    source = (
-        f"({' UNION ALL '.join(sides)} ORDER BY fact_name, scope, id, name)"
-        if len(sides) > 1
-        else f"{schemas[0]}.files INDEXED BY files_render WHERE kind = 0"
-    )
-    query = f"SELECT count(*), count(json_head), group_concat({item}, ?) FROM {source}"
-    factory = db.text_factory
-    db.text_factory = bytes
-    try:
-        count, printable, text = db.execute(query, [*args, separator]).fetchone()
-    finally:
-        db.text_factory = factory
-    if count != printable:
+    printed = printer(db, schemas)
+    if printed is None:
         return None  # a row the template could not write (the generic encoder decides)
     diagnostics = [
         db.execute(
@@ -855,7 +833,7 @@ def _printed(
         ).fetchall()
         for schema in schemas
     ]
-    return Printed(count, text or b"", diagnostics)
+    return Printed(printed[0], printed[1], diagnostics)
 
 
 def _watch(db: sqlite3.Connection, schema: str = "main") -> Watch:
