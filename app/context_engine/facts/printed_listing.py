@@ -144,11 +144,10 @@ def _printer(
         item = f"json_head || {expression} || ?"
         item_args = [*args, f'"\n{ITEM_INDENT}}}']
     else:
-        # One formatted string a row (``printf`` writes it in one buffer, where ``||`` would
-        # allocate every intermediate): ``'  ' || scope || '/' || fact_name || …``.
+        # Not ``printf``: 40 ms faster at 100k, but its ``%s`` stops at a NUL (YAML's ``\\0``).
         item = (
-            "printf('  %s/%s.md  %s  r%s  %s  %s  — %s', scope, fact_name, id, revision, type,"
-            f" {expression}, description)"
+            "'  ' || scope || '/' || fact_name || '.md  ' || id || '  r' || revision || '  '"
+            f" || type || '  ' || {expression} || '  — ' || description"
         )
         item_args = list(args)
     separator = SEPARATORS[form].decode()

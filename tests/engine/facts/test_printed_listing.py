@@ -45,7 +45,7 @@ moments = st.sampled_from([
 ])
 texts = st.text(st.characters(blacklist_categories=("Cs",)), max_size=10) | st.sampled_from(
     ["", 'quo"te', "back\\slash", "tab\there", "日本語の説明", "emoji 🧪", "\x1b[31mred",
-     "a\u2028b"]
+     "a\u2028b", "nul\x00in"]
 )
 names = st.sampled_from(["alpha", "beta", "gamma-δ", "数据", "dup", "x y"]) | st.text(
     st.characters(whitelist_categories=("Ll", "Lo", "Nd")), min_size=1, max_size=8
@@ -373,3 +373,32 @@ def test_list_json_broken_off_mid_way_ends_with_the_full_parse(
         catalog.close()
     assert taken  # j.md's row is not in the first chunk
     assert _list_json(paths, capsys) == _expected_json(paths, Clock(NOW)) + b"\n"
+
+
+def test_a_nul_in_a_printed_field_is_printed(tmp_path: Path) -> None:
+    """YAML writes a NUL as ``\\0``: the lines keep it (``printf``'s ``%s`` would stop there)."""
+    ws = tmp_path / "ws"
+    (ws / ".git").mkdir(parents=True)
+    paths = EnginePaths.resolve(home=tmp_path / "home", workspace=ws, root=ws)
+    fact = Fact(id="mem-" + "e" * 32, revision=2, name="nul\x00name", title="t\x00",
+                description="before\x00after", type="user", scope="project", body="b")
+    _write(paths.project_store / "nul.md", "fact", fact)
+    memory = Memory(paths)
+    for store in memory.stores.all():
+        assert store.index is not None
+        store.index.create = True
+    list_memory(memory)
+    memory.close()
+    clock = Clock(NOW)
+    catalog = LocalCatalog(paths)
+    try:
+        printed = printed_facts(catalog, "json", clock)
+        lines = printed_facts(catalog, "lines", clock)
+    finally:
+        catalog.close()
+    assert printed is not None and lines is not None
+    full = list_memory(_unindexed(paths))
+    assert lines.text.decode() == "\n".join(f"  {line}" for line in listed_lines(full.facts,
+                                                                                  clock))
+    assert b"before\x00after" in lines.text
+    assert b'{\n  "facts": [\n    ' + printed.text + b"\n  ]\n}" == _expected_json(paths, clock)
