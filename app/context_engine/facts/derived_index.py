@@ -59,6 +59,8 @@ Identity = tuple[int, int, int, int, int, int]
 Item = ParsedFact | Diagnostic
 # Above this many names, one full scan of the table beats a lookup per name.
 _BULK = 64
+# Rows written through one connection from which its close repacks the listing's indexes.
+_PACK_FROM = 4096
 
 RENDER_KEY = (
     "kind, fact_name, scope, id, name, stamp_us, type, revision, description, json_head"
@@ -281,6 +283,7 @@ class FactIndex:
         # Re-entrant: a rebuild inside ``_using`` closes the connection, and ``close`` takes the
         # lock so a writer's close never frees a connection another thread is reading from.
         self._lock = threading.RLock()
+        self._inserted = 0  # rows this connection wrote (``close`` may pack after a build)
 
     # -- opening ---------------------------------------------------------------------------
 
@@ -378,6 +381,7 @@ class FactIndex:
 
     def _rebuilt(self) -> sqlite3.Connection | None:
         """A corrupt file (garbage, truncated) is ours and derived: remove it and start over."""
+        self._inserted = 0  # nothing to pack in a file about to go
         self.close()
         if not self.create and not self._may_replace():
             self._broken = True
@@ -417,12 +421,21 @@ class FactIndex:
         return True
 
     def close(self) -> None:
-        """Close the connection (it reopens on next use); waits for a read in another thread."""
+        """Close the connection (it reopens on next use); waits for a read in another thread.
+
+        After a bulk build (``_PACK_FROM`` rows or more, at least half the table, written
+        through this connection) the listing's covering indexes are first rewritten in key
+        order: rows recorded in file order leave their pages ~75 % full and scattered, and a
+        listing reads every one of them (docs/decisions.md, "list --json in chunks").
+        """
         with self._lock:
             if self._db is not None:
+                if self._inserted >= _PACK_FROM and self._writable:
+                    _pack(self._db, self._inserted)
                 with contextlib.suppress(sqlite3.Error):
                     self._db.close()
                 self._db = None
+            self._inserted = 0
 
     @contextmanager
     def _using(self) -> Iterator[sqlite3.Connection | None]:
@@ -621,6 +634,7 @@ class FactIndex:
                 if db.in_transaction:
                     db.execute("ROLLBACK")
                 raise
+            self._inserted += len(records)
             return after
         return None
 
@@ -834,6 +848,16 @@ def _printed(
         for schema in schemas
     ]
     return Printed(printed[0], printed[1], diagnostics)
+
+
+def _pack(db: sqlite3.Connection, inserted: int) -> None:
+    """``REINDEX`` the listing's covering indexes when ``inserted`` rows are half the table or
+    more; skipped when another process holds the index (``timeout``) or anything fails."""
+    with contextlib.suppress(sqlite3.Error):
+        (rows,) = db.execute("SELECT count(*) FROM files").fetchone()
+        if inserted * 2 >= rows:
+            db.execute("REINDEX files_render")
+            db.execute("REINDEX files_table")
 
 
 def _watch(db: sqlite3.Connection, schema: str = "main") -> Watch:
