@@ -184,12 +184,13 @@ class LocalCatalog:
         now: datetime,
         edges: dict[str, tuple[datetime, datetime]],
         default: tuple[datetime, datetime],
+        sink: Callable[[bytes], None] | None = None,
     ) -> PrintedFacts | None:
         """``listing()``'s facts printed by the derived index (``facts/printed_listing.py``)."""
         from ..facts.printed_listing import printed_facts
 
         self.require("facts")
-        return printed_facts(self.memory, form, now, edges, default)
+        return printed_facts(self.memory, form, now, edges, default, sink)
 
     def read(self, ref: str) -> LoadedFact:
         """The fact ``ref`` resolves to (``facts/refs.py``) and the digest of its bytes."""

@@ -41,15 +41,72 @@ def echo_bytes(data: bytes) -> None:
     A listing of 100,000 facts is tens of megabytes: decoding and encoding it again would cost
     more than the query that printed it.
     """
+    echo_parts([data])
+
+
+def echo_parts(parts: list[bytes]) -> None:
+    """``echo(b"".join(parts).decode())``, written part by part when the stream allows.
+
+    The parts of a listing are its chunks (``PrintedFacts.parts``): joining them first would
+    copy the whole listing once more.
+    """
     stream = sys.stdout
     binary = getattr(stream, "buffer", None)
-    if "click" in sys.modules or binary is None or b"\x1b" in data or not _plain_utf8(stream):
-        echo(data.decode("utf-8"))
+    if (
+        "click" in sys.modules
+        or binary is None
+        or any(b"\x1b" in part for part in parts)
+        or not _plain_utf8(stream)
+    ):
+        echo(b"".join(parts).decode("utf-8"))
         return
     stream.flush()
-    binary.write(data)
+    for part in parts:
+        binary.write(part)
     binary.write(b"\n")
     binary.flush()
+
+
+class StreamedListing:
+    """A listing written to standard output chunk by chunk, as the derived index prints it.
+
+    ``head`` goes before the first chunk and ``separator`` between two; ``size`` counts the
+    bytes written. Only where ``echo_parts`` would write the bytes as they are
+    (``streamed_listing``), and only for text without ESC (JSON escapes it).
+    """
+
+    def __init__(self, binary: Any, head: bytes, separator: bytes) -> None:
+        self._binary = binary
+        self._head = head
+        self._separator = separator
+        self.size = 0
+
+    def chunk(self, data: bytes) -> None:
+        """One more chunk of the listing."""
+        if self.size:
+            self._write(self._separator)
+        else:
+            sys.stdout.flush()
+            self._write(self._head)
+        self._write(data)
+
+    def finish(self, tail: bytes) -> None:
+        """The listing's end."""
+        self._write(tail)
+        self._binary.flush()
+
+    def _write(self, data: bytes) -> None:
+        self._binary.write(data)
+        self.size += len(data)
+
+
+def streamed_listing(head: bytes, separator: bytes) -> StreamedListing | None:
+    """A ``StreamedListing`` on standard output, or ``None`` where ``echo`` must judge the text."""
+    stream = sys.stdout
+    binary = getattr(stream, "buffer", None)
+    if "click" in sys.modules or binary is None or not _plain_utf8(stream):
+        return None
+    return StreamedListing(binary, head, separator)
 
 
 def _plain_utf8(stream: Any) -> bool:

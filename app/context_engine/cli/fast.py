@@ -139,7 +139,7 @@ def _plain_remember(given: dict[str, str]) -> bool:
 def run(plain: PlainCommand) -> int:
     """Run a plain command as its click command would; the exit code."""
     from ..errors import ContextEngineError
-    from .context import CliContext, echo, echo_bytes, fail
+    from .context import CliContext, echo, echo_parts, fail
     from .reads import list_facts, read_fact, recall_message, summary, summary_printed
 
     ctx = CliContext(home=plain.home, workspace=plain.workspace, json=plain.as_json)
@@ -170,7 +170,7 @@ def run(plain: PlainCommand) -> int:
 
                 recall_message(ctx, " ".join(plain.args), RECALL_LIMIT, RECALL_BUDGET)
             elif not ctx.json and (printed := summary_printed(ctx.catalog())) is not None:
-                echo_bytes(printed)  # what ``memory_cmds.page`` does off a terminal
+                echo_parts(printed)  # what ``memory_cmds.page`` does off a terminal
             else:
                 payload, text = summary(ctx.catalog())
                 if ctx.json:

@@ -6,13 +6,13 @@ plain command lines of ``cli/fast.py`` run the same code and print the same byte
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..facts.freshness import freshness
 from ..facts.timestamps import format_timestamp
-from .context import CliContext, echo, echo_bytes
+from .context import CliContext, echo, echo_bytes, echo_parts, streamed_listing
 
 if TYPE_CHECKING:
     from ..catalog.base import Catalog
@@ -63,13 +63,19 @@ def catalog_listing(catalog: Catalog) -> Listing:
     return listing_of(snapshot.facts, snapshot.diagnostics)
 
 
-def printed_facts(catalog: Catalog, form: str, clock: Clock) -> PrintedFacts | None:
+def printed_facts(
+    catalog: Catalog, form: str, clock: Clock, sink: Callable[[bytes], None] | None = None
+) -> PrintedFacts | None:
     """Both stores' facts printed by a local catalog's derived index, else ``None``."""
     from ..catalog.local import LocalCatalog
 
     if not isinstance(catalog, LocalCatalog):
         return None
-    return catalog.printed_facts(form, *clock.edges())
+    return catalog.printed_facts(form, *clock.edges(), sink)
+
+
+_JSON_HEAD = b'{\n  "facts": [\n    '
+_JSON_TAIL = b"\n  ]\n}"
 
 
 def list_facts(ctx: CliContext, fact_type: str | None, scope: str | None) -> None:
@@ -77,10 +83,28 @@ def list_facts(ctx: CliContext, fact_type: str | None, scope: str | None) -> Non
     from .listed import Clock, encoded_facts, listed_lines
 
     if ctx.json and fact_type is None and scope is None:
-        printed = printed_facts(ctx.catalog(), "json", Clock())
+        clock = Clock()
+        # Written chunk by chunk as the index prints them: the listing is never held whole
+        # (tens of megabytes at 100,000 facts; docs/decisions.md, "list --json in chunks").
+        streamed = streamed_listing(_JSON_HEAD, b",\n    ")
+        sink = None if streamed is None else streamed.chunk
+        printed = printed_facts(ctx.catalog(), "json", clock, sink)
+        if streamed is not None and streamed.size:
+            if printed is None:
+                # Broken off after its beginning was written: the rest from a full parse.
+                full = catalog_listing(ctx.catalog())
+                from .pretty_json import dumps
+
+                whole = (dumps({"facts": encoded_facts(full.facts, clock)}) + "\n").encode()
+                if len(whole) <= streamed.size:
+                    raise OSError("the listing changed while it was written")
+                streamed.finish(whole[streamed.size :])
+            else:
+                streamed.finish(_JSON_TAIL + b"\n")
+            return
         if printed is not None:
             if printed.total:
-                echo_bytes(b'{\n  "facts": [\n    ' + printed.text + b"\n  ]\n}")
+                echo_parts([_JSON_HEAD, *printed.parts(), _JSON_TAIL])
             else:
                 echo_bytes(b'{\n  "facts": []\n}')
             return
@@ -140,8 +164,9 @@ def summary(catalog: Catalog) -> tuple[dict[str, Any], str]:
     return _payload(view.resolution, snapshot, clock, archived, stores), "\n".join(lines)
 
 
-def summary_printed(catalog: Catalog) -> bytes | None:
-    """``summary``'s text (UTF-8), its fact lines printed by the derived index; else ``None``."""
+def summary_printed(catalog: Catalog) -> list[bytes] | None:
+    """``summary``'s text (UTF-8, in parts to write in turn), its fact lines printed by the
+    derived index; else ``None``."""
     from .listed import Clock
 
     view = catalog.instructions()
@@ -149,8 +174,8 @@ def summary_printed(catalog: Catalog) -> bytes | None:
     if printed is None:
         return None
     head, _, _, tail = _summary_parts(catalog, view.resolution, printed.total, printed.diagnostics)
-    facts = printed.text if printed.total else b"  (none)"
-    return b"\n".join(("\n".join(head).encode(), facts, "\n".join(tail).encode()))
+    facts = printed.parts() if printed.total else [b"  (none)"]
+    return ["\n".join(head).encode() + b"\n", *facts, b"\n" + "\n".join(tail).encode()]
 
 
 def _summary_parts(

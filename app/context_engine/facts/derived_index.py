@@ -59,6 +59,8 @@ Identity = tuple[int, int, int, int, int, int]
 Item = ParsedFact | Diagnostic
 # Above this many names, one full scan of the table beats a lookup per name.
 _BULK = 64
+# Rows written through one connection from which its close repacks the listing's indexes.
+_PACK_FROM = 4096
 
 RENDER_KEY = (
     "kind, fact_name, scope, id, name, stamp_us, type, revision, description, json_head"
@@ -281,6 +283,7 @@ class FactIndex:
         # Re-entrant: a rebuild inside ``_using`` closes the connection, and ``close`` takes the
         # lock so a writer's close never frees a connection another thread is reading from.
         self._lock = threading.RLock()
+        self._inserted = 0  # rows this connection wrote (``close`` may pack after a build)
 
     # -- opening ---------------------------------------------------------------------------
 
@@ -378,6 +381,7 @@ class FactIndex:
 
     def _rebuilt(self) -> sqlite3.Connection | None:
         """A corrupt file (garbage, truncated) is ours and derived: remove it and start over."""
+        self._inserted = 0  # nothing to pack in a file about to go
         self.close()
         if not self.create and not self._may_replace():
             self._broken = True
@@ -417,12 +421,21 @@ class FactIndex:
         return True
 
     def close(self) -> None:
-        """Close the connection (it reopens on next use); waits for a read in another thread."""
+        """Close the connection (it reopens on next use); waits for a read in another thread.
+
+        After a bulk build (``_PACK_FROM`` rows or more, at least half the table, written
+        through this connection) the listing's covering indexes are first rewritten in key
+        order: rows recorded in file order leave their pages ~75 % full and scattered, and a
+        listing reads every one of them (docs/decisions.md, "list --json in chunks").
+        """
         with self._lock:
             if self._db is not None:
+                if self._inserted >= _PACK_FROM and self._writable:
+                    _pack(self._db, self._inserted)
                 with contextlib.suppress(sqlite3.Error):
                     self._db.close()
                 self._db = None
+            self._inserted = 0
 
     @contextmanager
     def _using(self) -> Iterator[sqlite3.Connection | None]:
@@ -621,6 +634,7 @@ class FactIndex:
                 if db.in_transaction:
                     db.execute("ROLLBACK")
                 raise
+            self._inserted += len(records)
             return after
         return None
 
@@ -690,10 +704,10 @@ class FactIndex:
 
 
 class Printed(NamedTuple):
-    """What one query printed for both stores' facts (``print_facts``)."""
+    """What the printer made of both stores' facts (``print_facts``)."""
 
     total: int  # active facts
-    text: bytes  # the facts' printed forms, joined (UTF-8)
+    chunks: list[bytes]  # the facts' printed forms in listing order (UTF-8), to be joined
     # Per store, its diagnostic rows: (file name, code, message, line).
     diagnostics: list[list[tuple[str, str, str, int | None]]]
 
@@ -706,24 +720,27 @@ class Untrusted(NamedTuple):
     stale: list[int]  # stores whose monitor vouch no longer holds: to be walked
 
 
+# Prints every active row of the attached schemas (``main``, ``s0``, …) in listing order, in
+# the caller's read transaction: (active facts, printed chunks), or ``None`` (not this way).
+Printer = Callable[[sqlite3.Connection, list[str]], "tuple[int, list[bytes]] | None"]
+
+
 def print_facts(
     indexes: list[FactIndex],
     looks: list[Look],
     fresh: list[set[str]],
-    form: str,
-    freshness: tuple[str, list[Any]],
+    printer: Printer,
 ) -> Printed | Untrusted | None:
-    """Every active fact of the stores' indexes printed by one query, in listing order.
+    """Every active fact of the stores' indexes printed by ``printer``, in listing order.
 
     ``looks``: each store's files now (``watched.look``); a row prints only when its file's
     identity equals the look's lstat and had settled when recorded (the racy rule), or the row
     was just recorded from that very identity by this listing (``fresh``, per store), or the
     look is vouched for by the monitor at this index generation and does not name the file.
-    All rows are validated and printed in one read transaction. ``form``: ``"json"`` (each
-    fact's S12 object at ``rendered.ITEM_INDENT``, joined by ``,`` lines) or ``"lines"``
-    (``memory``'s indented text lines). Order: (name, scope, id, file name), as
-    ``list_memory``. ``Untrusted``: files to read first (or stores to walk). ``None``: the
-    index cannot print this (missing, not printable, odd scopes).
+    All rows are validated and printed in one read transaction (``printed_listing`` prints
+    them, in the order (name, scope, id, file name), as ``list_memory``). ``Untrusted``: files
+    to read first (or stores to walk). ``None``: the index cannot print this (missing, not
+    printable, odd scopes).
     """
     main, others = indexes[0], indexes[1:]
     for other in others:  # opened (and its meta checked or reset) as any reader opens it
@@ -744,7 +761,7 @@ def print_facts(
                 schemas.append(f"s{n}")
             db.execute("BEGIN")
             try:
-                return _printed(db, schemas, indexes, looks, fresh, form, freshness)
+                return _printed(db, schemas, indexes, looks, fresh, printer)
             finally:
                 db.execute("COMMIT")
         except sqlite3.Error:
@@ -762,8 +779,7 @@ def _printed(
     indexes: list[FactIndex],
     looks: list[Look],
     fresh: list[set[str]],
-    form: str,
-    freshness: tuple[str, list[Any]],
+    printer: Printer,
 ) -> Printed | Untrusted | None:
     racy = RACY_NS
     untrusted = Untrusted([], [], [])
@@ -822,32 +838,8 @@ def _printed(
         )
         if db.execute(odd, (index.scope, index.scope)).fetchone() is not None:
             return None
-    expression, args = freshness
-    if form == "json":
-        item = f"json_head || {expression} || '\"' || char(10) || ?"
-        args = [*args, f"{rendered.ITEM_INDENT}}}"]
-        separator = f",\n{rendered.ITEM_INDENT}"
-    else:
-        item = (
-            "'  ' || scope || '/' || fact_name || '.md  ' || id || '  r' || revision || '  '"
-            f" || type || '  ' || {expression} || '  — ' || description"
-        )
-        separator = "\n"
-    columns = "kind, fact_name, scope, id, name, stamp_us, type, revision, description, json_head"
-    sides = [f"SELECT {columns} FROM {schema}.files WHERE kind = 0" for schema in schemas]
-    source = (
-        f"({' UNION ALL '.join(sides)} ORDER BY fact_name, scope, id, name)"
-        if len(sides) > 1
-        else f"{schemas[0]}.files INDEXED BY files_render WHERE kind = 0"
-    )
-    query = f"SELECT count(*), count(json_head), group_concat({item}, ?) FROM {source}"
-    factory = db.text_factory
-    db.text_factory = bytes
-    try:
-        count, printable, text = db.execute(query, [*args, separator]).fetchone()
-    finally:
-        db.text_factory = factory
-    if count != printable:
+    printed = printer(db, schemas)
+    if printed is None:
         return None  # a row the template could not write (the generic encoder decides)
     diagnostics = [
         db.execute(
@@ -855,7 +847,17 @@ def _printed(
         ).fetchall()
         for schema in schemas
     ]
-    return Printed(count, text or b"", diagnostics)
+    return Printed(printed[0], printed[1], diagnostics)
+
+
+def _pack(db: sqlite3.Connection, inserted: int) -> None:
+    """``REINDEX`` the listing's covering indexes when ``inserted`` rows are half the table or
+    more; skipped when another process holds the index (``timeout``) or anything fails."""
+    with contextlib.suppress(sqlite3.Error):
+        (rows,) = db.execute("SELECT count(*) FROM files").fetchone()
+        if inserted * 2 >= rows:
+            db.execute("REINDEX files_render")
+            db.execute("REINDEX files_table")
 
 
 def _watch(db: sqlite3.Connection, schema: str = "main") -> Watch:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass
 from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -62,9 +61,12 @@ class ListedFact(NamedTuple):
         )
 
 
-@dataclass(frozen=True, slots=True)
-class Listing:
-    """Active facts sorted by (name, scope, id), and the files that could not be read."""
+class Listing(NamedTuple):
+    """Active facts sorted by (name, scope, id), and the files that could not be read.
+
+    A named tuple, not a dataclass: a cold ``list`` or ``memory`` imports no ``dataclasses``
+    (and its ``inspect``, ``ast``, ``dis``, ``tokenize``: ~4 ms a process).
+    """
 
     facts: list[ListedFact]
     diagnostics: list[Diagnostic]

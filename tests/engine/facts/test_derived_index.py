@@ -375,3 +375,53 @@ def test_closing_the_index_while_another_thread_reads_never_crashes(
         capture_output=True, text=True, timeout=120, check=False,
     )
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-3000:]
+
+
+def _render_pages(path: Path) -> int:
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+        (pages,) = db.execute(
+            "SELECT count(*) FROM dbstat WHERE name = 'files_render'"
+        ).fetchone()
+    return int(pages)
+
+
+def test_a_bulk_build_leaves_the_listing_indexes_packed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rows recorded in file order, names in another: on close the listing indexes are rewritten
+    in key order (fewer, full pages); a close after a few more rows leaves them as they are."""
+    from datetime import UTC, datetime
+
+    from context_engine.facts.listing import list_memory
+    from context_engine.facts.model import Fact
+
+    monkeypatch.setattr(derived_index, "_PACK_FROM", 50)
+    ws = tmp_path / "ws"
+    (ws / ".git").mkdir(parents=True)
+    paths = EnginePaths.resolve(home=tmp_path / "home", workspace=ws, root=ws)
+    paths.project_store.mkdir(parents=True)
+    for i in range(400):
+        fact = Fact(id=f"mem-{i:032x}", revision=1, name=f"n-{(i * 7919) % 400:03d}", title="T",
+                    description="d " * 150, type="project", scope="project", body="b",
+                    created_at=datetime(2025, 1, 1, tzinfo=UTC))
+        (paths.project_store / f"f-{i:03d}.md").write_bytes(codec.render_fact(fact))
+    memory = Memory(paths)
+    index = memory.stores.project.index
+    assert index is not None
+    index.create = True
+    reindexed: list[str] = []
+    list_memory(memory)  # the first build: 400 rows
+    assert index._db is not None
+    index._db.set_trace_callback(lambda sql: reindexed.append(sql) if "REINDEX" in sql else None)
+    before = _render_pages(index.path)
+    memory.close()
+    after = _render_pages(index.path)
+    assert reindexed == ["REINDEX files_render", "REINDEX files_table"]
+    assert after < before  # packed
+    memory = Memory(paths)
+    (paths.project_store / "f-000.md").write_bytes(
+        (paths.project_store / "f-000.md").read_bytes() + b"more\n"
+    )
+    list_memory(memory)  # one row
+    memory.close()
+    assert _render_pages(index.path) == after

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 import tempfile
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
@@ -22,11 +23,12 @@ from context_engine.catalog.local import LocalCatalog
 from context_engine.cli import listed
 from context_engine.cli.listed import Clock, listed_json, listed_lines
 from context_engine.cli.reads import printed_facts, summary, summary_printed
-from context_engine.facts import derived_index
+from context_engine.facts import derived_index, printed_listing
 from context_engine.facts.codec import render_fact
 from context_engine.facts.listing import list_memory
 from context_engine.facts.memory import Memory
 from context_engine.facts.model import FACT_TYPES, Fact
+from context_engine.facts.printed_listing import CHUNK_ROWS
 from context_engine.facts.rendered import json_head, json_tail, stamp_us
 from context_engine.paths import EnginePaths
 from hypothesis import HealthCheck, given, settings
@@ -43,7 +45,7 @@ moments = st.sampled_from([
 ])
 texts = st.text(st.characters(blacklist_categories=("Cs",)), max_size=10) | st.sampled_from(
     ["", 'quo"te', "back\\slash", "tab\there", "日本語の説明", "emoji 🧪", "\x1b[31mred",
-     "a\u2028b"]
+     "a\u2028b", "nul\x00in"]
 )
 names = st.sampled_from(["alpha", "beta", "gamma-δ", "数据", "dup", "x y"]) | st.text(
     st.characters(whitelist_categories=("Ll", "Lo", "Nd")), min_size=1, max_size=8
@@ -111,15 +113,17 @@ def _odd_scope(paths: EnginePaths) -> bool:
 
 @pytest.mark.slow  # many stores
 @settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(start=entries, later=edits, settled=st.booleans())
+@given(start=entries, later=edits, settled=st.booleans(), chunk=st.sampled_from([1, 2, 3, 2048]))
 def test_printed_facts_are_the_listing_printed_fact_by_fact(
     start: list[tuple[str, str, Fact, str]],
     later: list[tuple[str, str, str, Fact]],
     settled: bool,
+    chunk: int,
 ) -> None:
     base = Path(tempfile.mkdtemp(prefix="ce-printed-"))
     saved = derived_index.RACY_NS
     try:
+        printed_listing.CHUNK_ROWS = chunk  # chunks of any size join to the same listing
         if settled:
             derived_index.RACY_NS = -(10**18)
         ws = base / "ws"
@@ -165,6 +169,7 @@ def test_printed_facts_are_the_listing_printed_fact_by_fact(
         assert printed.diagnostics == lines.diagnostics == full.diagnostics
     finally:
         derived_index.RACY_NS = saved
+        printed_listing.CHUNK_ROWS = CHUNK_ROWS
         shutil.rmtree(base, ignore_errors=True)
 
 
@@ -200,7 +205,7 @@ def test_the_memory_summary_printed_by_the_index_is_the_summary(paths: EnginePat
         unindexed = LocalCatalog(paths, memory=_unindexed(paths))
         _, text = summary(unindexed)
     assert printed is not None
-    assert printed.decode() == text
+    assert b"".join(printed).decode() == text
     assert "  ! " in text and "Facts (5):" in text
 
 
@@ -283,4 +288,117 @@ def test_a_deleted_fact_of_the_other_scope_does_not_stop_the_printing(tmp_path: 
     finally:
         catalog.close()
     assert printed is not None and printed.total == 1
+    assert b'{\n  "facts": [\n    ' + printed.text + b"\n  ]\n}" == _expected_json(paths, clock)
+
+
+def _chunked_home(tmp_path: Path) -> EnginePaths:
+    """Both stores, names shared across them and within one (ties at the chunk bounds)."""
+    ws = tmp_path / "ws"
+    (ws / ".git").mkdir(parents=True)
+    paths = EnginePaths.resolve(home=tmp_path / "home", workspace=ws, root=ws)
+    n = 0
+    for scope, stems in (("project", ["b", "d", "d2", "f", "h", "j", "k"]),
+                         ("global", ["a", "d", "e", "k", "z"])):
+        for stem in stems:
+            n += 1
+            name = stem.rstrip("2")  # d2.md declares the name "d" too
+            fact = Fact(id=f"mem-{n:032x}", revision=1, name=name, title="",
+                        description=f"{scope} {stem} «é»", type="project", scope=scope,
+                        body="Body.", updated_at=NOW - timedelta(days=n))
+            _write(paths.store_dir(scope) / f"{stem}.md", "fact", fact)  # type: ignore[arg-type]
+    memory = Memory(paths)
+    for store in memory.stores.all():
+        assert store.index is not None
+        store.index.create = True
+    list_memory(memory)  # records every row
+    memory.close()
+    return paths
+
+
+def _list_json(paths: EnginePaths, capsys: pytest.CaptureFixture[str]) -> bytes:
+    """``context-engine --json list`` as the plain command line runs it, its stdout."""
+    from context_engine.cli import fast
+
+    capsys.readouterr()
+    argv = ["--home", str(paths.home), "--workspace", str(paths.workspace), "--json", "list"]
+    plain = fast.plain_command(argv)
+    assert plain is not None
+    clock = Clock(NOW)
+    with mock.patch.object(listed, "Clock", lambda: clock), \
+            mock.patch.dict(sys.modules, {"click": None}):
+        del sys.modules["click"]  # as in a process that never loaded click: streamed
+        assert fast.run(plain) == 0
+    return capsys.readouterr().out.encode()
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 5, 2048])
+def test_list_json_streamed_in_chunks_is_the_full_parse(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    chunk: int,
+) -> None:
+    paths = _chunked_home(tmp_path)
+    monkeypatch.setattr(printed_listing, "CHUNK_ROWS", chunk)
+    assert _list_json(paths, capsys) == _expected_json(paths, Clock(NOW)) + b"\n"
+    taken: list[bytes] = []
+    catalog = LocalCatalog(paths)
+    try:
+        printed = printed_facts(catalog, "json", Clock(NOW), taken.append)
+    finally:
+        catalog.close()
+    assert printed is not None and printed.total == 12 and printed.chunks == []
+    assert (len(taken) > 1) == (chunk < 12)  # handed on as printed, none kept
+
+
+def test_list_json_broken_off_mid_way_ends_with_the_full_parse(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A row the template cannot write after chunks went out: the rest from a full parse."""
+    import sqlite3
+
+    monkeypatch.setattr(derived_index, "RACY_NS", -(10**18))  # the rows count as settled
+    paths = _chunked_home(tmp_path)
+    monkeypatch.setattr(printed_listing, "CHUNK_ROWS", 2)
+    memory = Memory(paths)
+    index = memory.stores.project.index
+    assert index is not None
+    target = index.path
+    memory.close()
+    with sqlite3.connect(target) as db:
+        db.execute("UPDATE files SET json_head = NULL WHERE name = 'j.md'")
+    catalog = LocalCatalog(paths)
+    taken: list[bytes] = []
+    try:
+        assert printed_facts(catalog, "json", Clock(NOW), taken.append) is None
+    finally:
+        catalog.close()
+    assert taken  # j.md's row is not in the first chunk
+    assert _list_json(paths, capsys) == _expected_json(paths, Clock(NOW)) + b"\n"
+
+
+def test_a_nul_in_a_printed_field_is_printed(tmp_path: Path) -> None:
+    """YAML writes a NUL as ``\\0``: the lines keep it (``printf``'s ``%s`` would stop there)."""
+    ws = tmp_path / "ws"
+    (ws / ".git").mkdir(parents=True)
+    paths = EnginePaths.resolve(home=tmp_path / "home", workspace=ws, root=ws)
+    fact = Fact(id="mem-" + "e" * 32, revision=2, name="nul\x00name", title="t\x00",
+                description="before\x00after", type="user", scope="project", body="b")
+    _write(paths.project_store / "nul.md", "fact", fact)
+    memory = Memory(paths)
+    for store in memory.stores.all():
+        assert store.index is not None
+        store.index.create = True
+    list_memory(memory)
+    memory.close()
+    clock = Clock(NOW)
+    catalog = LocalCatalog(paths)
+    try:
+        printed = printed_facts(catalog, "json", clock)
+        lines = printed_facts(catalog, "lines", clock)
+    finally:
+        catalog.close()
+    assert printed is not None and lines is not None
+    full = list_memory(_unindexed(paths))
+    assert lines.text.decode() == "\n".join(f"  {line}" for line in listed_lines(full.facts,
+                                                                                  clock))
+    assert b"before\x00after" in lines.text
     assert b'{\n  "facts": [\n    ' + printed.text + b"\n  ]\n}" == _expected_json(paths, clock)
