@@ -92,8 +92,20 @@ class World:
             "NO_PROXY": "127.0.0.1,localhost",
             "no_proxy": "127.0.0.1,localhost",
             "CI": "true",
+            # The hooks start a store monitor as for a user; it goes soon after the test.
+            "CONTEXT_ENGINE_MONITOR_IDLE": "20",
             **extra,
         }
+
+
+@pytest.fixture(autouse=True)
+def _monitor_stopped(tmp_path: Path) -> Any:
+    """The store monitor the agents' hooks started for this test's home is stopped after it
+    (an agent that passes its hooks no environment keeps it from the short idle time)."""
+    yield
+    from context_engine.monitor import client
+
+    client.stop(str(tmp_path / "rx"))
 
 
 def make_world(tmp_path: Path, bulk: int = 0) -> World:
