@@ -101,7 +101,6 @@ _VOWELS = frozenset("aeiouy")
 _KEEP_DOUBLE = frozenset("lsz")
 
 
-@functools.lru_cache(maxsize=65536)
 def fold(word: str) -> str:
     """Light English inflection folding of one lowercased token (push/pushes/pushed/pushing).
 
@@ -111,7 +110,14 @@ def fold(word: str) -> str:
     matching needs; the stem is never shown to anyone.
     """
     if len(word) < 4 or not word.isascii() or not word.isalpha():
-        return word
+        return word  # never cached: ids and numbers are mostly one-offs (ticket1485, 2991)
+    return _fold_word(word)
+
+
+@functools.lru_cache(maxsize=65536)
+def _fold_word(word: str) -> str:
+    """``fold`` of a plain ASCII letter run of at least four characters (memoized: a store's
+    words repeat, and its one-off tokens stay out of the cache)."""
     stem = word
     if (stem.endswith("ies") and len(stem) > 4) or (stem.endswith("ied") and len(stem) > 4):
         stem = stem[:-3] + "y"
