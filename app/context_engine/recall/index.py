@@ -536,43 +536,6 @@ class SparseIndex:
         self._postings[term] = posting
         return posting
 
-    def _pack_frozen(self) -> None:
-        """An eagerly restored index's saved postings packed, once NumPy is loaded (a host):
-        ~140 MB of ``bytes`` at 100,000 facts become ~60 MB (``_Packed``). Terms already
-        thawed stay in ``_postings``, as do terms whose tf or slots do not fit a packed pair;
-        what a read gives is unchanged. A lazily restored index (a database view) is left."""
-        frozen = self._frozen
-        if type(frozen) is not dict or not frozen or self._patches is not None:
-            return
-        np = _numpy()
-        postings, gone = self._postings, self._gone
-        terms = [t for t in frozen if t not in gone and t not in postings and frozen[t]]
-        blobs = [frozen[t] for t in terms]
-        raw = np.frombuffer(b"".join(blobs), dtype=np.int32)
-        counts = np.fromiter(map(len, blobs), dtype=np.int64, count=len(blobs)) // 8
-        del blobs
-        slots, tfs = raw[0::2], raw[1::2]
-        wide = (tfs < 0) | (tfs >= _WIDE_TF) | (slots < 0) | (slots >= _PACK_SLOTS)
-        if wide.any():  # such terms are thawed instead, with every pair of theirs
-            owner = np.repeat(np.arange(len(terms)), counts)
-            bad = np.unique(owner[wide])
-            keep = ~np.isin(owner, bad)
-            del owner
-            slots, tfs = slots[keep], tfs[keep]
-            counts = counts.copy()
-            counts[bad] = 0
-            for at in bad.tolist():
-                self._posting(terms[at])
-        words = (slots << 8) | tfs
-        del raw, slots, tfs
-        self._packed = _Packed.made(terms, words, counts)
-        del words
-        self._frozen = {}
-        self._gone = set()
-        self._absent = set()
-        self._dirty = set()
-        _return_freed_heap()
-
     def _thaw_all_deferred(self) -> None:
         """Every deferred term's posting read and patched (before a walk over the postings)."""
         for term in list(self._deferred):
@@ -1068,8 +1031,6 @@ class SparseIndex:
         ``ignored`` terms score but do not count toward the gate; ``weak`` terms count only
         beside a term that is neither ignored nor weak.
         """
-        if self._frozen and len(self._keys) >= PACK_DOCS and _tombstones():
-            self._pack_frozen()  # a host restored from the saved state: pack it once
         used: list[Used] = []
         packed = self._packed is not None
         for j, term in enumerate(terms):

@@ -4,7 +4,6 @@ memory at 100,000 facts)."""
 
 from __future__ import annotations
 
-import marshal
 from array import array
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -49,20 +48,11 @@ def path(name: str, tombstones: bool = True) -> Iterator[None]:
         yield
 
 
-def built(start: dict[str, Mapping[str, int]], packed: bool, restored: bool = False) -> SparseIndex:
-    """An index of ``start``: packed by its bulk build, or (``restored``) restored from a saved
-    state and packed by its first score in a host."""
+def built(start: dict[str, Mapping[str, int]], packed: bool) -> SparseIndex:
     index = SparseIndex()
-    with packing(packed and not restored):
+    with packing(packed):
         index.add_many(((k, c, DocMeta(project=len(c) % 2 == 0)) for k, c in start.items()),
                        len(start))
-    if restored:
-        index = SparseIndex.restore(marshal.loads(marshal.dumps(index.export())))
-        if packed:
-            with packing(True), pytest.MonkeyPatch.context() as patch:
-                patch.setattr(index_module, "_tombstones", lambda: True)
-                index.score(["docker"], {"docker": 1.0}, 1.0, None)
-            assert not index._frozen
     assert (index._packed is not None) == (packed and any(start.values()))
     return index
 
@@ -98,12 +88,11 @@ def meaning(index: SparseIndex) -> dict[str, set[tuple[str, int]]]:
     st.sampled_from(PATHS),
     st.booleans(),
     st.sampled_from([1, 3, 1000]),
-    st.booleans(),
 )
 def test_a_packed_index_reads_and_changes_as_the_unpacked_one(  # type: ignore[no-untyped-def]
-    start, plan, query, name, tombstones, tombs, restored
+    start, plan, query, name, tombstones, tombs
 ) -> None:
-    indexes = [built(start, packed, restored) for packed in (False, True)]
+    indexes = [built(start, packed) for packed in (False, True)]
     assert indexes[0].export() == indexes[1].export()  # same terms, pairs and order
     live = {k: c for k, c in start.items() if c}
     with path(name, tombstones), pytest.MonkeyPatch.context() as patch:
@@ -126,12 +115,11 @@ def test_a_packed_index_reads_and_changes_as_the_unpacked_one(  # type: ignore[n
     assert packed.total_length == plain.total_length and len(packed) == len(plain)
 
 
-@pytest.mark.parametrize("restored", [False, True])
-def test_a_large_tf_keeps_its_exact_value(restored: bool) -> None:
+def test_a_large_tf_keeps_its_exact_value() -> None:
     start = {
         "a": {"docker": 300, "kernel": 1}, "b": {"docker": 255, "kernel": 2}, "c": {"docker": 7},
     }
-    plain, packed = (built(start, on, restored) for on in (False, True))
+    plain, packed = (built(start, on) for on in (False, True))
     assert meaning(packed) == meaning(plain) == {
         "docker": {("a", 300), ("b", 255), ("c", 7)}, "kernel": {("a", 1), ("b", 2)},
     }
