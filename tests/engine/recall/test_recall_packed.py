@@ -171,3 +171,19 @@ def test_recall_over_a_packed_build_is_that_of_an_unpacked_one() -> None:
     for message in ("docker kernel", "缓存 超时", "vault"):
         for name in PATHS:
             assert recall_outcome(packed, message, name) == recall_outcome(plain, message, name)
+
+
+def test_packed_terms_are_found_through_the_remembered_numbers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    start = {f"k{i}": {f"t{i}": 1, f"t{i + 1}": 2, "缓存": 1} for i in range(30)}
+    packed = built(start, True)._packed
+    assert packed is not None
+    monkeypatch.setattr(index_module, "KNOWN_TERMS", 3)  # starts over every few lookups
+    names = [f"t{i}" for i in range(40)] + ["缓存", "absent", "t1\ud800"]
+    for _ in range(3):
+        found = {term: packed.find(term) for term in names}
+        assert {t: packed.term(n) for t, n in found.items() if n >= 0} == {
+            t: t for t in [f"t{i}" for i in range(31)] + ["缓存"]
+        }
+        assert len(packed.known) <= 3
