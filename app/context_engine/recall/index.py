@@ -964,9 +964,15 @@ class SparseIndex:
         postings, dead = self._postings, self._dead
         frozen = bool(self._frozen)
         packed = self._packed
+        known = packed.known if packed is not None else {}
+        tid = base = 0
         for term in terms:
             posting = self._posting(term) if frozen else postings.get(term)
-            tid, base = self._base(term) if packed is not None else (-1, 0)
+            if packed is not None:  # ``_base`` inlined: ~150 terms a removal
+                tid = known.get(term, -2)
+                if tid == -2:
+                    tid = packed.find(term)
+                base = packed.count[tid] if tid >= 0 else 0
             if posting is None and not base:
                 continue
             if frozen:

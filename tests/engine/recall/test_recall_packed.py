@@ -187,3 +187,18 @@ def test_packed_terms_are_found_through_the_remembered_numbers(
             t: t for t in [f"t{i}" for i in range(31)] + ["缓存"]
         }
         assert len(packed.known) <= 3
+
+
+def test_folding_remembers_words_not_one_off_ids(monkeypatch: pytest.MonkeyPatch) -> None:
+    from context_engine.recall import tokenize
+
+    monkeypatch.setattr(tokenize, "_FOLDED", {})
+    monkeypatch.setattr(tokenize, "_FOLDED_LIMIT", 4)
+    text = "Caches ticket1485 2991 pushed the_api caching Caches déjà"
+    first = tokenize.tokens(text)
+    assert first == [tokenize._fold(w) for w in text.lower().split()] == [
+        "cach", "ticket1485", "2991", "push", "the_api", "cach", "cach", "déjà",
+    ]
+    assert set(tokenize._FOLDED) <= {"caches", "pushed", "caching", "déjà"}
+    assert len(tokenize._FOLDED) <= 4
+    assert tokenize.tokens(text) == first and tokenize.fold("pushing") == "push"
