@@ -399,15 +399,15 @@ class _Packed:
         words[: len(kept)] = kept
         self.count[tid] = len(kept)
 
-    def interleaved(self) -> tuple[bytes, array[int], array[int]]:
-        """Every range as interleaved (slot, tf) int32 pairs (the saved format), with the
-        ranges' starts and counts in pairs."""
+    def interleaved(self) -> tuple[memoryview, array[int], array[int]]:
+        """Every range as interleaved (slot, tf) int32 pairs (the saved format; bytes, not
+        copied once more), with the ranges' starts and counts in pairs."""
         np = _numpy()
         words = np.frombuffer(self.pairs, dtype=np.int32)
         pairs = np.empty(2 * len(words), dtype=np.int32)
         pairs[0::2] = words >> 8
         pairs[1::2] = words & 0xFF
-        return pairs.tobytes(), self.start, self.count
+        return memoryview(pairs).cast("B"), self.start, self.count
 
     def nbytes(self) -> int:
         """Bytes held (arrays and the term text)."""
@@ -809,7 +809,7 @@ class SparseIndex:
             elif not size:
                 continue
             at = 8 * start[tid]
-            blob = raw[at : at + 8 * size] if size else b""
+            blob = raw[at : at + 8 * size].tobytes() if size else b""
             terms.append(term)
             blobs.append(blob + added.tobytes() if added is not None else blob)
         for term, posting in postings.items():
