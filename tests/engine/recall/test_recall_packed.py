@@ -202,3 +202,14 @@ def test_folding_remembers_words_not_one_off_ids(monkeypatch: pytest.MonkeyPatch
     assert set(tokenize._FOLDED) <= {"caches", "pushed", "caching", "déjà"}
     assert len(tokenize._FOLDED) <= 4
     assert tokenize.tokens(text) == first and tokenize.fold("pushing") == "push"
+
+
+def test_a_packed_build_gives_the_freed_heap_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[None] = []
+    monkeypatch.setattr(index_module, "_return_freed_heap", lambda: calls.append(None))
+    built({"a": {"docker": 1}, "b": {"kernel": 2}}, True)
+    assert calls == [None]
+    built({"a": {"docker": 1}}, False)
+    assert calls == [None]
+    monkeypatch.undo()
+    index_module._return_freed_heap()  # where the C library has malloc_trim, and where not
