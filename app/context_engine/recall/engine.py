@@ -372,7 +372,8 @@ class Recaller:
                 # One fact's term counts alive at a time: holding every fact's counts at once
                 # made the build's peak (and so the host's RSS) ~7× the finished index.
                 self._indexes[name].add_many(
-                    (reference, term_counts(fact), doc_meta(fact)) for reference, fact in members
+                    ((reference, term_counts(fact), doc_meta(fact)) for reference, fact in members),
+                    len(members),
                 )
         except Exception:  # an unusable fact: let the per-fact path skip and report it
             self._tracker = PoolTracker()

@@ -19,7 +19,7 @@ import math
 import sys
 from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from itertools import compress
+from itertools import accumulate, compress
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 if TYPE_CHECKING:
@@ -32,6 +32,9 @@ else:
     FloatArray = IntArray = Any
 # One column of a ``Scored``: a NumPy array (NumPy path) or an ``array`` (plain path).
 Column = Any
+# A query term found in the index: its position in the query, the term, its unpacked posting
+# (interleaved (slot, tf) pairs, or ``None``), its packed number and pair count (-1, 0: none).
+Used = tuple[int, str, "array[int] | None", int, int]
 
 K1 = 1.2
 B = 0.75
@@ -82,6 +85,12 @@ def use_python(postings: int) -> bool:
         return False
     _scorings[0] += 1
     return _scorings[0] <= PLAIN_SCORINGS
+
+
+def _tombstones() -> bool:
+    """Whether a removal leaves a tombstone (NumPy loaded: a long-lived host) instead of
+    searching each of the document's postings for its slot."""
+    return "numpy" in sys.modules
 
 
 def use_sparse(postings: int, slots: int) -> bool:
@@ -272,6 +281,161 @@ class _LazySlots(dict[str, int]):
     __hash__ = None
 
 
+# A bulk build of at least this many documents packs its postings (``_Packed``); a smaller one
+# keeps one array per term (no NumPy import for a small build). Only memory and speed differ.
+PACK_DOCS = 2_000
+_PACK_SLOTS = 1 << 23  # slots a packed pair can name: slot << 8 | tf must fit an int32
+_WIDE_TF = 255  # a term with a tf this large in some document keeps an unpacked posting
+KNOWN_TERMS = 8_192  # packed terms' numbers remembered (then it starts over)
+
+
+class _Packed:
+    """The postings of a bulk build in one array, 4 bytes a pair and no object per term.
+
+    A pair is ``slot << 8 | tf`` (an int32); a term's pairs are ``pairs[start : start +
+    count]``, in slot order as built. The terms are UTF-8 in one ``bytes`` (``off`` bounds
+    each), found through an open-addressing table of their hashes: at 100,000 facts ~200,000
+    terms cost ~6 MB instead of a string, a dict entry and an array each (~30 MB), and the
+    pairs half the interleaved (slot, tf) int32 pairs. Built with NumPy, which is then loaded:
+    every operation on it uses NumPy. Changes after the build live beside it (the index's
+    per-term arrays); a removed pair is swapped with its range's last (``count`` shrinks).
+    """
+
+    __slots__ = ("blob", "count", "known", "mask", "off", "pairs", "start", "table")
+
+    def __init__(self) -> None:
+        self.blob = b""
+        # Terms looked up lately → number (-1: absent): a host's queries and changes touch the
+        # same common terms again and again (a lookup in ``table`` costs ~6× a dict's).
+        self.known: dict[str, int] = {}
+        self.off: array[int] = array("q", (0,))
+        self.table: array[int] = array("i", (-1,))
+        self.mask = 0
+        self.start: array[int] = array("q")
+        self.count: array[int] = array("i")
+        self.pairs: array[int] = array("i")
+
+    @classmethod
+    def build(
+        cls, terms: Sequence[str], ids: array[int], tfs: array[int], sizes: array[int]
+    ) -> _Packed:
+        """Pack document-major pairs: ``ids``/``tfs`` hold each document's (term number, tf)
+        in slot order, ``sizes`` how many each slot has; ``terms`` name the term numbers."""
+        np = _numpy()
+        term_ids = np.frombuffer(ids, dtype=np.int32)
+        per_slot = np.frombuffer(sizes, dtype=np.int32)
+        words = np.repeat(np.arange(len(sizes), dtype=np.int32), per_slot) << 8
+        words |= np.frombuffer(tfs, dtype=np.uint8)
+        order = np.argsort(term_ids, kind="stable")  # stable: each term's pairs in slot order
+        words = words[order]
+        del order
+        return cls.made(terms, words, np.bincount(term_ids, minlength=len(terms)))
+
+    @classmethod
+    def made(cls, terms: Sequence[str], words: Any, counts: Any) -> _Packed:
+        """The packed postings of ``terms`` whose pairs are ``words`` (NumPy int32, term by
+        term), ``counts[i]`` of them for ``terms[i]``."""
+        np = _numpy()
+        packed = cls()
+        width = len(terms)
+        starts = np.zeros(width, dtype=np.int64)
+        np.cumsum(counts[:-1], out=starts[1:])
+        packed.pairs.frombytes(words.tobytes())
+        del words
+        packed.start.frombytes(starts.tobytes())
+        packed.count.frombytes(counts.astype(np.int32).tobytes())
+        encoded = [term.encode("utf-8", "surrogatepass") for term in terms]
+        packed.off = array("q", (0,))
+        packed.off.extend(accumulate(map(len, encoded)))
+        packed.blob = b"".join(encoded)
+        del encoded
+        size = 8
+        while size < 2 * width:
+            size *= 2
+        table = array("i", (-1,)) * size
+        mask = size - 1
+        for tid, term in enumerate(terms):
+            at = hash(term) & mask
+            while table[at] >= 0:
+                at = (at + 1) & mask
+            table[at] = tid
+        packed.table, packed.mask = table, mask
+        return packed
+
+    def find(self, term: str) -> int:
+        """The term's number, or -1."""
+        known = self.known
+        tid = known.get(term)
+        if tid is not None:
+            return tid
+        table, mask, off, blob = self.table, self.mask, self.off, self.blob
+        at = hash(term) & mask
+        encoded = None
+        while True:
+            tid = table[at]
+            if tid < 0:
+                break
+            if encoded is None:
+                encoded = term.encode("utf-8", "surrogatepass")
+            if blob[off[tid] : off[tid + 1]] == encoded:
+                break
+            at = (at + 1) & mask
+        if len(known) >= KNOWN_TERMS:
+            known.clear()
+        known[term] = tid
+        return tid
+
+    def term(self, tid: int) -> str:
+        """The term numbered ``tid``."""
+        return self.blob[self.off[tid] : self.off[tid + 1]].decode("utf-8", "surrogatepass")
+
+    def view(self, tid: int) -> Any:
+        """The term's live pairs as a writable NumPy view (non-empty ranges only)."""
+        np = _numpy()
+        return np.frombuffer(
+            self.pairs, dtype=np.int32, count=self.count[tid], offset=4 * self.start[tid]
+        )
+
+    def columns(self, tid: int) -> tuple[list[int], list[int]]:
+        """The term's slots and tfs as lists (the plain scorers' input)."""
+        words = self.view(tid)
+        return (words >> 8).tolist(), (words & 0xFF).tolist()
+
+    def remove(self, tid: int, slot: int) -> bool:
+        """Take ``slot``'s pair out of the term's range; whether it was there."""
+        np = _numpy()
+        words = self.view(tid)
+        found = np.flatnonzero((words >> 8) == slot)
+        if not len(found):
+            return False
+        last = len(words) - 1
+        words[int(found[0])] = words[last]
+        self.count[tid] = last
+        return True
+
+    def purge(self, tid: int, buried: Any) -> None:
+        """Keep only the term's pairs whose slot ``buried`` (one bool per slot) leaves out."""
+        words = self.view(tid)
+        kept = words[~buried[words >> 8]]
+        words[: len(kept)] = kept
+        self.count[tid] = len(kept)
+
+    def interleaved(self) -> tuple[memoryview, array[int], array[int]]:
+        """Every range as interleaved (slot, tf) int32 pairs (the saved format; bytes, not
+        copied once more), with the ranges' starts and counts in pairs."""
+        np = _numpy()
+        words = np.frombuffer(self.pairs, dtype=np.int32)
+        pairs = np.empty(2 * len(words), dtype=np.int32)
+        pairs[0::2] = words >> 8
+        pairs[1::2] = words & 0xFF
+        return memoryview(pairs).cast("B"), self.start, self.count
+
+    def nbytes(self) -> int:
+        """Bytes held (arrays and the term text)."""
+        held = (self.off, self.table, self.start, self.count, self.pairs)
+        return len(self.blob) + sum(a.buffer_info()[1] * a.itemsize for a in held)
+
+
 class SparseIndex:
     """Inverted index over keyed documents; ``add``/``remove`` cost O(terms of one doc)."""
 
@@ -279,7 +443,7 @@ class SparseIndex:
     # in ``__init__``.
     __slots__ = (
         "_absent", "_boost_np", "_dead", "_deferred", "_dirty", "_free", "_fresh",
-        "_frozen", "_gone", "_keys", "_length", "_norm", "_norm_np", "_patches",
+        "_frozen", "_gone", "_keys", "_length", "_norm", "_norm_np", "_packed", "_patches",
         "_postings", "_project", "_slot_of", "_stale_after", "_tomb", "_tomb_np",
         "_touched", "_updated", "counters", "total_length"
     )
@@ -291,6 +455,10 @@ class SparseIndex:
         self._keys: list[str | None] = []
         self._free: list[int] = []
         self._postings: dict[str, array[int]] = {}
+        # A bulk build's postings, packed (``add_many``); ``_postings`` then holds what changed
+        # since: new terms, and the pairs added to packed ones. A term's posting is its packed
+        # range followed by its array there. Never beside frozen postings.
+        self._packed: _Packed | None = None
         # Postings restored from disk and not touched yet (term → raw bytes): a hook turn reads a
         # handful of ~20,000 terms, so each becomes an array only when first used (``_thaw``).
         # A mapping, not always a dict: the recall state (recall/state.py) hands in a read-only
@@ -425,9 +593,20 @@ class SparseIndex:
     def df(self, term: str) -> int:
         """Number of documents containing ``term``."""
         posting = self._posting(term)
-        if posting is None:
+        size = 0 if posting is None else len(posting) // 2
+        if self._packed is not None:
+            size += self._base(term)[1]
+        elif posting is None:
             return 0
-        return len(posting) // 2 - self._dead.get(term, 0) if self._dead else len(posting) // 2
+        return size - self._dead.get(term, 0) if self._dead else size
+
+    def _base(self, term: str) -> tuple[int, int]:
+        """The term's number in the packed postings and its pair count there (-1, 0: none)."""
+        packed = self._packed
+        if packed is None:
+            return -1, 0
+        tid = packed.find(term)
+        return (tid, packed.count[tid]) if tid >= 0 else (-1, 0)
 
     def key(self, slot: int) -> str:
         """The key stored in ``slot``."""
@@ -499,19 +678,25 @@ class SparseIndex:
                 patch[1][slot] = tf
         self.counters.adds += 1
 
-    def add_many(self, docs: Iterable[tuple[str, Mapping[str, int], DocMeta]]) -> None:
+    def add_many(
+        self, docs: Iterable[tuple[str, Mapping[str, int], DocMeta]], expected: int = 0
+    ) -> None:
         """Index many documents as :meth:`add` would one by one, in one pass when empty.
 
         An empty index gets its postings appended straight to their arrays (lists of ints
         would hold ~2.5× the bytes at the peak) and its per-slot arrays filled in one go: same
         slots, postings and totals as ``add`` in order (a test compares the two), a fraction
         of the per-posting work. ``docs`` is consumed once: a generator keeps only one
-        document's counts alive.
+        document's counts alive. When ``expected`` (the caller's count of ``docs``) reaches
+        ``PACK_DOCS``, the postings are packed (``_Packed``): the same pairs in half the bytes.
         """
         self._thaw()
         if self._keys:
             for key, counts, meta in docs:
                 self.add(key, counts, meta)
+            return
+        if PACK_DOCS <= expected < _PACK_SLOTS:
+            self._add_packed(docs)
             return
         slot_of = self._slot_of
         keys: list[str | None] = []
@@ -539,8 +724,12 @@ class SparseIndex:
                     posting.append(tf)
         if not keys:
             return
-        self._keys = keys
         self._postings = postings
+        self._set_built(keys, lengths, metas)
+
+    def _set_built(self, keys: list[str | None], lengths: list[int], metas: list[DocMeta]) -> None:
+        """The per-slot side of a bulk build (keys already in ``_slot_of``)."""
+        self._keys = keys
         self._grow(len(keys))
         n = len(keys)
         self._length[:n] = array("d", lengths)
@@ -552,19 +741,103 @@ class SparseIndex:
         self._norm = self._norm_np = self._boost_np = None
         self.counters.adds += n
 
+    def _add_packed(self, docs: Iterable[tuple[str, Mapping[str, int], DocMeta]]) -> None:
+        """``add_many`` into an empty index with packed postings: each document's (term
+        number, tf) pairs appended in slot order (5 bytes a pair), then grouped by term."""
+        slot_of = self._slot_of
+        keys: list[str | None] = []
+        lengths: list[int] = []
+        metas: list[DocMeta] = []
+        numbers: dict[str, int] = {}
+        get = numbers.get
+        ids: array[int] = array("i")
+        tfs: array[int] = array("B")
+        sizes: array[int] = array("i")
+        wide: dict[int, dict[int, int]] = {}  # term number → slot → tf, for tf ≥ _WIDE_TF
+        for key, counts, meta in docs:
+            if key in slot_of:
+                raise ValueError(f"already indexed: {key}")
+            length = sum(counts.values())
+            if length == 0:
+                continue
+            slot = len(keys)
+            if slot >= _PACK_SLOTS:
+                raise ValueError("too many documents to pack")
+            slot_of[key] = slot
+            keys.append(key)
+            lengths.append(length)
+            metas.append(meta)
+            for term, tf in counts.items():
+                tid = get(term)
+                if tid is None:
+                    tid = numbers[term] = len(numbers)
+                ids.append(tid)
+                if tf >= _WIDE_TF:
+                    wide.setdefault(tid, {})[slot] = tf
+                    tf = _WIDE_TF
+                tfs.append(tf)
+            sizes.append(len(counts))
+        if not keys:
+            return
+        terms = list(numbers)
+        del numbers, get
+        packed = _Packed.build(terms, ids, tfs, sizes)
+        del ids, tfs, sizes
+        for tid, big in wide.items():  # such terms keep an unpacked posting
+            posting = array("i")
+            for slot, tf in zip(*packed.columns(tid), strict=True):
+                posting.append(slot)
+                posting.append(big.get(slot, tf))
+            packed.count[tid] = 0
+            self._postings[terms[tid]] = posting
+        self._packed = packed
+        self._set_built(keys, lengths, metas)
+        _return_freed_heap()
+
+
     def export(self) -> tuple[object, ...]:
         """The index as plain containers (for ``marshal``): keys, free slots, postings, arrays."""
         self._thaw()
         n = len(self._keys)
-        terms = list(self._postings)
+        terms, blobs = self._exported_postings()
         return (
             list(self._keys),
             list(self._free),
             terms,
-            [self._postings[term].tobytes() for term in terms],
+            blobs,
             [a[:n].tobytes() for a in self._per_slot()],
             self.total_length,
         )
+
+    def _exported_postings(self) -> tuple[list[str], list[bytes]]:
+        """Every term and its posting as interleaved (slot, tf) int32 bytes: packed terms
+        first (their range, then the pairs added since), then the other terms."""
+        postings = self._postings
+        packed = self._packed
+        if packed is None:
+            terms = list(postings)
+            return terms, [postings[term].tobytes() for term in terms]
+        raw, start, count = packed.interleaved()
+        terms = []
+        blobs = []
+        done: set[str] = set()
+        for tid in range(len(count)):  # in the build's order, as an unpacked build's dict
+            size = count[tid]
+            term = packed.term(tid)
+            added = postings.get(term)
+            if added is not None:
+                done.add(term)
+            elif not size:
+                continue
+            at = 8 * start[tid]
+            blob = raw[at : at + 8 * size].tobytes() if size else b""
+            terms.append(term)
+            blobs.append(blob + added.tobytes() if added is not None else blob)
+        for term, posting in postings.items():
+            if term not in done:
+                terms.append(term)
+                blobs.append(posting.tobytes())
+        return terms, blobs
 
     @classmethod
     def restore(cls, state: Sequence[object]) -> SparseIndex:
@@ -644,7 +917,7 @@ class SparseIndex:
         patches = self._patches
         # A host: O(1) per term now, the pairs purged in bulk later; a lazily restored index
         # records the unread terms' patches instead (O(1) too, and nothing to purge).
-        if "numpy" in sys.modules and not (frozen and patches is not None):
+        if _tombstones() and not (frozen and patches is not None):
             self._bury(slot, terms)
             return
         for term in terms:
@@ -659,6 +932,7 @@ class SparseIndex:
                     continue
                 posting = self._posting(term)
             if posting is None:
+                self._packed_out(term, slot)
                 continue
             if frozen:
                 self._dirty.add(term)
@@ -670,9 +944,12 @@ class SparseIndex:
                         self._gone.add(term)
                     if patches is not None:
                         _patch_out(patches, term, slot)
+                else:
+                    self._packed_out(term, slot)
                 continue
             pos = _find_slot(posting, slot)
             if pos < 0:
+                self._packed_out(term, slot)
                 continue
             if patches is not None:
                 _patch_out(patches, term, slot)
@@ -687,6 +964,13 @@ class SparseIndex:
         if patches is not None:
             self._touched.add(slot)
 
+    def _packed_out(self, term: str, slot: int) -> None:
+        """Take ``slot``'s pair out of ``term``'s packed range, if it is there."""
+        if self._packed is not None:
+            tid, size = self._base(term)
+            if size:
+                self._packed.remove(tid, slot)
+
     def _release(self, slot: int) -> None:
         """The per-slot side of a removal (the slot's postings are handled by the caller)."""
         self._norm = self._norm_np = self._boost_np = None
@@ -700,17 +984,29 @@ class SparseIndex:
         live pair goes at once); the slot is reused only after ``_purge``."""
         postings, dead = self._postings, self._dead
         frozen = bool(self._frozen)
+        packed = self._packed
+        known = packed.known if packed is not None else {}
+        tid = base = 0
         for term in terms:
             posting = self._posting(term) if frozen else postings.get(term)
-            if posting is None:
+            if packed is not None:  # ``_base`` inlined: ~150 terms a removal
+                tid = known.get(term, -2)
+                if tid == -2:
+                    tid = packed.find(term)
+                base = packed.count[tid] if tid >= 0 else 0
+            if posting is None and not base:
                 continue
             if frozen:
                 self._dirty.add(term)
             if self._patches is not None:
                 _patch_out(self._patches, term, slot)
             count = dead.get(term, 0) + 1
-            if count * 2 >= len(posting):  # nothing live is left in it
-                del postings[term]
+            if count >= base + (0 if posting is None else len(posting) // 2):  # none live left
+                if posting is not None:
+                    del postings[term]
+                if base:
+                    assert packed is not None
+                    packed.count[tid] = 0
                 dead.pop(term, None)
                 if frozen:
                     self._gone.add(term)
@@ -732,12 +1028,18 @@ class SparseIndex:
         buried = np.zeros(len(self._keys), dtype=np.bool_)
         buried[np.fromiter(self._tomb, dtype=np.intp, count=len(self._tomb))] = True
         postings = self._postings
+        packed = self._packed
         for term in self._dead:
-            posting = postings[term]
-            pairs = np.frombuffer(posting, dtype=np.int32).reshape(-1, 2)
-            kept = pairs[~buried[pairs[:, 0]]].tobytes()
-            del pairs  # release the buffer export before the posting is resized
-            posting[:] = array("i", kept)
+            posting = postings.get(term)
+            if posting is not None:
+                pairs = np.frombuffer(posting, dtype=np.int32).reshape(-1, 2)
+                kept = pairs[~buried[pairs[:, 0]]].tobytes()
+                del pairs  # release the buffer export before the posting is resized
+                posting[:] = array("i", kept)
+            if packed is not None:
+                tid, base = self._base(term)
+                if base:
+                    packed.purge(tid, buried)
         self._dead = {}
         self._free.extend(sorted(self._tomb, reverse=True))
         self._tomb = set()
@@ -768,23 +1070,39 @@ class SparseIndex:
         ``ignored`` terms score but do not count toward the gate; ``weak`` terms count only
         beside a term that is neither ignored nor weak.
         """
-        used: list[tuple[int, str, array[int]]] = []
+        used: list[Used] = []
+        packed = self._packed is not None
         for j, term in enumerate(terms):
             posting = self._posting(term)
-            if posting is not None:
-                used.append((j, term, posting))
-        if not gate_possible([term for _, term, _ in used], strong, ignored, weak):
+            tid, base = self._base(term) if packed else (-1, 0)
+            if posting is not None or base:
+                used.append((j, term, posting, tid, base))
+        if not gate_possible([term for _, term, *_ in used], strong, ignored, weak):
             return Scored(array("q"), array("d"), array("q"), array("q"))
-        postings = sum(len(p) for _, _, p in used) // 2
+        postings = sum(base + (len(p) // 2 if p else 0) for _, _, p, _, base in used)
         if use_python(postings):
             return self._score_plain(used, weights, avgdl, strong, ignored, weak)
         if use_sparse(postings, len(self._keys)):
             return self._score_sparse(used, weights, avgdl, strong, ignored, weak)
         return self._score_numpy(used, weights, avgdl, strong, ignored, weak)
 
+    def _columns(
+        self, posting: array[int] | None, tid: int, base: int
+    ) -> tuple[Sequence[int], Sequence[int]]:
+        """A found term's slots and tfs (its packed range first): the plain scorers' input."""
+        if not base:
+            assert posting is not None
+            return posting[0::2], posting[1::2]
+        assert self._packed is not None
+        slots, tfs = self._packed.columns(tid)
+        if posting:
+            slots.extend(posting[0::2])
+            tfs.extend(posting[1::2])
+        return slots, tfs
+
     def _score_plain(
         self,
-        used: list[tuple[int, str, array[int]]],
+        used: list[Used],
         weights: Mapping[str, float],
         avgdl: float,
         strong: frozenset[str] | None,
@@ -799,12 +1117,13 @@ class SparseIndex:
         acc = [0.0] * cap
         bits = [0] * cap
         k1p = K1 + 1
-        for j, term, posting in used:
+        for j, term, posting, tid, base in used:
             w = weights[term]
-            slots = posting[0::2]  # C-level copies: the loops below touch one list each
+            # C-level copies: the loops below touch one list each.
+            slots, tfs = self._columns(posting, tid, base)
             # w·(tf·(k1+1)) / (tf + norm), NumPy's expression in the same order; each slot's
             # sum starts at 0.0 and adds the terms in query order, as bincount does.
-            for slot, tf in zip(slots, posting[1::2], strict=True):
+            for slot, tf in zip(slots, tfs, strict=True):
                 acc[slot] += w * (tf * k1p) / (tf + norm[slot])
             if j < MASK_TERMS:
                 power = 1 << j
@@ -823,7 +1142,7 @@ class SparseIndex:
 
     def _gate_plain_bits(
         self,
-        used: list[tuple[int, str, array[int]]],
+        used: list[Used],
         bits: list[int],
         strong: frozenset[str] | None,
         ignored: frozenset[str],
@@ -833,7 +1152,7 @@ class SparseIndex:
         document's matched-term bits, as NumPy's path does: a document's counted terms are
         the counted bits it holds (one pass per document, not three per posting)."""
         counted = solid = single = 0
-        for j, term, _ in used:
+        for j, term, *_ in used:
             if term not in ignored:
                 counted |= 1 << j
                 solid |= 0 if term in weak else 1 << j
@@ -851,7 +1170,7 @@ class SparseIndex:
 
     def _gate_plain_counts(
         self,
-        used: list[tuple[int, str, array[int]]],
+        used: list[Used],
         cap: int,
         strong: frozenset[str] | None,
         ignored: frozenset[str],
@@ -863,8 +1182,8 @@ class SparseIndex:
         specific = [0] * cap
         single = bytearray(cap)
         seen: set[int] = set()
-        for _, term, posting in used:
-            slots = posting[0::2]
+        for _, term, posting, tid, base in used:
+            slots = self._columns(posting, tid, base)[0]
             seen.update(slots)
             if term in ignored:
                 continue
@@ -886,7 +1205,7 @@ class SparseIndex:
 
     def _score_sparse(
         self,
-        used: list[tuple[int, str, array[int]]],
+        used: list[Used],
         weights: Mapping[str, float],
         avgdl: float,
         strong: frozenset[str] | None,
@@ -906,13 +1225,13 @@ class SparseIndex:
         bits: dict[int, int] = {}
         norm: dict[int, float] = {}
         k1p = K1 + 1
-        for j, term, posting in used:
+        for j, term, posting, tid, base in used:
             w = weights[term]
             power = 1 << j if j < MASK_TERMS else 0
             counted = term not in ignored
             solid = counted and term not in weak
             alone = counted and (strong is None or term in strong)
-            for slot, tf in zip(posting[0::2], posting[1::2], strict=True):
+            for slot, tf in zip(*self._columns(posting, tid, base), strict=True):
                 n = norm.get(slot)
                 if n is None:
                     n = norm[slot] = K1 * (1 - B + B * length[slot] / avgdl)
@@ -941,7 +1260,7 @@ class SparseIndex:
 
     def _score_numpy(
         self,
-        used: list[tuple[int, str, array[int]]],
+        used: list[Used],
         weights: Mapping[str, float],
         avgdl: float,
         strong: frozenset[str] | None,
@@ -962,13 +1281,29 @@ class SparseIndex:
         if not used:
             empty = np.zeros(0, dtype=np.int64)
             return Scored(empty, np.zeros(0, dtype=np.float64), empty, empty)
-        views = [np.frombuffer(posting, dtype=np.int32) for _, _, posting in used]
-        sizes = [len(v) // 2 for v in views]
-        pairs = np.concatenate(views)
-        views.clear()  # release the buffer exports so the postings may resize later
-        slots = pairs[0::2].astype(np.intp)
-        tf = pairs[1::2]  # int32: converted exactly to float64 by each operation below
-        names = [term for _, term, _ in used]
+        slot_parts: list[Any] = []
+        tf_parts: list[Any] = []
+        sizes: list[int] = []
+        packed = self._packed
+        for _, _, posting, tid, base in used:
+            size = 0
+            if base:  # the packed range, then the pairs added since
+                assert packed is not None
+                words = packed.view(tid)
+                slot_parts.append(words >> 8)
+                tf_parts.append(words & 0xFF)
+                size = base
+            if posting is not None:
+                slot_parts.append(np.frombuffer(posting, dtype=np.int32)[0::2])
+                tf_parts.append(np.frombuffer(posting, dtype=np.int32)[1::2])
+                size += len(posting) // 2
+            sizes.append(size)
+        slots = np.concatenate(slot_parts, dtype=np.intp)
+        tf = np.concatenate(tf_parts, dtype=np.int32)  # converted exactly to float64 below
+        # Release the buffer exports so the postings may resize later.
+        slot_parts.clear()
+        tf_parts.clear()
+        names = [term for _, term, *_ in used]
         # Same operation order as the S8.6 reference formula, and bincount adds each
         # document's contributions in query-term order starting from 0.0, so the floats
         # agree exactly with a term-by-term sum.
@@ -987,12 +1322,12 @@ class SparseIndex:
         if masked and len(used) <= TABLE_TERMS:
             return self._gate_by_table(used, slots, sizes, acc, strong, ignored, weak)
         # Arrays, not lists, into ``repeat``: a list takes NumPy's slower wrapping path.
-        powers = np.array([float(1 << j) if j < MASK_TERMS else 0.0 for j, _, _ in used])
+        powers = np.array([float(1 << j) if j < MASK_TERMS else 0.0 for j, *_ in used])
         bits = np.bincount(slots, weights=powers.repeat(sizes), minlength=cap).astype(np.int64)
         if masked and hasattr(np, "bitwise_count"):
             # A document's counted terms are the counted bits it holds: one pass per document
             # instead of a ``bincount`` over every posting (each pair occurs once per term).
-            counted = sum(1 << j for j, term, _ in used if term not in ignored)
+            counted = sum(1 << j for j, term, *_ in used if term not in ignored)
             count = np.bitwise_count(bits & counted).astype(np.intp)
         elif ignored and any(t in ignored for t in names):
             which = np.array([t not in ignored for t in names]).repeat(sizes)
@@ -1001,7 +1336,7 @@ class SparseIndex:
             count = np.bincount(slots, minlength=cap)
         if masked:
             solid = single = 0
-            for j, term in zip((j for j, _, _ in used), names, strict=True):
+            for j, term in zip((j for j, *_ in used), names, strict=True):
                 if term not in ignored:
                     solid |= 0 if term in weak else 1 << j
                     single |= 1 << j if strong is None or term in strong else 0
@@ -1013,7 +1348,7 @@ class SparseIndex:
 
     def _gate_by_table(
         self,
-        used: list[tuple[int, str, array[int]]],
+        used: list[Used],
         slots: IntArray,
         sizes: list[int],
         acc: FloatArray,
@@ -1036,7 +1371,7 @@ class SparseIndex:
         solid = np.zeros(size, dtype=np.bool_)
         single = np.zeros(size, dtype=np.bool_)
         order = np.zeros(size, dtype=np.int64)
-        for k, (j, term, _) in enumerate(used):
+        for k, (j, term, *_) in enumerate(used):
             has = (patterns >> k) & 1
             order |= has << j
             if term in ignored:
@@ -1145,7 +1480,11 @@ class SparseIndex:
     def vocabulary(self) -> int:
         """Number of distinct terms (a tombstone's pairs never leave a posting empty)."""
         if not self._frozen:
-            return len(self._postings)
+            packed = self._packed
+            if packed is None:
+                return len(self._postings)
+            live = sum(1 for size in packed.count if size)
+            return live + sum(1 for term in self._postings if not self._base(term)[1])
         self._thaw_all_deferred()
         frozen = self._frozen
         new = sum(1 for term in self._dirty if term not in self._gone and term not in frozen)
@@ -1198,7 +1537,24 @@ class SparseIndex:
         self._thaw()
         postings = sum(p.buffer_info()[1] * p.itemsize for p in self._postings.values())
         arrays = sum(a.buffer_info()[1] * a.itemsize for a in self._per_slot())
-        return postings + arrays
+        return postings + arrays + (0 if self._packed is None else self._packed.nbytes())
+
+
+def _return_freed_heap() -> None:
+    """Give the C heap's free pages back to the system after a packed build (glibc only).
+
+    The build's document-major arrays, term table and NumPy temporaries are freed, but glibc
+    keeps most of that heap mapped: at 100,000 facts ~30 MB of a host's RSS, measured.
+    """
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    try:
+        trim = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):  # not glibc (musl has no malloc_trim)
+        return
+    trim(0)
 
 
 def _stale_from(fresh: Any, after: Any) -> Any:
