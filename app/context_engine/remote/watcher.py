@@ -19,6 +19,7 @@ from watchdog.observers.api import BaseObserver
 
 from ..areas import AREAS, WatchTargets, event_paths
 from ..paths import EnginePaths
+from ..watchdog_warnings import quiet_rewatch_warning
 
 __all__ = ["AREAS", "ServerWatcher"]
 
@@ -70,6 +71,7 @@ class ServerWatcher:
 
     def start(self) -> None:
         """Schedule every existing root and start the observer and debounce threads."""
+        quiet_rewatch_warning()
         observer = Observer()
         handler = _Handler(self)
         for folder, recursive in self.areas.roots():

@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from context_engine.areas import WatchTargets, event_paths, is_ignored
+from context_engine.watchdog_warnings import quiet_rewatch_warning
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from watchdog.events import (
     DirCreatedEvent,
@@ -134,6 +135,7 @@ class FileWatcher(QObject):
         """Start the observer on every existing watch root."""
         if self._observer is not None:
             return
+        quiet_rewatch_warning()
         observer = Observer()
         handler = self._handler
         for folder, recursive in self._targets.roots():
