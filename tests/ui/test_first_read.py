@@ -40,6 +40,19 @@ def _never_indexed(tmp_path: Path) -> EnginePaths:
     return paths
 
 
+def _presenter_over_never_indexed(
+    qtbot, tmp_path: Path
+) -> tuple[EnginePaths, FactsTab, TaskManager, FactsPresenter]:
+    """A Facts tab and its presenter (not started) over a never-indexed home, as the app has
+    them for a local window (the window creates the derived index)."""
+    paths = _never_indexed(tmp_path)
+    backend = Backend(LocalCatalog(paths), keep_index=True)
+    tab = FactsTab()
+    qtbot.addWidget(tab)
+    tasks = TaskManager()
+    return paths, tab, tasks, FactsPresenter(tab, backend, tasks, Hub())
+
+
 @pytest.fixture
 def small_batches(monkeypatch: pytest.MonkeyPatch) -> None:
     """Batches and showings small and frequent enough to be seen at a few thousand facts."""
@@ -99,12 +112,7 @@ def test_rows_arrive_while_the_stores_are_read_with_a_count_of_the_files(
 def test_cancelling_the_first_read_stops_it_and_keeps_the_committed_rows(
     qtbot, tmp_path: Path
 ) -> None:
-    paths = _never_indexed(tmp_path)
-    backend = Backend(LocalCatalog(paths), keep_index=True)
-    tab = FactsTab()
-    qtbot.addWidget(tab)
-    tasks = TaskManager()
-    presenter = FactsPresenter(tab, backend, tasks, Hub())
+    paths, tab, tasks, presenter = _presenter_over_never_indexed(qtbot, tmp_path)
     reports: list[str] = []
 
     def cancel(op: Op) -> None:
@@ -136,12 +144,7 @@ def test_cancelling_the_first_read_stops_it_and_keeps_the_committed_rows(
 def test_a_first_read_cancelled_with_rows_shown_keeps_saying_so_when_filtered(
     qtbot, tmp_path: Path
 ) -> None:
-    paths = _never_indexed(tmp_path)
-    backend = Backend(LocalCatalog(paths), keep_index=True)
-    tab = FactsTab()
-    qtbot.addWidget(tab)
-    tasks = TaskManager()
-    presenter = FactsPresenter(tab, backend, tasks, Hub())
+    _, tab, tasks, presenter = _presenter_over_never_indexed(qtbot, tmp_path)
 
     def cancel(op: Op) -> None:
         if tab.model.rowCount() > 0:  # some rows read so far are on screen

@@ -28,7 +28,7 @@ from context_engine.facts.codec import render_fact
 from context_engine.facts.listing import list_memory
 from context_engine.facts.memory import Memory
 from context_engine.facts.model import FACT_TYPES, Fact
-from context_engine.facts.printed_listing import CHUNK_ROWS
+from context_engine.facts.printed_listing import CHUNK_ROWS, PrintedFacts
 from context_engine.facts.rendered import json_head, json_tail, stamp_us
 from context_engine.paths import EnginePaths
 from hypothesis import HealthCheck, given, settings
@@ -101,6 +101,17 @@ def _expected_json(paths: EnginePaths, clock: Clock) -> bytes:
     return json.dumps({"facts": items}, ensure_ascii=False, indent=2).encode()
 
 
+def _printed_both(
+    paths: EnginePaths, clock: Clock
+) -> tuple[PrintedFacts | None, PrintedFacts | None]:
+    """``list --json``'s and ``memory``'s printed facts, from a fresh catalog of ``paths``."""
+    catalog = LocalCatalog(paths)
+    try:
+        return printed_facts(catalog, "json", clock), printed_facts(catalog, "lines", clock)
+    finally:
+        catalog.close()
+
+
 def _odd_scope(paths: EnginePaths) -> bool:
     memory = Memory(paths)
     for store in memory.stores.all():
@@ -147,12 +158,7 @@ def test_printed_facts_are_the_listing_printed_fact_by_fact(
             else:
                 _write(target, "garbage" if what == "garbage" else "fact", fact)
         clock = Clock(NOW)
-        catalog = LocalCatalog(paths)
-        try:
-            printed = printed_facts(catalog, "json", clock)
-            lines = printed_facts(catalog, "lines", clock)
-        finally:
-            catalog.close()
+        printed, lines = _printed_both(paths, clock)
         expected = _expected_json(paths, clock)
         if _odd_scope(paths):
             assert printed is None and lines is None  # the stable sort across stores decides
@@ -390,12 +396,7 @@ def test_a_nul_in_a_printed_field_is_printed(tmp_path: Path) -> None:
     list_memory(memory)
     memory.close()
     clock = Clock(NOW)
-    catalog = LocalCatalog(paths)
-    try:
-        printed = printed_facts(catalog, "json", clock)
-        lines = printed_facts(catalog, "lines", clock)
-    finally:
-        catalog.close()
+    printed, lines = _printed_both(paths, clock)
     assert printed is not None and lines is not None
     full = list_memory(_unindexed(paths))
     assert lines.text.decode() == "\n".join(f"  {line}" for line in listed_lines(full.facts,
