@@ -698,23 +698,12 @@ class SparseIndex:
         if PACK_DOCS <= expected < _PACK_SLOTS:
             self._add_packed(docs)
             return
-        slot_of = self._slot_of
         keys: list[str | None] = []
         lengths: list[int] = []
         metas: list[DocMeta] = []
         postings: dict[str, array[int]] = {}
         get = postings.get
-        for key, counts, meta in docs:
-            if key in slot_of:
-                raise ValueError(f"already indexed: {key}")
-            length = sum(counts.values())
-            if length == 0:
-                continue
-            slot = len(keys)
-            slot_of[key] = slot
-            keys.append(key)
-            lengths.append(length)
-            metas.append(meta)
+        for slot, counts in self._admitted(docs, keys, lengths, metas):
             for term, tf in counts.items():
                 posting = get(term)
                 if posting is None:
@@ -726,6 +715,29 @@ class SparseIndex:
             return
         self._postings = postings
         self._set_built(keys, lengths, metas)
+
+    def _admitted(
+        self, docs: Iterable[tuple[str, Mapping[str, int], DocMeta]], keys: list[str | None],
+        lengths: list[int], metas: list[DocMeta], most: int | None = None,
+    ) -> Iterator[tuple[int, Mapping[str, int]]]:
+        """Each non-empty document of a bulk build with its slot, recorded in ``_slot_of``,
+        ``keys``, ``lengths`` and ``metas``; a key indexed twice (or past ``most`` slots)
+        raises ``ValueError``."""
+        slot_of = self._slot_of
+        for key, counts, meta in docs:
+            if key in slot_of:
+                raise ValueError(f"already indexed: {key}")
+            length = sum(counts.values())
+            if length == 0:
+                continue
+            slot = len(keys)
+            if most is not None and slot >= most:
+                raise ValueError("too many documents to pack")
+            slot_of[key] = slot
+            keys.append(key)
+            lengths.append(length)
+            metas.append(meta)
+            yield slot, counts
 
     def _set_built(self, keys: list[str | None], lengths: list[int], metas: list[DocMeta]) -> None:
         """The per-slot side of a bulk build (keys already in ``_slot_of``)."""
@@ -744,7 +756,6 @@ class SparseIndex:
     def _add_packed(self, docs: Iterable[tuple[str, Mapping[str, int], DocMeta]]) -> None:
         """``add_many`` into an empty index with packed postings: each document's (term
         number, tf) pairs appended in slot order (5 bytes a pair), then grouped by term."""
-        slot_of = self._slot_of
         keys: list[str | None] = []
         lengths: list[int] = []
         metas: list[DocMeta] = []
@@ -754,19 +765,7 @@ class SparseIndex:
         tfs: array[int] = array("B")
         sizes: array[int] = array("i")
         wide: dict[int, dict[int, int]] = {}  # term number → slot → tf, for tf ≥ _WIDE_TF
-        for key, counts, meta in docs:
-            if key in slot_of:
-                raise ValueError(f"already indexed: {key}")
-            length = sum(counts.values())
-            if length == 0:
-                continue
-            slot = len(keys)
-            if slot >= _PACK_SLOTS:
-                raise ValueError("too many documents to pack")
-            slot_of[key] = slot
-            keys.append(key)
-            lengths.append(length)
-            metas.append(meta)
+        for slot, counts in self._admitted(docs, keys, lengths, metas, _PACK_SLOTS):
             for term, tf in counts.items():
                 tid = get(term)
                 if tid is None:
@@ -793,7 +792,6 @@ class SparseIndex:
         self._packed = packed
         self._set_built(keys, lengths, metas)
         _return_freed_heap()
-
 
     def export(self) -> tuple[object, ...]:
         """The index as plain containers (for ``marshal``): keys, free slots, postings, arrays."""
