@@ -50,6 +50,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from residency import resident_share
+
 if TYPE_CHECKING:
     from context_engine.paths import EnginePaths
 
@@ -546,6 +548,10 @@ def run_size(
         if i == 0 and b"memory-recall" not in out.stdout:
             print("  note: the hook added no recall block", flush=True)
         add("recall", Child([*ce, "recall", PROMPT], env=env))
+        indexes = sorted(home.glob("**/context-center/index/*.sqlite"))
+        RESIDENT.setdefault(count, []).append(min(
+            (share for share in map(resident_share, indexes) if share is not None), default=-1.0
+        ))
         add("list --json", Child([*ce, "--json", "list"], env=env))
         add("read", Child([*ce, "read", some["reference"]], env=env))
         add("read by id", Child([*ce, "read", some["id"]], env=env))
@@ -635,6 +641,9 @@ def run_size(
 
 
 MONITORS: dict[int, str] = {}
+# Per size, before each timed ``list --json``: the least-cached derived index's resident share
+# (``residency.py``; -1: unknown). A cold index makes that figure ~5× slower.
+RESIDENT: dict[int, list[float]] = {}
 
 
 def _monitor_note(up: dict[str, object] | None) -> str:
@@ -750,6 +759,9 @@ def main() -> None:
     print(f"\nmedians of {args.repeats} runs; {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}")
     for count, note in MONITORS.items():
         print(f"store monitor at {count:,}: {note}")
+    for count, shares in RESIDENT.items():
+        cached = ", ".join("unknown" if s < 0 else f"{s * 100:.0f} %" for s in shares)
+        print(f"derived index in page cache before each list --json at {count:,}: {cached}")
     report(sizes, results)
 
 
