@@ -9,11 +9,12 @@ resident before its timed runs instead of guessing.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import mmap
 from pathlib import Path
 
 _PAGE = mmap.PAGESIZE
+# The process's own symbols, libc's among them (``find_library`` would start ``ldconfig``).
+_LIBC = ctypes.CDLL(None, use_errno=True)
 
 
 def resident_share(path: Path) -> float | None:
@@ -24,10 +25,6 @@ def resident_share(path: Path) -> float | None:
         return None
     if size == 0:
         return 1.0
-    libc_name = ctypes.util.find_library("c")
-    if libc_name is None:
-        return None
-    libc = ctypes.CDLL(libc_name, use_errno=True)
     pages = (size + _PAGE - 1) // _PAGE
     vector = (ctypes.c_ubyte * pages)()
     with path.open("rb") as file:
@@ -40,7 +37,7 @@ def resident_share(path: Path) -> float | None:
             # Mapping a file reads none of it: mincore only reports what is already cached.
             view = ctypes.c_char.from_buffer(mapped)
             try:
-                failed = libc.mincore(
+                failed = _LIBC.mincore(
                     ctypes.c_void_p(ctypes.addressof(view)), ctypes.c_size_t(size), vector
                 )
             finally:
@@ -51,18 +48,3 @@ def resident_share(path: Path) -> float | None:
         return None
     return sum(byte & 1 for byte in vector) / pages
 
-
-def resident_note(paths: list[Path]) -> str:
-    """``name 97 %`` for each existing file of ``paths`` (what a note beside a figure says)."""
-    parts = []
-    for path in paths:
-        share = resident_share(path)
-        if share is not None:
-            parts.append(f"{path.name} {share * 100:.0f} %")
-    return ", ".join(parts) if parts else "unknown"
-
-
-if __name__ == "__main__":
-    import sys
-
-    print(resident_note([Path(p) for p in sys.argv[1:]]))

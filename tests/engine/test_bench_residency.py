@@ -9,7 +9,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 
-from residency import resident_note, resident_share
+from residency import resident_share
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="mincore: Linux")
 
@@ -27,9 +27,3 @@ def test_a_missing_file_is_unknown_and_an_empty_one_wholly_cached(tmp_path: Path
     (tmp_path / "empty").write_bytes(b"")
     assert resident_share(tmp_path / "empty") == 1.0
 
-
-def test_the_note_names_only_the_files_it_could_measure(tmp_path: Path) -> None:
-    path = tmp_path / "a.sqlite"
-    path.write_bytes(b"y" * 8192)
-    note = resident_note([path, tmp_path / "gone.sqlite"])
-    assert note.startswith("a.sqlite ") and note.endswith(" %") and "gone" not in note
