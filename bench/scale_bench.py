@@ -489,6 +489,14 @@ def run_size(
     ).encode()
     hook = [exe, "--home", str(home), "hook", "claude-code", "UserPromptSubmit"]
     if host_only:
+        # The full run's warm-up, shortened: saved states of this code, built inline, then
+        # saved again once the copied files have settled. Without it the host would open on
+        # the cache's states (another code's, after any change to the recall code) or on
+        # files still inside the racy window, and time their rebuild instead of its turns.
+        for _ in range(2):
+            Child(hook, payload, dict(env, CONTEXT_ENGINE_HOOK_BUDGET="0"))
+        time.sleep(2.2)
+        Child(hook, payload, env)
         host = json.loads(Child(
             [py, "-c", HOST, str(home), str(ws), PROMPT, PROMPT_ZH, str(repeats)], env=env
         ).stdout)

@@ -13,6 +13,7 @@ import sys
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from ..paths import EnginePaths
+from .pipe import WIDE_OUTPUT, widen_pipe
 
 if TYPE_CHECKING:
     from ..catalog.base import Catalog
@@ -61,6 +62,8 @@ def echo_parts(parts: list[bytes]) -> None:
         echo(b"".join(parts).decode("utf-8"))
         return
     stream.flush()
+    if sum(map(len, parts)) >= WIDE_OUTPUT:
+        widen_pipe(binary)
     for part in parts:
         binary.write(part)
     binary.write(b"\n")
@@ -76,6 +79,7 @@ class StreamedListing:
     """
 
     def __init__(self, binary: Any, head: bytes, separator: bytes) -> None:
+        widen_pipe(binary)  # a listing streamed is a long one
         self._binary = binary
         self._head = head
         self._separator = separator

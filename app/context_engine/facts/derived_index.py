@@ -50,6 +50,11 @@ if TYPE_CHECKING:
     from .watched import Look
 
 SCHEMA = 2  # 2: the ``watch`` table and its triggers; ``files_table``, the app's table rows
+# A row's printed form is most of a fact (bodies run to 1,500 characters): on 4 KiB pages most
+# rows of the listing index spill to overflow pages, one read each (28,000 ``pread`` calls for
+# ``list --json`` at 100k); on 16 KiB pages the same listing costs ~15 % less CPU
+# (docs/decisions.md, "The derived index's page size").
+PAGE_SIZE = 16_384
 # The file keeps its name across schema versions: an existing index of another schema (``meta``)
 # is emptied and refilled by the next command, a read-only one included — under a new name,
 # read-only commands would parse every file until a writer or a hook made the new file.
@@ -131,6 +136,26 @@ def code_tag() -> str:
         except OSError:
             digest.update(b"?")
     return digest.hexdigest()
+
+
+def _repaged(db: sqlite3.Connection) -> None:
+    """An emptied index of another page size (an earlier version's) takes ``PAGE_SIZE``.
+
+    Only a file no other connection has open can leave WAL mode for the ``VACUUM`` (cheap on
+    emptied tables): otherwise it keeps its page size, as it would have anyway, and stays in
+    WAL mode.
+    """
+    if db.execute("PRAGMA page_size").fetchone()[0] == PAGE_SIZE:
+        return
+    try:
+        if db.execute("PRAGMA journal_mode=DELETE").fetchone()[0] == "delete":
+            db.execute(f"PRAGMA page_size={PAGE_SIZE}")
+            db.execute("VACUUM")
+    except sqlite3.OperationalError:
+        pass  # busy: another process has it open
+    finally:
+        with contextlib.suppress(sqlite3.OperationalError):  # then the next opener sets it
+            db.execute("PRAGMA journal_mode=WAL")
 
 
 def index_path(paths: EnginePaths, scope: Scope) -> Path:
@@ -340,6 +365,8 @@ class FactIndex:
         if db is None:
             return None
         if self._writable:
+            # Decides the page size of a file not yet written (an existing file keeps its own).
+            db.execute(f"PRAGMA page_size={PAGE_SIZE}")
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
             # A checkpointed WAL is cut back to 4 MB: a hook that exits without closing (os._exit)
@@ -378,6 +405,8 @@ class FactIndex:
         except BaseException:
             db.execute("ROLLBACK")
             raise
+        _repaged(db)
+
 
     def _rebuilt(self) -> sqlite3.Connection | None:
         """A corrupt file (garbage, truncated) is ours and derived: remove it and start over."""

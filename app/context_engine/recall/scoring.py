@@ -109,13 +109,12 @@ def rank(
         news = [updated[i] for i in chosen]
         keys = [index.key(slots[i]) for i in chosen]
         flags = [stale[i] for i in chosen]
-        marks = [scored.bits[i] for i in chosen]
     else:
         values = adjusted[chosen].tolist()
         news = index.updated(slots[chosen]).tolist()
         keys = [index.key(slot) for slot in slots[chosen].tolist()]
         flags = stale[chosen].tolist()
-        marks = scored.bits[chosen].tolist()
+    marks = scored.bits_at(chosen)
     row = dict(zip(chosen, range(len(chosen)), strict=True))
 
     def key(i: int) -> tuple[float, int, tuple[str, ...]]:
@@ -169,7 +168,8 @@ def _numpy_head(
     if kept_total > 4 * want:
         # The ``want`` best scores are all kept (the top is); everything scoring at least the
         # ``want``-th best is a contender, ties at the cut included.
-        cutoff = -np.partition(-adjusted, want - 1)[want - 1]
+        # The ``want``-th largest, partitioned in place of a negated copy.
+        cutoff = np.partition(adjusted, len(adjusted) - want)[len(adjusted) - want]
         chosen = np.flatnonzero(adjusted >= cutoff)
     else:
         chosen = np.flatnonzero(keep)
@@ -184,6 +184,7 @@ def _numpy_head(
         need += 1
     below_idx = np.flatnonzero(~keep)
     if len(below_idx) > detail > 0:
-        cut = -np.partition(-adjusted[below_idx], detail - 1)[detail - 1]
+        below = adjusted[below_idx]
+        cut = np.partition(below, len(below) - detail)[len(below) - detail]
         below_idx = below_idx[adjusted[below_idx] >= cut]
     return order[:need].tolist(), kept_total, below_idx.tolist()
