@@ -559,7 +559,9 @@ class SparseIndex:
         self._norm_np: tuple[float, Any] | None = None
         # Per slot, the project boost factor (1.0 or the boost) and the first microsecond at which
         # the fact is stale (NumPy arrays, for ``boosted_np``); dropped with the norms.
-        self._boost_np: tuple[float, Any, Any] | None = None
+        # Per boost: each slot's boost, the first ``now`` it is stale at, the boost when all
+        # slots share one, and the stale flags for a span of ``now`` (``_stale_at``).
+        self._boost_np: tuple[float, Any, Any, float | None, list[Any]] | None = None
 
     def __len__(self) -> int:
         """Number of indexed documents (N)."""
@@ -1539,13 +1541,17 @@ class SparseIndex:
         if self._boost_np is None or self._boost_np[0] != boost:
             project = np.frombuffer(self._project, dtype=np.int8)
             factor = np.where(project != 0, boost, 1.0)
+            # One scope only (a pool of project facts, say): every score times one number.
+            # (Only the used slots: spare capacity and free slots are never a candidate.)
+            used = factor[: len(self._keys)]
+            uniform = float(used[0]) if len(used) and (used == used[0]).all() else None
             self._boost_np = (boost, factor, _stale_from(
                 np.frombuffer(self._fresh, dtype=np.int64),
                 np.frombuffer(self._stale_after, dtype=np.int64),
-            ))
-        _, factor, stale_from = self._boost_np
-        adjusted = scores * factor[slots]
-        mask = stale_from[slots] <= now_us
+            ), uniform, [1, 0, None])
+        _, factor, stale_from, uniform, window = self._boost_np
+        adjusted = scores * (factor[slots] if uniform is None else uniform)
+        mask = _stale_at(np, stale_from, window, now_us)[slots]
         adjusted[np.flatnonzero(mask)] *= penalty  # the stale few, not a pass over every one
         return adjusted, mask
 
@@ -1697,6 +1703,21 @@ def _return_freed_heap() -> None:
     except (OSError, AttributeError):  # not glibc (musl has no malloc_trim)
         return
     trim(0)
+
+
+def _stale_at(np: Any, stale_from: Any, window: list[Any], now_us: int) -> Any:
+    """Per slot, whether it is stale at ``now_us`` (``stale_from <= now_us``), kept in
+    ``window`` ([low, high, flags]) for every ``now`` from the latest ``stale_from`` reached to
+    the next one: no slot changes side in between, and a host's turns fall there for hours."""
+    low, high, flags = window
+    if flags is None or not low <= now_us < high:
+        flags = stale_from <= now_us
+        reached = stale_from[flags]
+        ahead = stale_from[~flags]
+        low = int(reached.max()) if len(reached) else -(2**63)
+        high = int(ahead.min()) if len(ahead) else 2**63
+        window[:] = [low, high, flags]
+    return flags
 
 
 def _stale_from(fresh: Any, after: Any) -> Any:

@@ -173,6 +173,37 @@ def test_kept_boost_arrays_match_the_per_candidate_formula(docs, now_us) -> None
     assert again[0].tolist() == [1.08 * 0.92] and again[1].tolist() == [True]
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.booleans(), stamps, st.integers(min_value=0, max_value=2**50)),
+        min_size=1,
+        max_size=12,
+    ),
+    st.lists(st.integers(min_value=0, max_value=2**62), min_size=1, max_size=8),
+    st.booleans(),
+)
+def test_boosts_kept_between_calls_follow_the_clock(docs, clock, one_scope) -> None:  # type: ignore[no-untyped-def]
+    """The stale flags are kept for a span of ``now`` and the boost is one number when every
+    slot has the same scope: any sequence of clock readings, forwards or back, gives what the
+    per-candidate formula gives."""
+    built = SparseIndex()
+    for i, (project, fresh, after) in enumerate(docs):
+        built.add(f"k{i}", {"w": 1}, DocMeta(project=project or one_scope, fresh_us=fresh,
+                                             stale_after_us=after))
+    # Stamps either side of each stale edge, as well as the drawn readings.
+    edges = [fresh + after for _, fresh, after in docs if fresh != NO_TIME]
+    readings = [*clock, *(e + d for e in edges for d in (-1, 0, 1, 2) if 0 <= e + d < 2**62)]
+    slots = np.arange(len(docs))
+    scores = np.linspace(0.5, 3.0, len(docs))
+    for now_us in readings:
+        new = built.boosted_np(slots, scores, now_us, scoring.PROJECT_BOOST,
+                               scoring.STALE_PENALTY)
+        old = old_boosted(built, slots, scores, now_us)
+        assert new[0].tolist() == old[0].tolist(), now_us
+        assert new[1].tolist() == old[1].tolist(), now_us
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_large_stores_with_ties_rank_the_same_on_every_path(seed: int) -> None:
     """Hundreds of candidates above the floor, many tied in score and age: NumPy's head keeps
