@@ -168,9 +168,7 @@ def _numpy_head(
     if kept_total > 4 * want:
         # The ``want`` best scores are all kept (the top is); everything scoring at least the
         # ``want``-th best is a contender, ties at the cut included.
-        # The ``want``-th largest, partitioned in place of a negated copy.
-        cutoff = np.partition(adjusted, len(adjusted) - want)[len(adjusted) - want]
-        chosen = np.flatnonzero(adjusted >= cutoff)
+        chosen = _at_least_the_best(np, adjusted, want)
     else:
         chosen = np.flatnonzero(keep)
     updated = index.updated(scored.slots[chosen])
@@ -188,3 +186,26 @@ def _numpy_head(
         cut = np.partition(below, len(below) - detail)[len(below) - detail]
         below_idx = below_idx[adjusted[below_idx] >= cut]
     return order[:need].tolist(), kept_total, below_idx.tolist()
+
+
+# Every this many candidates, one is sampled for ``_at_least_the_best``'s first cut.
+SAMPLE_EVERY = 16
+
+
+def _at_least_the_best(np: Any, values: Any, want: int) -> Any:
+    """Positions of every value at least the ``want``-th largest (ties at the cut included),
+    in order; ``0 < want <= len(values)``.
+
+    The ``want``-th largest of a sample is at most the ``want``-th largest of all (the sample's
+    best are values too): only the values reaching the sample's cut, ~``want·SAMPLE_EVERY`` of
+    them, are partitioned, not all tens of thousands.
+    """
+    sample = values[::SAMPLE_EVERY]
+    if len(sample) >= want:
+        floor = np.partition(sample, len(sample) - want)[len(sample) - want]
+        near = np.flatnonzero(values >= floor)
+        best = values[near]
+        cutoff = np.partition(best, len(best) - want)[len(best) - want]
+        return near[best >= cutoff]
+    cutoff = np.partition(values, len(values) - want)[len(values) - want]
+    return np.flatnonzero(values >= cutoff)
