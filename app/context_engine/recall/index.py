@@ -1442,10 +1442,10 @@ class SparseIndex:
         weak: frozenset[str],
     ) -> Scored:
         """``_score_numpy`` for a query of few terms found: each document's pattern of found
-        terms (bit k = the k-th of ``used``) is added up per slot beside the scores, and the
-        gate is looked up per pattern in a table of 2^len(used) entries, instead of a dozen
-        passes over every slot. Counted matches and query-order bitmasks stay tables too,
-        read for the rows asked for.
+        terms (bit k = the k-th of ``used``) is added up per slot beside the scores, one or
+        two bytes a slot, and the gate is a few bit tests on those bytes (``_gate_of``; the
+        per-pattern table of 2^len(used) entries on NumPy before 2.0). Counted matches and
+        query-order bitmasks stay per-pattern tables, read for the rows asked for.
 
         The same rule as the per-slot expression: two counted terms one of which is specific,
         or one counted term that passes alone."""
