@@ -488,14 +488,27 @@ def run_size(
         }
     ).encode()
     hook = [exe, "--home", str(home), "hook", "claude-code", "UserPromptSubmit"]
-    if host_only:
-        # The full run's warm-up, shortened: saved states of this code, built inline, then
-        # saved again once the copied files have settled. Without it the host would open on
-        # the cache's states (another code's, after any change to the recall code) or on
-        # files still inside the racy window, and time their rebuild instead of its turns.
-        for _ in range(2):
-            Child(hook, payload, dict(env, CONTEXT_ENGINE_HOOK_BUDGET="0"))
+
+    def settle() -> None:
+        # Past git's racy window (2 s): only then may a saved state vouch for what was just
+        # written. A person's prompts are seconds apart; the bench waits instead.
         time.sleep(2.2)
+
+    def build_inline() -> None:
+        # Warm up: the first hook builds whatever caches the code keeps; once the copied files
+        # have settled, one more saves them as settled. Without a budget the hook builds them
+        # inline, as the detached builder a documented first hook hands them to would
+        # (bench/first_use_bench.py times that hand-off): the timed rows are steady-state turns.
+        inline = dict(env, CONTEXT_ENGINE_HOOK_BUDGET="0")
+        for _ in range(2):
+            Child(hook, payload, inline)
+
+    if host_only:
+        # The full run's warm-up without its first write: otherwise the host would open on the
+        # cache's states (another code's, after any change to the recall code) or on files
+        # still inside the racy window, and time their rebuild instead of its turns.
+        build_inline()
+        settle()
         Child(hook, payload, env)
         host = json.loads(Child(
             [py, "-c", HOST, str(home), str(ws), PROMPT, PROMPT_ZH, str(repeats)], env=env
@@ -512,18 +525,7 @@ def run_size(
         figures.setdefault(key, []).append(child.cpu)
         return child
 
-    def settle() -> None:
-        # Past git's racy window (2 s): only then may a saved state vouch for what was just
-        # written. A person's prompts are seconds apart; the bench waits instead.
-        time.sleep(2.2)
-
-    # Warm up: the first hook builds whatever caches the code keeps; once the copied files
-    # have settled, one more saves them as settled. Without a budget the hook builds them
-    # inline, as the detached builder a documented first hook hands them to would
-    # (bench/first_use_bench.py times that hand-off): the timed rows are steady-state turns.
-    inline = dict(env, CONTEXT_ENGINE_HOOK_BUDGET="0")
-    for _ in range(2):
-        Child(hook, payload, inline)
+    build_inline()
     # A store's first write builds its writer state once (facts/write_state.py), as the first
     # hook builds the derived index: a copied store's first ``remember`` pays for that, so it is
     # warmed here too and timed on its own (not a steady-state figure).

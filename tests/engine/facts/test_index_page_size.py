@@ -11,13 +11,12 @@ from context_engine.facts import derived_index
 from context_engine.facts.memory import Memory
 from context_engine.paths import EnginePaths
 from support.index import full_parse, read_in_fresh_process
+from support.store import git_paths
 
 
 @pytest.fixture()
 def paths(tmp_path: Path) -> EnginePaths:
-    ws = tmp_path / "ws"
-    (ws / ".git").mkdir(parents=True)
-    paths = EnginePaths.resolve(home=tmp_path / "home", workspace=ws, root=ws)
+    paths = git_paths(tmp_path)
     memory = Memory(paths)
     for i in range(30):
         memory.save(name=f"fact-{i}", description=f"Fact {i}", body="Body. " * 200,
