@@ -124,13 +124,14 @@ class EnginePaths:
     cost a hook relay process, which needs nothing else of them, ~20 ms here (issue 14).
     """
 
-    __slots__ = ("home", "root", "state", "workspace")
+    __slots__ = ("_project_dir", "home", "root", "state", "workspace")
     __match_args__ = ("home", "state", "workspace", "root")
 
     home: Path
     state: Path
     workspace: Path
     root: Path
+    _project_dir: Path
 
     def __init__(self, home: Path, state: Path, workspace: Path, root: Path) -> None:
         set_field = object.__setattr__
@@ -193,7 +194,12 @@ class EnginePaths:
     @property
     def project_dir(self) -> Path:
         """``<state>/projects/<slug>``."""
-        return self.state / "projects" / self.slug
+        try:
+            return self._project_dir
+        except AttributeError:  # made once: a write asks for it about ten times
+            found = self.state / "projects" / self.slug
+            object.__setattr__(self, "_project_dir", found)
+            return found
 
     @property
     def project_store(self) -> Path:
