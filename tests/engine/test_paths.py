@@ -1,5 +1,6 @@
 """Paths, slugs and the safe-join (S1, S2, S3.7)."""
 
+import os
 from pathlib import Path
 
 import pytest
@@ -71,6 +72,29 @@ def test_safe_join_rejects_symlink_out(tmp_path: Path) -> None:
     with pytest.raises(PathEscape):
         safe_join(store, "link/x.md")
     assert safe_join(store, "a.md") == store / "a.md"
+
+
+def test_safe_join_of_one_name_checks_only_a_symlink(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A single name escapes only as a symlink: that one is refused when it points out and
+    kept when it points in; a plain or missing name costs one ``lstat``, no ``realpath``."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    store = tmp_path / "deep" / "er" / "store"
+    store.mkdir(parents=True)
+    (store / "out.md").symlink_to(outside / "x.md")
+    (store / "in.md").symlink_to(store / "real.md")
+    (store / "plain.md").write_text("x")
+    with pytest.raises(PathEscape):
+        safe_join(store, "out.md")
+    assert safe_join(store, "in.md") == store / "in.md"
+    walks: list[str] = []
+    real = os.path.realpath
+    monkeypatch.setattr(os.path, "realpath", lambda p, **k: walks.append(str(p)) or real(p, **k))
+    assert safe_join(store, "plain.md") == store / "plain.md"
+    assert safe_join(store, "missing.md") == store / "missing.md"
+    assert walks == []
 
 
 def test_paths_from_home_and_env(tmp_path: Path) -> None:  # S1

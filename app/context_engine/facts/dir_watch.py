@@ -48,6 +48,10 @@ WATCH_MASK = (
     | IN_MOVE_SELF
     | IN_ONLYDIR
 )
+# The store lock (``fs.LOCK_NAME``): every write opens it read-write and closes it, which
+# raises IN_CLOSE_WRITE, and it is never read as a fact. Named, it would make every write
+# look like a change to the other store and to every reader after it.
+IGNORED_NAMES = frozenset({".lock"})
 _HEADER = struct.Struct("iIII")  # struct inotify_event: wd, mask, cookie, len (then the name)
 _READ_SIZE = 64 * 1024  # many events per read(2); at least one event with a NAME_MAX name
 
@@ -176,7 +180,8 @@ class DirWatch:
                 out.rescan = "queue overflow"
             elif length and not mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED | IN_UNMOUNT):
                 name = os.fsdecode(data[start:offset].rstrip(b"\0"))
-                out.names.setdefault(wd, set()).add(name)
+                if name not in IGNORED_NAMES:
+                    out.names.setdefault(wd, set()).add(name)
             else:
                 # The directory itself: moved, removed, unmounted, its watch dropped, or its
                 # own mode or owner changed (IN_ATTRIB with no name).

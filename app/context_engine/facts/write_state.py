@@ -49,11 +49,10 @@ from .fs import (
     FS,
     READ_FLAGS,
     atomic_write,
-    copy_all,
     is_temp_name,
     read_file,
     sweep_temps,
-    write_all,
+    write_parts,
 )
 from .index_file import is_managed, line_of, managed_line, render_parts, write_index
 from .model import Diagnostic, ParsedFact
@@ -302,12 +301,8 @@ class _Pieces:
         )
 
     def write(self, fs: FS, src: int, dst: int) -> None:
-        """Write the new bytes to ``dst``: old ranges copied from ``src`` by the kernel."""
-        for part in self.parts:
-            if isinstance(part, tuple):
-                copy_all(fs, src, dst, part[0], part[1] - part[0])
-            else:
-                write_all(fs, dst, part)
+        """Write the new bytes to ``dst``: the old ranges from ``src`` (``fs.write_parts``)."""
+        write_parts(fs, src, dst, self.parts)
 
 
 class WriteState:

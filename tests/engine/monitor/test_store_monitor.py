@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 from context_engine.facts.dir_watch import DirWatch, Drained
+from context_engine.facts.fs import FS, store_lock
 from context_engine.facts.memory import Memory
 from context_engine.facts.probe import Probe
 from context_engine.facts.stat_listing import scan_listing
@@ -95,6 +96,21 @@ def test_every_kind_of_change_is_named_since_the_token(
     assert "kept.md" not in named
     assert watch.answer([str(store)], reply["token"])["dirs"] == [[]]
     assert set(watch.answer([str(store)], token)["dirs"][0]) == named  # older tokens still
+
+
+def test_the_store_lock_taken_and_released_is_no_change(
+    watch: server.Monitor, tmp_path: Path
+) -> None:
+    """Every write opens ``.lock`` read-write and closes it (IN_CLOSE_WRITE); it is never a
+    fact, so it is never named — or every write would look like a change to the other store."""
+    store = tmp_path / "store"
+    _fact(store, "kept", "Body of kept.")
+    token = watch.answer([str(store)], None)["token"]
+    with store_lock(FS(), store):
+        pass
+    with store_lock(FS(), store):
+        _fact(store, "written", "Body of written.")
+    assert watch.answer([str(store)], token)["dirs"] == [["written.md"]]
 
 
 def test_a_token_of_another_instance_or_older_than_the_watch_is_unknown(
@@ -294,6 +310,29 @@ def test_a_quiet_turn_with_the_monitor_lstats_no_fact_file(
         calls = _StoreCalls(patch, paths)
         assert turn(paths) == quiet_answer
     assert len(calls.calls) >= 3
+
+
+def test_a_write_to_one_store_writes_nothing_of_the_other_stores_state(
+    paths: EnginePaths, monitors: Monitors
+) -> None:
+    """Both stores are locked for a write (S4.11); the one not written keeps its writer state
+    as it was, not a commit per write for the lock's own events."""
+    from context_engine.facts.write_state import state_path
+
+    monitors.thread(paths.state)
+    memory = Memory(paths)
+    memory.save(name="home-fact", body="global body", scope="global")
+    memory.save(name="first", body="project body")  # the monitor's token saved for both
+    memory.save(name="second", body="project body")
+    global_state = Path(state_path(paths, "global"))
+    before = [(p.name, p.stat().st_mtime_ns, p.stat().st_size)
+              for p in sorted(global_state.parent.glob(global_state.name + "*"))]
+    for n in range(3):
+        Memory(paths).save(name=f"later-{n}", body="project body")
+    after = [(p.name, p.stat().st_mtime_ns, p.stat().st_size)
+             for p in sorted(global_state.parent.glob(global_state.name + "*"))]
+    assert after == before
+    assert "(later-2.md)" in (paths.project_store / "MEMORY.md").read_text()
 
 
 @pytest.mark.slow
