@@ -92,6 +92,8 @@ _DDL = (
     *_LINES_DDL,
 )
 _DROP = ("DROP TABLE IF EXISTS meta", "DROP TABLE IF EXISTS files", *_LINES_DROP)
+# Beside the database: the token of the last session that left the store clean (JSON).
+_QUIET_SUFFIX = ".quiet"
 _SAVED = (
     "dir", "checked_ns", "memory", "memory_checked", "block_start", "block_end", "count", "synced",
     "base_total",
@@ -320,6 +322,12 @@ class WriteState:
         self._ours: dict[str, str] = {}  # identities of the files this write made
         self._changed = False
         self._splice = True
+        # A store this operation may never write (the other store of a save) is not opened
+        # while the monitor vouches that nothing in it changed since a session that found it
+        # clean (``_vouched``); its first real use opens it (``_ensure``).
+        self._deferred = False
+        self._token: str | None = None  # the monitor's token the rows were validated after
+        self._used = False  # this session wrote to the store's files (or MEMORY.md)
 
     # -- the session of one write --------------------------------------------------------------
 
@@ -327,11 +335,52 @@ class WriteState:
         """Open a transaction and bring the rows up to date with the directory; False: unusable.
 
         When False, nothing is known here: the caller does what it did before this existed
-        (sweep temp files, read every fact).
+        (sweep temp files, read every fact). A store the monitor vouches for since a clean
+        session is not opened yet (``ready``, with no legacy file and no stale temp file).
         """
         self.ready = False
         self._ops, self._changed, self._splice = [], False, True
         self._ours = {}
+        self._token, self._used, self._deferred = None, False, False
+        if self._vouched():
+            self._deferred = self.ready = True
+            return True
+        return self._begin_now()
+
+    def _ensure(self) -> bool:
+        """A deferred session opened now (the store is used after all); False: unusable."""
+        if self._deferred:
+            self._deferred = self.ready = False
+            return self._begin_now()
+        return self.ready and self._db is not None
+
+    def _vouched(self) -> bool:
+        """Whether the monitor names nothing changed in the store since the token of a session
+        that found it clean and left it as it was (``_QUIET_SUFFIX``): nothing to migrate,
+        sweep or re-read, so the database need not be opened for this operation."""
+        if self.monitor_state is None or os.environ.get("CONTEXT_ENGINE_MONITOR") == "0":
+            return False
+        try:
+            fd = os.open(self._quiet_path(), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+            try:
+                saved = json.loads(os.read(fd, 4096))
+            finally:
+                os.close(fd)
+        except (OSError, ValueError):
+            return False
+        if not (isinstance(saved, dict) and saved.get("code") == code_tag()
+                and saved.get("root") == str(self.store.root)):
+            return False
+        from ..monitor.client import changes_since
+
+        got = changes_since(self.monitor_state, [str(self.store.root)], saved.get("token"),
+                            start=False)
+        return got is not None and got[1][0] is not None and not got[1][0]
+
+    def _quiet_path(self) -> Path:
+        return self.path.with_name(self.path.name + _QUIET_SUFFIX)
+
+    def _begin_now(self) -> bool:
         db = self._open()
         if db is None:
             return False
@@ -386,6 +435,8 @@ class WriteState:
             if fresh and asked is not None and self._meta.get("monitor") != asked[0]:
                 self._meta["monitor"] = asked[0]
                 self._changed = True
+            if asked is not None and (names is not None or not quiet or not usable or fresh):
+                self._token = asked[0]  # the rows were brought up to date after it
         except (sqlite3.Error, OSError):
             self._drop()
             return False
@@ -443,20 +494,27 @@ class WriteState:
 
     def legacy_names(self) -> list[str]:
         """Fact files still in need of the S5.1 upgrade, by name."""
+        if self._deferred:
+            return []  # vouched: none since a session that found none
         db = self._db
         assert db is not None and self.ready
         return [r[0] for r in db.execute("SELECT name FROM files WHERE legacy = 1 ORDER BY name")]
 
     def names_with_id(self, fact_id: str) -> list[str]:
         """Fact files whose parsed id is ``fact_id``, by name (a hint: callers re-read)."""
+        if not self._ensure():
+            return []  # unusable now: the caller's other ways find it
         db = self._db
-        assert db is not None and self.ready
+        assert db is not None
         query = "SELECT name FROM files WHERE fact_id = ? AND kind = 0 ORDER BY name"
         return [r[0] for r in db.execute(query, (fact_id,))]
 
     def touched(self, paths: Iterable[Path]) -> None:
         """Re-read the files this write created, replaced or removed (and tell the index)."""
         names = sorted({p.name for p in paths if p.parent == self.store.root})
+        if not names or not self._ensure():
+            return  # nothing of this store (a deferred one stays unopened), or unusable
+        self._used = True
         try:
             self._resync([n for n in names if is_fact_file_name(n)], ours=True)
         except (sqlite3.Error, OSError):
@@ -464,8 +522,11 @@ class WriteState:
 
     def reload(self) -> None:
         """Every row again from a snapshot (a rebuild of MEMORY.md from the fact files)."""
+        if not self._ensure():
+            return
+        self._used = True
         db = self._db
-        assert db is not None and self.ready
+        assert db is not None
         try:
             self._rebuild(db, _dir_identity(self.store.root), time.time_ns())
         except (sqlite3.Error, OSError):
@@ -473,6 +534,9 @@ class WriteState:
 
     def write_memory(self) -> bool:
         """Write MEMORY.md from the rows, then commit; False (nothing written) when unusable."""
+        if not self._ensure():
+            return False
+        self._used = True
         db = self._db
         if db is None or not self.ready:
             return False
@@ -501,21 +565,61 @@ class WriteState:
         return True
 
     def finish(self) -> None:
-        """End the session: keep what ``begin`` learned (MEMORY.md marked stale if it matters)."""
+        """End the session: keep what ``begin`` learned (MEMORY.md marked stale if it matters).
+
+        A session that wrote nothing of the store, found no legacy file and knows the token
+        its rows were validated after leaves that token beside the database, so the next
+        operation that does not write here need not open it (``_vouched``)."""
+        self._deferred = False
         db = self._db
         if db is None:
             return
+        clean = False
         try:
             if self._ops or self._changed:
                 if self._ops:
                     self._meta["synced"] = "0"
                 self._commit(db)
+            clean = (
+                self._token is not None and not self._used and not self._ops
+                and db.execute("SELECT 1 FROM files WHERE legacy = 1 LIMIT 1").fetchone() is None
+            )
         except sqlite3.Error:
             pass
         self._drop()
+        if clean and self._token is not None:
+            self._leave_quiet(self._token)
+
+    def _leave_quiet(self, token: str) -> None:
+        """Write the token of a clean session beside the database (best effort: a hint)."""
+        text = json.dumps({"code": code_tag(), "root": str(self.store.root),
+                           "token": json.loads(token)}, sort_keys=True)
+        path = self._quiet_path()
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+            try:
+                if os.read(fd, 4096) == text.encode():
+                    return  # as it is: nothing to write
+            finally:
+                os.close(fd)
+        except OSError:
+            pass
+        temp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        try:
+            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
+                         | os.O_CLOEXEC, 0o600)
+            try:
+                os.write(fd, text.encode())
+            finally:
+                os.close(fd)
+            os.replace(temp, path)
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
 
     def abort(self) -> None:
         """Forget this session (the operation failed): the next writer looks again."""
+        self._deferred = False
         self._drop()
 
     # -- keeping the rows --------------------------------------------------------------------
@@ -857,7 +961,7 @@ class WriteState:
 
     def _drop(self) -> None:
         db, self._db = self._db, None
-        self.ready = False
+        self.ready = self._deferred = False
         if db is not None:
             with contextlib.suppress(sqlite3.Error):
                 if db.in_transaction:
