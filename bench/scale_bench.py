@@ -24,8 +24,10 @@ and, in one long-lived process: a quiet turn of a host (``ContextEngine`` + ``ru
 change → the next turn, one change → the index current again (no recall, notes or trace),
 recall p50/p95 in process, and the RSS the recall index adds (built over fact objects made
 before, so the index alone); in another, one ``remember`` through the write door (CPU, its
-imports done); and in a third, a watched host's whole RSS (after its imports, quiet turns,
-and one change; the CPU of the turn after that first change).
+imports done) beside its floor, the same MEMORY.md written once more atomically beside the
+store (what any writer of this format pays, S4.4/S4.9); and in a third, a watched host's whole
+RSS (after its imports, quiet turns, and one change; the CPU of the turn after that first
+change).
 Every figure is printed with its ratio to ``python -c pass`` and its growth between sizes.
 
     .venv/bin/python bench/scale_bench.py                          # 1k, 10k; 3 repeats
@@ -430,7 +432,37 @@ def remember(i):
     LocalCatalog(paths).apply(save, Person())
     return time.process_time() - t
 remember("warm-up")
-print(json.dumps({"remember": statistics.median(remember(i) for i in range(max(5, repeats * 3)))}))
+times = [remember(i) for i in range(max(5, repeats * 3))]
+
+# The floor of any writer of this format (S4.4, S4.9): MEMORY.md, as large as the store made
+# it, written once more atomically (a temp file filled from a mapping, fsync, rename over the
+# last copy, directory fsync) beside the store, never over it.
+import mmap, os, tempfile
+src_path = paths.project_store / "MEMORY.md"
+scratch = tempfile.mkdtemp(dir=paths.state)
+def rewrite(n):
+    t = time.process_time()
+    src = os.open(src_path, os.O_RDONLY)
+    size = os.fstat(src).st_size
+    mapped = mmap.mmap(src, size, flags=mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0),
+                       prot=mmap.PROT_READ)
+    temp = os.path.join(scratch, f"tmp-{n}")
+    dst = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    view = memoryview(mapped)
+    done = 0
+    while done < size:
+        done += os.write(dst, view[done:])
+    view.release(); mapped.close()
+    os.fsync(dst); os.close(dst)
+    os.replace(temp, os.path.join(scratch, "MEMORY.md"))
+    d = os.open(scratch, os.O_RDONLY); os.fsync(d); os.close(d)
+    os.close(src)
+    return time.process_time() - t
+rewrite("warm-up")
+floor = [rewrite(i) for i in range(len(times))]
+os.unlink(os.path.join(scratch, "MEMORY.md")); os.rmdir(scratch)
+print(json.dumps({"remember": statistics.median(times), "floor": statistics.median(floor),
+                  "memory_md_mb": os.path.getsize(src_path) / 1e6}))
 """
 
 
@@ -628,6 +660,8 @@ def run_size(
     held = json.loads(Child([py, "-c", HOST_RSS, str(home), str(ws), PROMPT], env=env).stdout)
     result = {key: median(values) for key, values in figures.items()}
     result["remember (in proc)"] = in_process["remember"]
+    result["MEMORY.md rewrite floor (in proc)"] = in_process["floor"]
+    result["MEMORY.md MB"] = in_process["memory_md_mb"]
     result["host quiet turn"] = host["quiet"]
     result["host change->turn"] = host["change"]
     result["host change->index"] = host["update"]
@@ -694,6 +728,7 @@ HOST_KEYS = (
     "recall p50 CPU (in proc)",
     "recall p95 CPU (in proc)",
     "remember (in proc)",
+    "MEMORY.md rewrite floor (in proc)",
     "host first change->turn",
 )
 
@@ -704,6 +739,7 @@ MEMORY_KEYS = (
     "host RSS MB: quiet turns",
     "host RSS MB: after a change",
     "recall delta KB (largest)",  # the saved state's delta after each change's hook
+    "MEMORY.md MB",  # the project store's, after the in-process writes
 )
 
 
